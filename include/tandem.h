@@ -1,0 +1,129 @@
+/*
+ * Tandem: MPI collectives that run in tandem with the application's computation.
+ *
+ * Every function mirrors the MPI function of the same name (MPI-3 argument lists, int counts), with
+ * TDM_Request in place of MPI_Request. Return values are MPI error classes; on error a message naming
+ * the function and the argument is readable with TDM_Last_error().
+ */
+#ifndef TANDEM_H
+#define TANDEM_H
+
+#include <mpi.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TANDEM_VERSION_MAJOR 0
+#define TANDEM_VERSION_MINOR 1
+
+typedef struct tdm_request *TDM_Request;
+#define TDM_REQUEST_NULL ((TDM_Request)0)
+
+/* Life cycle. TDM_Init initializes MPI if the program has not; TDM_Finalize finalizes it only then. */
+int TDM_Init(int *argc, char ***argv);
+int TDM_Finalize(void);
+int TDM_Initialized(int *flag);
+/* The communicator of the application's ranks (MPI_COMM_WORLD for now). */
+MPI_Comm TDM_Comm_world(void);
+
+/* Completion. A completed request is set to TDM_REQUEST_NULL; MPI_STATUS(ES)_IGNORE are accepted. */
+int TDM_Wait(TDM_Request *request, MPI_Status *status);
+int TDM_Test(TDM_Request *request, int *flag, MPI_Status *status);
+int TDM_Waitall(int count, TDM_Request requests[], MPI_Status statuses[]);
+int TDM_Testall(int count, TDM_Request requests[], int *flag, MPI_Status statuses[]);
+int TDM_Waitany(int count, TDM_Request requests[], int *index, MPI_Status *status);
+
+/* Non-blocking collectives. */
+int TDM_Ibarrier(MPI_Comm comm, TDM_Request *request);
+int TDM_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+               TDM_Request *request);
+int TDM_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                int root, MPI_Comm comm, TDM_Request *request);
+int TDM_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                   MPI_Comm comm, TDM_Request *request);
+int TDM_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, TDM_Request *request);
+int TDM_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                 MPI_Comm comm, TDM_Request *request);
+int TDM_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, TDM_Request *request);
+int TDM_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                  MPI_Comm comm, TDM_Request *request);
+int TDM_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, TDM_Request *request);
+int TDM_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                    TDM_Request *request);
+int TDM_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, TDM_Request *request);
+int TDM_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, TDM_Request *request);
+int TDM_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm, TDM_Request *request);
+int TDM_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+                   MPI_Datatype recvtype, MPI_Comm comm, TDM_Request *request);
+int TDM_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm, TDM_Request *request);
+int TDM_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm, TDM_Request *request);
+
+/* Blocking collectives: the non-blocking form followed by TDM_Wait. */
+int TDM_Barrier(MPI_Comm comm);
+int TDM_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
+int TDM_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               int root, MPI_Comm comm);
+int TDM_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                  MPI_Comm comm);
+int TDM_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+int TDM_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                MPI_Comm comm);
+int TDM_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+int TDM_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                 MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                 MPI_Comm comm);
+int TDM_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int TDM_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm);
+int TDM_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+int TDM_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+int TDM_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int TDM_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                  MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+                  MPI_Datatype recvtype, MPI_Comm comm);
+int TDM_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm);
+int TDM_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               MPI_Comm comm);
+
+/* Errors: the message of the last failed Tandem call of this process ("" if none). */
+const char *TDM_Last_error(void);
+
+/*
+ * Algorithm selection. collective is the MPI name without prefix ("allreduce", "bcast", ...), algorithm
+ * a name such as "ring" or "auto" (the model's choice). The environment does the same at TDM_Init:
+ * TANDEM_ALLREDUCE=ring. Unknown names give MPI_ERR_ARG and a message listing the known ones.
+ */
+int TDM_Set_algorithm(const char *collective, const char *algorithm);
+/* The names known for a collective, space separated, "auto" first; NULL for an unknown collective. */
+const char *TDM_Algorithm_names(const char *collective);
+
+/* Prints the schedule behind a request (algorithm, rounds, actions) readably. TANDEM_DUMP_SCHEDULE=1
+ * prints every schedule to stderr as it is built. */
+int TDM_Request_dump(TDM_Request request, FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TANDEM_H */

@@ -1,0 +1,181 @@
+/*
+ * The inline agent. Every running request is on one list; progress walks it and advances each
+ * schedule. Blocking waits gather the pending MPI requests of all running schedules (and of shadow
+ * communicators still being created) into one MPI_Waitsome, so that a rank waiting for one collective
+ * keeps serving all the others: no deadlock when ranks complete collectives in different orders.
+ */
+#include "agent.h"
+
+#include "../core/request.h"
+
+#include <stdlib.h>
+
+static struct tdm_request *running;
+static int nrunning;
+
+/* Scratch for the blocking wait, grown as needed. */
+static MPI_Request *wait_reqs;
+static MPI_Request **wait_slots;
+static tdm_exec **wait_owner;
+static int *wait_index;
+static MPI_Status *wait_status;
+static int wait_cap;
+
+static void unlink_running(struct tdm_request *req)
+{
+    if (req->active_prev)
+        req->active_prev->active_next = req->active_next;
+    else
+        running = req->active_next;
+    if (req->active_next)
+        req->active_next->active_prev = req->active_prev;
+    req->active_prev = req->active_next = NULL;
+    nrunning--;
+}
+
+static void complete(struct tdm_request *req)
+{
+    unlink_running(req);
+    tdm_shadow_release(req->shadow, req);
+    req->shadow = NULL;
+    req->complete = 1;
+}
+
+/* Advances one request; completes it when its schedule is done. */
+static void advance(struct tdm_request *req)
+{
+    tdm_exec *e = &req->exec;
+    if (e->posted < 0 && e->round == 0 && e->comm == MPI_COMM_NULL) {
+        int error = MPI_SUCCESS;
+        if (!tdm_shadow_ready(req->shadow, &error)) {
+            if (error == MPI_SUCCESS)
+                return;
+            tdm_exec_fail(e, error);
+        }
+        e->comm = req->shadow->comm;
+    }
+    if (tdm_exec_progress(e))
+        complete(req);
+}
+
+void tdm_agent_start(struct tdm_request *req)
+{
+    req->active_prev = NULL;
+    req->active_next = running;
+    if (running)
+        running->active_prev = req;
+    running = req;
+    nrunning++;
+    advance(req);
+}
+
+void tdm_agent_progress(void)
+{
+    for (struct tdm_request *req = running, *next; req; req = next) {
+        next = req->active_next;
+        advance(req);
+    }
+}
+
+static int reserve(int n)
+{
+    if (n <= wait_cap)
+        return 1;
+    int cap = n * 2;
+    MPI_Request *r = realloc(wait_reqs, sizeof *r * cap);
+    if (r)
+        wait_reqs = r;
+    MPI_Request **sl = realloc(wait_slots, sizeof *sl * cap);
+    if (sl)
+        wait_slots = sl;
+    tdm_exec **ow = realloc(wait_owner, sizeof *ow * cap);
+    if (ow)
+        wait_owner = ow;
+    int *ix = realloc(wait_index, sizeof *ix * cap);
+    if (ix)
+        wait_index = ix;
+    MPI_Status *st = realloc(wait_status, sizeof *st * cap);
+    if (st)
+        wait_status = st;
+    if (!r || !sl || !ow || !ix || !st)
+        return 0;
+    wait_cap = cap;
+    return 1;
+}
+
+static void gather(MPI_Request *slot, tdm_exec *owner, int *n)
+{
+    if (*slot == MPI_REQUEST_NULL)
+        return;
+    wait_reqs[*n] = *slot;
+    wait_slots[*n] = slot;
+    wait_owner[*n] = owner;
+    (*n)++;
+}
+
+int tdm_agent_block(void)
+{
+    int total = 0;
+    for (struct tdm_request *req = running; req; req = req->active_next)
+        total += req->exec.posted > 0 ? req->exec.posted : 0;
+    for (tdm_shadow *sh = tdm_shadow_first(); sh; sh = sh->next)
+        total++;
+    if (total == 0)
+        return MPI_SUCCESS;
+    if (!reserve(total))
+        return MPI_ERR_NO_MEM;
+
+    int n = 0;
+    for (tdm_shadow *sh = tdm_shadow_first(); sh; sh = sh->next)
+        gather(&sh->dup_request, NULL, &n);
+    for (struct tdm_request *req = running; req; req = req->active_next)
+        for (int i = 0; i < req->exec.posted; i++)
+            gather(&req->exec.reqs[i], &req->exec, &n);
+    if (n == 0) { /* nothing is waiting on MPI: the schedules can only move by progress */
+        tdm_agent_progress();
+        return MPI_SUCCESS;
+    }
+    int outcount = 0;
+    int rc = MPI_Waitsome(n, wait_reqs, &outcount, wait_index, wait_status);
+    for (int i = 0; i < n; i++) /* completed requests came back as MPI_REQUEST_NULL */
+        *wait_slots[i] = wait_reqs[i];
+    if (rc == MPI_ERR_IN_STATUS) {
+        for (int k = 0; k < outcount; k++) {
+            int i = wait_index[k];
+            if (wait_status[k].MPI_ERROR != MPI_SUCCESS && wait_owner[i])
+                tdm_exec_fail(wait_owner[i], wait_status[k].MPI_ERROR);
+        }
+    } else if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    tdm_agent_progress();
+    return MPI_SUCCESS;
+}
+
+int tdm_agent_progress_until(struct tdm_request *req)
+{
+    tdm_agent_progress();
+    while (!req->complete) {
+        int rc = tdm_agent_block();
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+int tdm_agent_running(void) { return nrunning; }
+
+void tdm_agent_finalize(void)
+{
+    free(wait_reqs);
+    free(wait_slots);
+    free(wait_owner);
+    free(wait_index);
+    free(wait_status);
+    wait_reqs = NULL;
+    wait_slots = NULL;
+    wait_owner = NULL;
+    wait_index = NULL;
+    wait_status = NULL;
+    wait_cap = 0;
+}

@@ -1,0 +1,96 @@
+/* Small helpers shared by the algorithm builders. */
+#ifndef TANDEM_ALG_UTIL_H
+#define TANDEM_ALG_UTIL_H
+
+#include "algorithms.h"
+
+/* Temporary buffer for count elements of a type, addressed like a user buffer of that type. */
+void *tdm_tmp_elems(tdm_schedule *s, const tdm_typeinfo *t, MPI_Aint count);
+
+/* acc = lower op acc: the incoming partial result comes from lower ranks. */
+void tdm_reduce_from_lower(tdm_schedule *s, const tdm_coll_args *a, const void *lower, void *acc,
+                           int count);
+/* acc = acc op higher: the incoming partial comes from higher ranks. For a non-commutative op this
+ * takes two local actions and overwrites `higher`, which must be scratch. */
+void tdm_reduce_from_higher(tdm_schedule *s, const tdm_coll_args *a, void *higher, void *acc,
+                            int count);
+
+/*
+ * Non-power-of-two reductions (recursive doubling, Rabenseifner): the first 2*rem ranks, rem = p - pof2,
+ * pair up; each even one hands its vector to the odd one above it, which combines them (in order) and
+ * takes part in the power-of-two algorithm under rank r/2; ranks >= 2*rem take part as r - rem.
+ * Returns the new rank, or -1 for a rank that sits out; unfold sends the result back to it.
+ */
+int tdm_pof2_fold(tdm_schedule *s, const tdm_coll_args *a, void *acc, void *scratch);
+void tdm_pof2_unfold(tdm_schedule *s, const tdm_coll_args *a, void *acc);
+static inline int tdm_pof2_real_rank(int newrank, int rem)
+{
+    return newrank < rem ? newrank * 2 + 1 : newrank + rem;
+}
+
+/*
+ * The two halves of ring algorithms, on p blocks given by element offsets and counts (block b ends at
+ * rank b). The reduce-scatter is commutative only: it leaves block `rank` of input, reduced over all
+ * ranks, in out, pipelining segments of a->segment_bytes so that the reduction of one segment overlaps
+ * the arrival of the next. The allgather circulates block b from rank b to every rank, in buf.
+ */
+void tdm_ring_reduce_scatter(tdm_schedule *s, const tdm_coll_args *a, const void *input,
+                             const int *offset, const int *count, void *out);
+void tdm_ring_allgather(tdm_schedule *s, int rank, int size, void *buf, const tdm_typeinfo *t,
+                        MPI_Datatype type, const int *offset, const int *count);
+/* Arrays of p block offsets and counts for a vector of n elements split evenly (schedule memory). */
+int tdm_even_blocks(tdm_schedule *s, int n, int p, int **offset, int **count);
+
+/*
+ * Packed blocks: intermediate buffers of gather/scatter/allgather/alltoall trees hold each rank's block
+ * as the bytes of its type signature (MPI_PACKED), so that ranks with different datatypes agree on the
+ * layout. A typed message may be received as MPI_PACKED and packed bytes sent as MPI_PACKED may be
+ * received typed (MPI-3.1 section 4.2); the layout is the homogeneous one of Open MPI and MPICH.
+ */
+/* Copies the packed blocks of ranks [rel0, rel0 + n) relative to root out of / into a typed buffer
+ * holding one block of `count` elements per absolute rank, splitting where the range wraps past p-1. */
+void tdm_unpack_blocks(tdm_schedule *s, const char *packed, size_t block_bytes, int rel0, int n,
+                       int root, int p, void *buf, int count, MPI_Datatype type, const tdm_typeinfo *t);
+void tdm_pack_blocks(tdm_schedule *s, const void *buf, int count, MPI_Datatype type,
+                     const tdm_typeinfo *t, int rel0, int n, int root, int p, char *packed,
+                     size_t block_bytes);
+/* The block of absolute rank r in a typed buffer of one block of `count` elements per rank. */
+static inline void *tdm_rank_block(const void *buf, const tdm_typeinfo *t, int count, int r)
+{
+    return tdm_elem(buf, t, (MPI_Aint)count * r);
+}
+
+/* Offsets of p consecutive blocks of the given counts (schedule memory; NULL if out of memory). */
+int *tdm_prefix_offsets(tdm_schedule *s, const int *counts, int p);
+
+/* count elements split into nblocks nearly equal blocks, the first count % nblocks one larger. */
+static inline int tdm_block_count(int count, int nblocks, int i)
+{
+    return count / nblocks + (i < count % nblocks);
+}
+static inline int tdm_block_offset(int count, int nblocks, int i)
+{
+    int extra = count % nblocks;
+    return i * (count / nblocks) + (i < extra ? i : extra);
+}
+
+/* Largest power of two <= p (p >= 1). */
+static inline int tdm_pof2_floor(int p)
+{
+    int v = 1;
+    while (v * 2 <= p)
+        v *= 2;
+    return v;
+}
+
+/* Rank of r relative to root, and back. */
+static inline int tdm_rel_rank(int r, int root, int p) { return (r - root + p) % p; }
+static inline int tdm_abs_rank(int rel, int root, int p) { return (rel + root) % p; }
+
+/* The send buffer of a reduction collective, taking MPI_IN_PLACE into account. */
+static inline const void *tdm_reduction_input(const tdm_coll_args *a)
+{
+    return a->in_place ? a->recvbuf : a->sendbuf;
+}
+
+#endif

@@ -1,0 +1,78 @@
+/*
+ * The arguments of one collective call, as the algorithms see them: MPI's own arguments plus the
+ * communicator's size and the calling rank, and the datatype geometry the algorithms need for
+ * temporary buffers. Filled once by the API layer after the arguments were checked.
+ */
+#ifndef TANDEM_COLL_ARGS_H
+#define TANDEM_COLL_ARGS_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+typedef enum {
+    TDM_COLL_BARRIER,
+    TDM_COLL_BCAST,
+    TDM_COLL_REDUCE,
+    TDM_COLL_ALLREDUCE,
+    TDM_COLL_GATHER,
+    TDM_COLL_GATHERV,
+    TDM_COLL_SCATTER,
+    TDM_COLL_SCATTERV,
+    TDM_COLL_ALLGATHER,
+    TDM_COLL_ALLGATHERV,
+    TDM_COLL_REDUCE_SCATTER,
+    TDM_COLL_REDUCE_SCATTER_BLOCK,
+    TDM_COLL_ALLTOALL,
+    TDM_COLL_ALLTOALLV,
+    TDM_COLL_SCAN,
+    TDM_COLL_EXSCAN,
+    TDM_NCOLLECTIVES
+} tdm_coll_kind;
+
+/* Geometry of count elements of a datatype in memory. */
+typedef struct tdm_typeinfo {
+    MPI_Aint extent;      /* stride between consecutive elements */
+    MPI_Aint true_lb;     /* first byte touched, relative to the buffer pointer */
+    MPI_Aint true_extent; /* bytes touched by one element */
+    int size;             /* bytes of data in one element */
+    int contiguous;       /* one element is `size` dense bytes at offset 0 and extent == size */
+} tdm_typeinfo;
+
+int tdm_typeinfo_get(MPI_Datatype type, tdm_typeinfo *info);
+
+typedef struct tdm_coll_args {
+    tdm_coll_kind kind;
+    int rank, size;
+
+    /* bcast, reduce, allreduce, scan, exscan, reduce_scatter(_block): one buffer type */
+    int count;              /* reduce_scatter_block: the per-rank block; bcast: buffer count */
+    MPI_Datatype datatype;
+    tdm_typeinfo dtype;
+    MPI_Op op;
+    int commutative;
+
+    /* all collectives: sendbuf is NULL-free here: MPI_IN_PLACE is turned into in_place = 1 */
+    const void *sendbuf;
+    void *recvbuf;          /* bcast: the buffer */
+    int in_place;
+
+    /* gather, scatter, allgather, alltoall and their v forms */
+    int sendcount, recvcount;
+    MPI_Datatype sendtype, recvtype;
+    tdm_typeinfo stype, rtype;
+    const int *sendcounts, *sdispls;
+    const int *recvcounts, *rdispls; /* also reduce_scatter's recvcounts */
+
+    int root;
+
+    /* tuning */
+    size_t segment_bytes;   /* pipelining segment of ring algorithms */
+} tdm_coll_args;
+
+/* Address of element i of a buffer of the given geometry. */
+static inline void *tdm_elem(const void *buf, const tdm_typeinfo *t, MPI_Aint i)
+{
+    return (char *)buf + i * t->extent;
+}
+
+#endif

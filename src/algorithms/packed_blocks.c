@@ -1,0 +1,41 @@
+/* Moving runs of per-rank blocks between packed intermediate buffers and typed user buffers. */
+#include "alg_util.h"
+
+typedef struct {
+    int first;   /* absolute rank of the run's first block */
+    int nblocks;
+    int skip;    /* blocks of the packed range before this run */
+} block_run;
+
+/* Relative ranks [rel0, rel0 + n) are one run of absolute ranks, or two when they wrap past p-1. */
+static int block_runs(int rel0, int n, int root, int p, block_run runs[2])
+{
+    int first = tdm_abs_rank(rel0, root, p);
+    int len = n < p - first ? n : p - first;
+    runs[0] = (block_run){first, len, 0};
+    if (len == n)
+        return 1;
+    runs[1] = (block_run){0, n - len, len};
+    return 2;
+}
+
+void tdm_unpack_blocks(tdm_schedule *s, const char *packed, size_t block_bytes, int rel0, int n,
+                       int root, int p, void *buf, int count, MPI_Datatype type, const tdm_typeinfo *t)
+{
+    block_run runs[2];
+    for (int i = 0, nruns = block_runs(rel0, n, root, p, runs); i < nruns; i++)
+        tdm_sched_copy(s, packed + (size_t)runs[i].skip * block_bytes,
+                       (int)(runs[i].nblocks * block_bytes), MPI_PACKED,
+                       tdm_rank_block(buf, t, count, runs[i].first), runs[i].nblocks * count, type);
+}
+
+void tdm_pack_blocks(tdm_schedule *s, const void *buf, int count, MPI_Datatype type,
+                     const tdm_typeinfo *t, int rel0, int n, int root, int p, char *packed,
+                     size_t block_bytes)
+{
+    block_run runs[2];
+    for (int i = 0, nruns = block_runs(rel0, n, root, p, runs); i < nruns; i++)
+        tdm_sched_copy(s, tdm_rank_block(buf, t, count, runs[i].first), runs[i].nblocks * count, type,
+                       packed + (size_t)runs[i].skip * block_bytes,
+                       (int)(runs[i].nblocks * block_bytes), MPI_PACKED);
+}

@@ -1,0 +1,100 @@
+/* Ring reduce-scatter and ring allgather, shared by the ring algorithms of several collectives. */
+#include "alg_util.h"
+
+int tdm_even_blocks(tdm_schedule *s, int n, int p, int **offset, int **count)
+{
+    int *mem = tdm_sched_tmp(s, sizeof(int) * 2 * (size_t)p);
+    if (!mem)
+        return 0;
+    *offset = mem;
+    *count = mem + p;
+    for (int b = 0; b < p; b++) {
+        mem[b] = tdm_block_offset(n, p, b);
+        mem[p + b] = tdm_block_count(n, p, b);
+    }
+    return 1;
+}
+
+int *tdm_prefix_offsets(tdm_schedule *s, const int *counts, int p)
+{
+    int *offset = tdm_sched_tmp(s, sizeof(int) * (size_t)p);
+    if (offset)
+        for (int b = 0, sum = 0; b < p; sum += counts[b++])
+            offset[b] = sum;
+    return offset;
+}
+
+/*
+ * Step t (0 <= t < p-1): rank r receives from its left neighbour the partial result of block r-t-2,
+ * over the t+1 ranks before it, adds its own contribution and passes it right at step t+1. Step 0
+ * sends the rank's own contribution to block r-1. After step p-2 the rank holds block r complete.
+ * Each step's block is cut into nseg segments (the same number on every rank); unit u = t*nseg + k is
+ * received in round u and reduced in round u+1, so reduction and communication overlap.
+ */
+void tdm_ring_reduce_scatter(tdm_schedule *s, const tdm_coll_args *a, const void *input,
+                             const int *offset, const int *count, void *out)
+{
+    int p = a->size, r = a->rank;
+    const tdm_typeinfo *t = &a->dtype;
+    if (p == 1) {
+        if (input != out)
+            tdm_sched_copy(s, input, count[0], a->datatype, out, count[0], a->datatype);
+        return;
+    }
+    int max_block = 0;
+    for (int b = 0; b < p; b++)
+        if (count[b] > max_block)
+            max_block = count[b];
+    int seg_elems = a->segment_bytes / (t->size ? (size_t)t->size : 1);
+    if (seg_elems < 1)
+        seg_elems = 1;
+    int nseg = max_block ? (max_block + seg_elems - 1) / seg_elems : 1;
+    /* partial results, double-buffered by step: receive into one while sending from the other */
+    char *partial[2] = {tdm_tmp_elems(s, t, max_block), tdm_tmp_elems(s, t, max_block)};
+    int right = (r + 1) % p, left = (r - 1 + p) % p;
+    /* In-place allreduce: the own contribution to block r already sits where the result goes. */
+    int own_in_out = out == tdm_elem(input, t, offset[r]);
+
+#define SEG_FIRST(b, k) tdm_block_offset(count[b], nseg, k)
+#define SEG_COUNT(b, k) tdm_block_count(count[b], nseg, k)
+    int units = (p - 1) * nseg;
+    for (int u = 0; u <= units; u++) {
+        if (u > 0) { /* add own contribution to the unit received last round */
+            int step = (u - 1) / nseg, k = (u - 1) % nseg, b = (r - step - 2 + 2 * p) % p;
+            void *seg = tdm_elem(partial[step % 2], t, SEG_FIRST(b, k));
+            const void *own = tdm_elem(input, t, offset[b] + SEG_FIRST(b, k));
+            if (step == p - 2 && own_in_out) /* last step: straight into the result */
+                tdm_sched_reduce(s, seg, tdm_elem(out, t, SEG_FIRST(b, k)), SEG_COUNT(b, k),
+                                 a->datatype, a->op);
+            else
+                tdm_sched_reduce(s, own, seg, SEG_COUNT(b, k), a->datatype, a->op);
+        }
+        if (u == units)
+            break;
+        int step = u / nseg, k = u % nseg;
+        int sb = (r - step - 1 + p) % p, rb = (r - step - 2 + 2 * p) % p;
+        const void *src = step == 0 ? tdm_elem(input, t, offset[sb] + SEG_FIRST(sb, k))
+                                    : tdm_elem(partial[(step - 1) % 2], t, SEG_FIRST(sb, k));
+        tdm_sched_send(s, src, SEG_COUNT(sb, k), a->datatype, right);
+        tdm_sched_recv(s, tdm_elem(partial[step % 2], t, SEG_FIRST(rb, k)), SEG_COUNT(rb, k),
+                       a->datatype, left);
+        tdm_sched_round(s);
+    }
+#undef SEG_FIRST
+#undef SEG_COUNT
+    if (!own_in_out)
+        tdm_sched_copy(s, partial[(p - 2) % 2], count[r], a->datatype, out, count[r], a->datatype);
+}
+
+/* Step t: send block r-t to the right, receive block r-t-1 from the left. */
+void tdm_ring_allgather(tdm_schedule *s, int rank, int size, void *buf, const tdm_typeinfo *t,
+                        MPI_Datatype type, const int *offset, const int *count)
+{
+    int right = (rank + 1) % size, left = (rank - 1 + size) % size;
+    for (int step = 0; step < size - 1; step++) {
+        int sb = (rank - step + size) % size, rb = (rank - step - 1 + size) % size;
+        tdm_sched_send(s, tdm_elem(buf, t, offset[sb]), count[sb], type, right);
+        tdm_sched_recv(s, tdm_elem(buf, t, offset[rb]), count[rb], type, left);
+        tdm_sched_round(s);
+    }
+}

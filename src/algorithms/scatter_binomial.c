@@ -1,0 +1,58 @@
+/*
+ * Binomial-tree scatter, the mirror of gather_binomial: the root sends each subtree its blocks in one
+ * message (straight from sendbuf unless the subtree's ranks wrap past p-1), inner ranks keep their
+ * block and pass the rest on, largest subtree first.
+ */
+#include "alg_util.h"
+
+int tdm_scatter_binomial(tdm_schedule *s, const tdm_coll_args *a)
+{
+    int p = a->size, root = a->root, vr = tdm_rel_rank(a->rank, root, p);
+    int lowbit = 1;
+    while (lowbit < p && !(vr & lowbit))
+        lowbit <<= 1;
+    int subtree = vr == 0 ? p : (lowbit < p - vr ? lowbit : p - vr);
+
+    if (vr == 0) {
+        size_t blk = (size_t)a->sendcount * a->stype.size;
+        if (!a->in_place)
+            tdm_sched_copy(s, tdm_rank_block(a->sendbuf, &a->stype, a->sendcount, root), a->sendcount,
+                           a->sendtype, a->recvbuf, a->recvcount, a->recvtype);
+        int top = 1;
+        while (top * 2 < p)
+            top *= 2;
+        for (int m = top; m >= 1 && p > 1; m >>= 1) {
+            int n = m < p - m ? m : p - m;
+            int child = tdm_abs_rank(m, root, p);
+            if (root + m + n <= p || root + m >= p) {
+                int first = (root + m) % p;
+                tdm_sched_send(s, tdm_rank_block(a->sendbuf, &a->stype, a->sendcount, first),
+                               n * a->sendcount, a->sendtype, child);
+            } else {
+                char *packed = tdm_sched_tmp(s, n * blk);
+                tdm_pack_blocks(s, a->sendbuf, a->sendcount, a->sendtype, &a->stype, m, n, root, p,
+                                packed, blk);
+                tdm_sched_send(s, packed, (int)(n * blk), MPI_PACKED, child);
+            }
+        }
+        return tdm_sched_finish(s);
+    }
+
+    int parent = tdm_abs_rank(vr - lowbit, root, p);
+    if (subtree == 1) {
+        tdm_sched_recv(s, a->recvbuf, a->recvcount, a->recvtype, parent);
+        return tdm_sched_finish(s);
+    }
+    size_t blk = (size_t)a->recvcount * a->rtype.size;
+    char *blocks = tdm_sched_tmp(s, subtree * blk);
+    tdm_sched_recv(s, blocks, (int)(subtree * blk), MPI_PACKED, parent);
+    tdm_sched_round(s);
+    tdm_sched_copy(s, blocks, (int)blk, MPI_PACKED, a->recvbuf, a->recvcount, a->recvtype);
+    for (int m = lowbit / 2; m >= 1; m >>= 1) {
+        if (vr + m >= p)
+            continue;
+        int n = m < p - vr - m ? m : p - vr - m;
+        tdm_sched_send(s, blocks + m * blk, (int)(n * blk), MPI_PACKED, tdm_abs_rank(vr + m, root, p));
+    }
+    return tdm_sched_finish(s);
+}

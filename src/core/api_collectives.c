@@ -1,0 +1,545 @@
+/*
+ * The non-blocking collectives: check the arguments as MPI defines them, describe the call
+ * (tdm_coll_args), and start it: selection picks an algorithm, the algorithm builds the schedule,
+ * the agent runs it.
+ */
+#include "../agents/agent.h"
+#include "../select/select.h"
+#include "api_internal.h"
+#include "check.h"
+#include "error.h"
+#include "request.h"
+#include "state.h"
+
+#define CHECK(call)                                                                                     \
+    do {                                                                                                \
+        int rc_ = (call);                                                                               \
+        if (rc_ != MPI_SUCCESS)                                                                         \
+            return rc_;                                                                                 \
+    } while (0)
+
+/* A derived datatype is duplicated for the schedule, so that the caller may free it at once
+ * (MPI lets pending operations finish with a freed datatype). */
+static int hold_type(struct tdm_request *req, MPI_Datatype *type)
+{
+    int ni, na, nd, combiner;
+    if (*type == MPI_DATATYPE_NULL)
+        return MPI_SUCCESS;
+    int rc = MPI_Type_get_envelope(*type, &ni, &na, &nd, &combiner);
+    if (rc != MPI_SUCCESS || combiner == MPI_COMBINER_NAMED)
+        return rc;
+    rc = MPI_Type_dup(*type, &req->owned_types[req->nowned]);
+    if (rc == MPI_SUCCESS)
+        *type = req->owned_types[req->nowned++];
+    return rc;
+}
+
+static int hold_types(struct tdm_request *req, tdm_coll_args *a)
+{
+    int same = a->recvtype == a->sendtype;
+    int rc = hold_type(req, &a->datatype);
+    if (rc == MPI_SUCCESS)
+        rc = hold_type(req, &a->sendtype);
+    if (rc == MPI_SUCCESS) {
+        if (same)
+            a->recvtype = a->sendtype;
+        else
+            rc = hold_type(req, &a->recvtype);
+    }
+    return rc;
+}
+
+/* Equal blocks of reduce_scatter_block, as the counts the reduce-scatter algorithms read. */
+static int block_counts(tdm_schedule *s, tdm_coll_args *a)
+{
+    int *counts = tdm_sched_tmp(s, sizeof(int) * (size_t)a->size);
+    if (!counts)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < a->size; i++)
+        counts[i] = a->count;
+    a->recvcounts = counts;
+    return MPI_SUCCESS;
+}
+
+static int start(const char *fn, tdm_coll_args *a, MPI_Comm comm, TDM_Request *request)
+{
+    tdm_shadow *shadow;
+    int rc = tdm_shadow_get(comm, &shadow);
+    if (rc != MPI_SUCCESS)
+        return tdm_mpi_error(fn, "creating Tandem's private communicator", rc);
+    struct tdm_request *req = tdm_request_alloc();
+    if (!req)
+        return tdm_error(fn, MPI_ERR_NO_MEM, "out of memory for the request");
+    req->kind = a->kind;
+    rc = hold_types(req, a);
+    if (rc != MPI_SUCCESS) {
+        tdm_request_free(req);
+        return tdm_mpi_error(fn, "duplicating a derived datatype", rc);
+    }
+    const tdm_algorithm *alg = tdm_select(a);
+    tdm_sched_init(&req->sched, alg->full_name, a->rank, a->size);
+    if (a->kind == TDM_COLL_REDUCE_SCATTER_BLOCK)
+        rc = block_counts(&req->sched, a);
+    if (rc == MPI_SUCCESS)
+        rc = alg->build(&req->sched, a);
+    if (rc == MPI_SUCCESS)
+        rc = tdm_exec_init(&req->exec, &req->sched, MPI_COMM_NULL, 0);
+    if (rc != MPI_SUCCESS) {
+        tdm_request_free(req);
+        return tdm_error(fn, rc, "out of memory building the %s schedule", alg->full_name);
+    }
+    if (tdm_global.dump_schedules)
+        tdm_sched_dump(&req->sched, stderr);
+    unsigned long seq;
+    rc = tdm_shadow_claim_tag(shadow, req, &seq, &req->exec.tag);
+    if (rc != MPI_SUCCESS) {
+        tdm_request_free(req);
+        return tdm_mpi_error(fn, "completing earlier collectives to reuse their tag", rc);
+    }
+    req->shadow = shadow;
+    tdm_agent_start(req);
+    *request = req;
+    return MPI_SUCCESS;
+}
+
+/* The checks common to reductions (reduce, allreduce, scan, exscan, reduce_scatter*). */
+static int check_reduction(const char *fn, tdm_coll_args *a, const void *sendbuf, void *recvbuf,
+                           int count, MPI_Datatype datatype, MPI_Op op, int recv_count, int recv_significant)
+{
+    CHECK(tdm_check_count(fn, "count", count));
+    CHECK(tdm_check_type(fn, "datatype", datatype, &a->dtype));
+    CHECK(tdm_check_op(fn, op, datatype, a));
+    a->datatype = datatype;
+    a->count = count;
+    a->in_place = sendbuf == MPI_IN_PLACE;
+    if (!a->in_place)
+        CHECK(tdm_check_buffer(fn, "sendbuf", sendbuf, count, datatype));
+    if (recv_significant) {
+        CHECK(tdm_check_buffer(fn, "recvbuf", recvbuf, recv_count, datatype));
+        if (!a->in_place)
+            CHECK(tdm_check_not_aliased(fn, sendbuf, recvbuf, count));
+    }
+    a->sendbuf = a->in_place ? NULL : sendbuf;
+    a->recvbuf = recvbuf;
+    return MPI_SUCCESS;
+}
+
+int tdm_ibarrier(const char *fn, MPI_Comm comm, TDM_Request *request)
+{
+    tdm_coll_args a;
+    CHECK(tdm_check_call(fn, comm, request, TDM_COLL_BARRIER, &a));
+    return start(fn, &a, comm, request);
+}
+
+int tdm_ibcast(const char *fn, void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+               TDM_Request *request)
+{
+    tdm_coll_args a;
+    CHECK(tdm_check_call(fn, comm, request, TDM_COLL_BCAST, &a));
+    CHECK(tdm_check_count(fn, "count", count));
+    CHECK(tdm_check_type(fn, "datatype", datatype, &a.dtype));
+    CHECK(tdm_check_root(fn, root, a.size));
+    CHECK(tdm_check_buffer(fn, "buffer", buffer, count, datatype));
+    a.recvbuf = buffer;
+    a.count = count;
+    a.datatype = datatype;
+    a.root = root;
+    return start(fn, &a, comm, request);
+}
+
+int tdm_ireduce(const char *fn, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                MPI_Op op, int root, MPI_Comm comm, TDM_Request *request)
+{
+    tdm_coll_args a;
+    CHECK(tdm_check_call(fn, comm, request, TDM_COLL_REDUCE, &a));
+    CHECK(tdm_check_root(fn, root, a.size));
+    if (a.rank != root && sendbuf == MPI_IN_PLACE)
+        return tdm_error(fn, MPI_ERR_BUFFER, "MPI_IN_PLACE is allowed at the root only (argument sendbuf)");
+    CHECK(check_reduction(fn, &a, sendbuf, recvbuf, count, datatype, op, count, a.rank == root));
+    a.root = root;
+    return start(fn, &a, comm, request);
+}
+
+int tdm_iallreduce(const char *fn, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                   MPI_Op op, MPI_Comm comm, TDM_Request *request)
+{
+    tdm_coll_args a;
+    CHECK(tdm_check_call(fn, comm, request, TDM_COLL_ALLREDUCE, &a));
+    CHECK(check_reduction(fn, &a, sendbuf, recvbuf, count, datatype, op, count, 1));
+    return start(fn, &a, comm, request);
+}
+
+int tdm_iscan(const char *fn, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+              MPI_Op op, MPI_Comm comm, TDM_Request *request)
+{
+    tdm_coll_args a;
+    CHECK(tdm_check_call(fn, comm, request, TDM_COLL_SCAN, &a));
+    CHECK(check_reduction(fn, &a, sendbuf, recvbuf, count, datatype, op, count, 1));
+    return start(fn, &a, comm, request);
+}
+
+int tdm_iexscan(const char *fn, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                MPI_Op op, MPI_Comm comm, TDM_Request *request)
+{
+    tdm_coll_args a;
+    CHECK(tdm_check_call(fn, comm, request, TDM_COLL_EXSCAN, &a));
+    /* rank 0's recvbuf is not significant: MPI leaves it undefined */
+    CHECK(check_reduction(fn, &a, sendbuf, recvbuf, count, datatype, op, count, a.rank > 0));
+    return start(fn, &a, comm, request);
+}
+
+int tdm_ireduce_scatter(const char *fn, const void *sendbuf, void *recvbuf, const int recvcounts[],
+                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, TDM_Request *request)
+{
+    tdm_coll_args a;
+    CHECK(tdm_check_call(fn, comm, request, TDM_COLL_REDUCE_SCATTER, &a));
+    CHECK(tdm_check_counts(fn, "recvcounts", recvcounts, NULL, NULL, a.size));
+    long long total = 0;
+    for (int i = 0; i < a.size; i++)
+        total += recvcounts[i];
+    if (total > 0x7fffffff)
+        return tdm_error(fn, MPI_ERR_COUNT, "the recvcounts add up to more than INT_MAX (argument recvcounts)");
+    CHECK(check_reduction(fn, &a, sendbuf, recvbuf, (int)total, datatype, op, recvcounts[a.rank], 1));
+    a.recvcounts = recvcounts;
+    return start(fn, &a, comm, request);
+}
+
+int tdm_ireduce_scatter_block(const char *fn, const void *sendbuf, void *recvbuf, int recvcount,
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, TDM_Request *request)
+{
+    tdm_coll_args a;
+    CHECK(tdm_check_call(fn, comm, request, TDM_COLL_REDUCE_SCATTER_BLOCK, &a));
+    CHECK(tdm_check_count(fn, "recvcount", recvcount));
+    if ((long long)recvcount * a.size > 0x7fffffff)
+        return tdm_error(fn, MPI_ERR_COUNT, "recvcount times the communicator size exceeds INT_MAX (argument recvcount)");
+    CHECK(check_reduction(fn, &a, sendbuf, recvbuf, recvcount * a.size, datatype, op, recvcount, 1));
+    a.count = recvcount; /* the algorithms read the blocks from recvcounts, filled at start */
+    return start(fn, &a, comm, request);
+}
+
+/* The send side of gather-like calls, or the in-place case (then the receive side stands for it). */
+static int check_send_side(const char *fn, tdm_coll_args *a, const void *sendbuf, int sendcount,
+                           MPI_Datatype sendtype, int in_place_allowed)
+{
+    if (sendbuf == MPI_IN_PLACE) {
+        if (!in_place_allowed)
+            return tdm_error(fn, MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed here (argument sendbuf)");
+        a->in_place = 1;
+        return MPI_SUCCESS;
+    }
+    CHECK(tdm_check_count(fn, "sendcount", sendcount));
+    CHECK(tdm_check_type(fn, "sendtype", sendtype, &a->stype));
+    CHECK(tdm_check_buffer(fn, "sendbuf", sendbuf, sendcount, sendtype));
+    a->sendbuf = sendbuf;
+    a->sendcount = sendcount;
+    a->sendtype = sendtype;
+    return MPI_SUCCESS;
+}
+
+static int check_recv_side(const char *fn, tdm_coll_args *a, void *recvbuf, int recvcount,
+                           MPI_Datatype recvtype, int in_place_allowed)
+{
+    if (recvbuf == MPI_IN_PLACE) {
+        if (!in_place_allowed)
+            return tdm_error(fn, MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed here (argument recvbuf)");
+        a->in_place = 1;
+        return MPI_SUCCESS;
+    }
+    CHECK(tdm_check_count(fn, "recvcount", recvcount));
+    CHECK(tdm_check_type(fn, "recvtype", recvtype, &a->rtype));
+    CHECK(tdm_check_buffer(fn, "recvbuf", recvbuf, recvcount, recvtype));
+    a->recvbuf = recvbuf;
+    a->recvcount = recvcount;
+    a->recvtype = recvtype;
+    return MPI_SUCCESS;
+}
+
+/* A v-collective's receive side: a type and the counts/displacements; the count checked is the sum. */
+static int check_recv_side_v(const char *fn, tdm_coll_args *a, void *recvbuf, const int *counts,
+                             const int *displs, MPI_Datatype recvtype)
+{
+    CHECK(tdm_check_counts(fn, "recvcounts", counts, "displs", displs, a->size));
+    CHECK(tdm_check_type(fn, "recvtype", recvtype, &a->rtype));
+    int any = 0;
+    for (int i = 0; i < a->size; i++)
+        any |= counts[i] > 0;
+    CHECK(tdm_check_buffer(fn, "recvbuf", recvbuf, any, recvtype));
+    a->recvbuf = recvbuf;
+    a->recvcounts = counts;
+    a->rdispls = displs;
+    a->recvtype = recvtype;
+    return MPI_SUCCESS;
+}
+
+static int check_send_side_v(const char *fn, tdm_coll_args *a, const void *sendbuf, const int *counts,
+                             const int *displs, MPI_Datatype sendtype)
+{
+    if (sendbuf == MPI_IN_PLACE)
+        return tdm_error(fn, MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed here (argument sendbuf)");
+    CHECK(tdm_check_counts(fn, "sendcounts", counts, "sdispls", displs, a->size));
+    CHECK(tdm_check_type(fn, "sendtype", sendtype, &a->stype));
+    int any = 0;
+    for (int i = 0; i < a->size; i++)
+        any |= counts[i] > 0;
+    CHECK(tdm_check_buffer(fn, "sendbuf", sendbuf, any, sendtype));
+    a->sendbuf = sendbuf;
+    a->sendcounts = counts;
+    a->sdispls = displs;
+    a->sendtype = sendtype;
+    return MPI_SUCCESS;
+}
+
+/* In place, the receive side describes the rank's own block too. */
+static void send_side_from_recv_side(tdm_coll_args *a)
+{
+    a->sendcount = a->recvcount;
+    a->sendtype = a->recvtype;
+    a->stype = a->rtype;
+}
+
+int tdm_igather(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, TDM_Request *request)
+{
+    tdm_coll_args a;
+    CHECK(tdm_check_call(fn, comm, request, TDM_COLL_GATHER, &a));
+    CHECK(tdm_check_root(fn, root, a.size));
+    int is_root = a.rank == root;
+    CHECK(check_send_side(fn, &a, sendbuf, sendcount, sendtype, is_root));
+    if (is_root) {
+        CHECK(check_recv_side(fn, &a, recvbuf, recvcount, recvtype, 0));
+        if (a.in_place)
+            send_side_from_recv_side(&a);
+    }
+    a.root = root;
+    return start(fn, &a, comm, request);
+}
+
+int tdm_igatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                 MPI_Comm comm, TDM_Request *request)
+{
+    tdm_coll_args a;
+    CHECK(tdm_check_call(fn, comm, request, TDM_COLL_GATHERV, &a));
+    CHECK(tdm_check_root(fn, root, a.size));
+    int is_root = a.rank == root;
+    CHECK(check_send_side(fn, &a, sendbuf, sendcount, sendtype, is_root));
+    if (is_root) {
+        if (recvbuf == MPI_IN_PLACE)
+            return tdm_error(fn, MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed here (argument recvbuf)");
+        CHECK(check_recv_side_v(fn, &a, recvbuf, recvcounts, displs, recvtype));
+    }
+    a.root = root;
+    return start(fn, &a, comm, request);
+}
+
+int tdm_iscatter(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                 TDM_Request *request)
+{
+    tdm_coll_args a;
+    CHECK(tdm_check_call(fn, comm, request, TDM_COLL_SCATTER, &a));
+    CHECK(tdm_check_root(fn, root, a.size));
+    int is_root = a.rank == root;
+    CHECK(check_recv_side(fn, &a, recvbuf, recvcount, recvtype, is_root));
+    if (is_root) {
+        CHECK(check_send_side(fn, &a, sendbuf, sendcount, sendtype, 0));
+        if (a.in_place) { /* the root's own block stays in sendbuf */
+            a.recvcount = a.sendcount;
+            a.recvtype = a.sendtype;
+            a.rtype = a.stype;
+        }
+    }
+    a.root = root;
+    return start(fn, &a, comm, request);
+}
+
+int tdm_iscatterv(const char *fn, const void *sendbuf, const int sendcounts[], const int displs[],
+                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                  MPI_Comm comm, TDM_Request *request)
+{
+    tdm_coll_args a;
+    CHECK(tdm_check_call(fn, comm, request, TDM_COLL_SCATTERV, &a));
+    CHECK(tdm_check_root(fn, root, a.size));
+    int is_root = a.rank == root;
+    CHECK(check_recv_side(fn, &a, recvbuf, recvcount, recvtype, is_root));
+    if (is_root)
+        CHECK(check_send_side_v(fn, &a, sendbuf, sendcounts, displs, sendtype));
+    a.root = root;
+    return start(fn, &a, comm, request);
+}
+
+int tdm_iallgather(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                   void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                   TDM_Request *request)
+{
+    tdm_coll_args a;
+    CHECK(tdm_check_call(fn, comm, request, TDM_COLL_ALLGATHER, &a));
+    CHECK(check_send_side(fn, &a, sendbuf, sendcount, sendtype, 1));
+    CHECK(check_recv_side(fn, &a, recvbuf, recvcount, recvtype, 0));
+    if (a.in_place)
+        send_side_from_recv_side(&a);
+    else
+        CHECK(tdm_check_not_aliased(fn, sendbuf, recvbuf, sendcount));
+    return start(fn, &a, comm, request);
+}
+
+int tdm_iallgatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                    void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                    MPI_Comm comm, TDM_Request *request)
+{
+    tdm_coll_args a;
+    CHECK(tdm_check_call(fn, comm, request, TDM_COLL_ALLGATHERV, &a));
+    CHECK(check_send_side(fn, &a, sendbuf, sendcount, sendtype, 1));
+    if (recvbuf == MPI_IN_PLACE)
+        return tdm_error(fn, MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed here (argument recvbuf)");
+    CHECK(check_recv_side_v(fn, &a, recvbuf, recvcounts, displs, recvtype));
+    if (a.in_place) {
+        a.sendcount = recvcounts[a.rank];
+        a.sendtype = a.recvtype;
+        a.stype = a.rtype;
+    } else {
+        CHECK(tdm_check_not_aliased(fn, sendbuf, recvbuf, sendcount));
+    }
+    return start(fn, &a, comm, request);
+}
+
+int tdm_ialltoall(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                  TDM_Request *request)
+{
+    tdm_coll_args a;
+    CHECK(tdm_check_call(fn, comm, request, TDM_COLL_ALLTOALL, &a));
+    CHECK(check_send_side(fn, &a, sendbuf, sendcount, sendtype, 1));
+    CHECK(check_recv_side(fn, &a, recvbuf, recvcount, recvtype, 0));
+    if (a.in_place)
+        send_side_from_recv_side(&a);
+    else
+        CHECK(tdm_check_not_aliased(fn, sendbuf, recvbuf, sendcount));
+    return start(fn, &a, comm, request);
+}
+
+int tdm_ialltoallv(const char *fn, const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+                   MPI_Datatype recvtype, MPI_Comm comm, TDM_Request *request)
+{
+    tdm_coll_args a;
+    CHECK(tdm_check_call(fn, comm, request, TDM_COLL_ALLTOALLV, &a));
+    if (recvbuf == MPI_IN_PLACE)
+        return tdm_error(fn, MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed here (argument recvbuf)");
+    CHECK(check_recv_side_v(fn, &a, recvbuf, recvcounts, rdispls, recvtype));
+    if (sendbuf == MPI_IN_PLACE) {
+        a.in_place = 1;
+        a.sendtype = a.recvtype;
+        a.stype = a.rtype;
+    } else {
+        CHECK(check_send_side_v(fn, &a, sendbuf, sendcounts, sdispls, sendtype));
+        CHECK(tdm_check_not_aliased(fn, sendbuf, recvbuf, 1));
+    }
+    return start(fn, &a, comm, request);
+}
+
+/* The public non-blocking functions. */
+int TDM_Ibarrier(MPI_Comm comm, TDM_Request *request) { return tdm_ibarrier("TDM_Ibarrier", comm, request); }
+
+int TDM_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, TDM_Request *request)
+{
+    return tdm_ibcast("TDM_Ibcast", buffer, count, datatype, root, comm, request);
+}
+
+int TDM_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                MPI_Comm comm, TDM_Request *request)
+{
+    return tdm_ireduce("TDM_Ireduce", sendbuf, recvbuf, count, datatype, op, root, comm, request);
+}
+
+int TDM_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                   MPI_Comm comm, TDM_Request *request)
+{
+    return tdm_iallreduce("TDM_Iallreduce", sendbuf, recvbuf, count, datatype, op, comm, request);
+}
+
+int TDM_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                MPI_Datatype recvtype, int root, MPI_Comm comm, TDM_Request *request)
+{
+    return tdm_igather("TDM_Igather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                       request);
+}
+
+int TDM_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm,
+                 TDM_Request *request)
+{
+    return tdm_igatherv("TDM_Igatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                        root, comm, request);
+}
+
+int TDM_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm comm, TDM_Request *request)
+{
+    return tdm_iscatter("TDM_Iscatter", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                        comm, request);
+}
+
+int TDM_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                  TDM_Request *request)
+{
+    return tdm_iscatterv("TDM_Iscatterv", sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+                         recvtype, root, comm, request);
+}
+
+int TDM_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm, TDM_Request *request)
+{
+    return tdm_iallgather("TDM_Iallgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                          comm, request);
+}
+
+int TDM_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                    TDM_Request *request)
+{
+    return tdm_iallgatherv("TDM_Iallgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                           recvtype, comm, request);
+}
+
+int TDM_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                        MPI_Op op, MPI_Comm comm, TDM_Request *request)
+{
+    return tdm_ireduce_scatter("TDM_Ireduce_scatter", sendbuf, recvbuf, recvcounts, datatype, op, comm,
+                               request);
+}
+
+int TDM_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
+                              MPI_Op op, MPI_Comm comm, TDM_Request *request)
+{
+    return tdm_ireduce_scatter_block("TDM_Ireduce_scatter_block", sendbuf, recvbuf, recvcount, datatype, op,
+                                     comm, request);
+}
+
+int TDM_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                  MPI_Datatype recvtype, MPI_Comm comm, TDM_Request *request)
+{
+    return tdm_ialltoall("TDM_Ialltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                         request);
+}
+
+int TDM_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                   void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                   MPI_Comm comm, TDM_Request *request)
+{
+    return tdm_ialltoallv("TDM_Ialltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                          rdispls, recvtype, comm, request);
+}
+
+int TDM_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+              TDM_Request *request)
+{
+    return tdm_iscan("TDM_Iscan", sendbuf, recvbuf, count, datatype, op, comm, request);
+}
+
+int TDM_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm, TDM_Request *request)
+{
+    return tdm_iexscan("TDM_Iexscan", sendbuf, recvbuf, count, datatype, op, comm, request);
+}

@@ -1,0 +1,49 @@
+/* The collective starts and waits with the caller's name for messages, so that TDM_Allreduce reports
+ * errors as TDM_Allreduce, not TDM_Iallreduce. */
+#ifndef TANDEM_API_INTERNAL_H
+#define TANDEM_API_INTERNAL_H
+
+#include "tandem.h"
+
+int tdm_ibarrier(const char *fn, MPI_Comm comm, TDM_Request *request);
+int tdm_ibcast(const char *fn, void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+               TDM_Request *request);
+int tdm_ireduce(const char *fn, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                MPI_Op op, int root, MPI_Comm comm, TDM_Request *request);
+int tdm_iallreduce(const char *fn, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                   MPI_Op op, MPI_Comm comm, TDM_Request *request);
+int tdm_igather(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, TDM_Request *request);
+int tdm_igatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                 MPI_Comm comm, TDM_Request *request);
+int tdm_iscatter(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                 TDM_Request *request);
+int tdm_iscatterv(const char *fn, const void *sendbuf, const int sendcounts[], const int displs[],
+                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                  MPI_Comm comm, TDM_Request *request);
+int tdm_iallgather(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                   void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                   TDM_Request *request);
+int tdm_iallgatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                    void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                    MPI_Comm comm, TDM_Request *request);
+int tdm_ireduce_scatter(const char *fn, const void *sendbuf, void *recvbuf, const int recvcounts[],
+                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, TDM_Request *request);
+int tdm_ireduce_scatter_block(const char *fn, const void *sendbuf, void *recvbuf, int recvcount,
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, TDM_Request *request);
+int tdm_ialltoall(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                  TDM_Request *request);
+int tdm_ialltoallv(const char *fn, const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+                   MPI_Datatype recvtype, MPI_Comm comm, TDM_Request *request);
+int tdm_iscan(const char *fn, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+              MPI_Op op, MPI_Comm comm, TDM_Request *request);
+int tdm_iexscan(const char *fn, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                MPI_Op op, MPI_Comm comm, TDM_Request *request);
+
+int tdm_wait(const char *fn, TDM_Request *request, MPI_Status *status);
+
+#endif

@@ -1,0 +1,130 @@
+#include "check.h"
+
+#include "../engine/shadow_comm.h"
+#include "error.h"
+#include "op_rules.h"
+#include "state.h"
+
+#include <string.h>
+
+int tdm_check_call(const char *fn, MPI_Comm comm, void *request, tdm_coll_kind kind, tdm_coll_args *a)
+{
+    if (!tdm_global.initialized)
+        return tdm_error(fn, MPI_ERR_OTHER, "Tandem is not initialized (call TDM_Init first%s)",
+                         tdm_global.finalized ? "; TDM_Finalize was called" : "");
+    if (!request)
+        return tdm_error(fn, MPI_ERR_ARG, "request is NULL (argument request)");
+    if (comm == MPI_COMM_NULL)
+        return tdm_error(fn, MPI_ERR_COMM, "comm is MPI_COMM_NULL (argument comm)");
+    memset(a, 0, sizeof *a);
+    a->kind = kind;
+    a->datatype = a->sendtype = a->recvtype = MPI_DATATYPE_NULL;
+    a->op = MPI_OP_NULL;
+    a->segment_bytes = tdm_global.segment_bytes;
+    tdm_shadow *sh = tdm_shadow_lookup(comm);
+    if (sh) {
+        a->rank = sh->rank;
+        a->size = sh->size;
+        return MPI_SUCCESS;
+    }
+    int inter = 0, rc = MPI_Comm_test_inter(comm, &inter);
+    if (rc != MPI_SUCCESS)
+        return tdm_error(fn, MPI_ERR_COMM, "invalid communicator (argument comm)");
+    if (inter)
+        return tdm_error(fn, MPI_ERR_COMM,
+                         "inter-communicators are not supported (argument comm); use MPI's own collective");
+    MPI_Comm_rank(comm, &a->rank);
+    MPI_Comm_size(comm, &a->size);
+    return MPI_SUCCESS;
+}
+
+int tdm_check_count(const char *fn, const char *name, int count)
+{
+    if (count < 0)
+        return tdm_error(fn, MPI_ERR_COUNT, "negative count %d (argument %s)", count, name);
+    return MPI_SUCCESS;
+}
+
+int tdm_typeinfo_get(MPI_Datatype type, tdm_typeinfo *info)
+{
+    MPI_Aint lb;
+    int rc = MPI_Type_size(type, &info->size);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Type_get_extent(type, &lb, &info->extent);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Type_get_true_extent(type, &info->true_lb, &info->true_extent);
+    info->contiguous = rc == MPI_SUCCESS && info->true_lb == 0 && info->true_extent == info->size &&
+                       info->extent == info->size;
+    return rc;
+}
+
+int tdm_check_type(const char *fn, const char *name, MPI_Datatype type, tdm_typeinfo *info)
+{
+    if (type == MPI_DATATYPE_NULL)
+        return tdm_error(fn, MPI_ERR_TYPE, "%s is MPI_DATATYPE_NULL (argument %s)", name, name);
+    if (tdm_typeinfo_get(type, info) != MPI_SUCCESS)
+        return tdm_error(fn, MPI_ERR_TYPE, "invalid datatype (argument %s)", name);
+    return MPI_SUCCESS;
+}
+
+static int is_derived(MPI_Datatype type)
+{
+    int ni, na, nd, combiner;
+    return MPI_Type_get_envelope(type, &ni, &na, &nd, &combiner) == MPI_SUCCESS &&
+           combiner != MPI_COMBINER_NAMED;
+}
+
+int tdm_check_buffer(const char *fn, const char *name, const void *buf, int count, MPI_Datatype type)
+{
+    if (buf == MPI_IN_PLACE)
+        return tdm_error(fn, MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed here (argument %s)", name);
+    if (buf == NULL && count > 0 && !is_derived(type))
+        return tdm_error(fn, MPI_ERR_BUFFER, "NULL buffer with count %d (argument %s)", count, name);
+    return MPI_SUCCESS;
+}
+
+int tdm_check_root(const char *fn, int root, int size)
+{
+    if (root < 0 || root >= size)
+        return tdm_error(fn, MPI_ERR_ROOT, "invalid root %d for a communicator of %d ranks (argument root)",
+                         root, size);
+    return MPI_SUCCESS;
+}
+
+int tdm_check_op(const char *fn, MPI_Op op, MPI_Datatype type, tdm_coll_args *a)
+{
+    if (op == MPI_OP_NULL)
+        return tdm_error(fn, MPI_ERR_OP, "op is MPI_OP_NULL (argument op)");
+    char why[256];
+    int rc = tdm_op_check(op, type, why, sizeof why);
+    if (rc == MPI_ERR_OP)
+        return tdm_error(fn, MPI_ERR_OP, "%s (arguments op, datatype)", why);
+    if (rc != MPI_SUCCESS)
+        return tdm_error(fn, MPI_ERR_TYPE, "invalid datatype (argument datatype)");
+    a->op = op;
+    if (MPI_Op_commutative(op, &a->commutative) != MPI_SUCCESS)
+        return tdm_error(fn, MPI_ERR_OP, "invalid op (argument op)");
+    return MPI_SUCCESS;
+}
+
+int tdm_check_counts(const char *fn, const char *counts_name, const int *counts, const char *displs_name,
+                     const int *displs, int size)
+{
+    if (!counts)
+        return tdm_error(fn, MPI_ERR_ARG, "%s is NULL (argument %s)", counts_name, counts_name);
+    if (displs_name && !displs)
+        return tdm_error(fn, MPI_ERR_ARG, "%s is NULL (argument %s)", displs_name, displs_name);
+    for (int i = 0; i < size; i++)
+        if (counts[i] < 0)
+            return tdm_error(fn, MPI_ERR_COUNT, "negative count %d at %s[%d] (argument %s)", counts[i],
+                             counts_name, i, counts_name);
+    return MPI_SUCCESS;
+}
+
+int tdm_check_not_aliased(const char *fn, const void *sendbuf, const void *recvbuf, int count)
+{
+    if (count > 0 && sendbuf != NULL && sendbuf == recvbuf)
+        return tdm_error(fn, MPI_ERR_BUFFER,
+                         "sendbuf and recvbuf are the same buffer (arguments sendbuf, recvbuf); use MPI_IN_PLACE");
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,27 @@
+/*
+ * Argument checks shared by every collective start: each returns MPI_SUCCESS or the MPI error class
+ * with a message naming the function and the argument (see error.h).
+ */
+#ifndef TANDEM_CHECK_H
+#define TANDEM_CHECK_H
+
+#include "../algorithms/coll_args.h"
+
+/* Tandem initialized, a request pointer, a valid intra-communicator; fills kind, rank and size. */
+int tdm_check_call(const char *fn, MPI_Comm comm, void *request, tdm_coll_kind kind, tdm_coll_args *a);
+int tdm_check_count(const char *fn, const char *name, int count);
+/* Not MPI_DATATYPE_NULL; fills the geometry. */
+int tdm_check_type(const char *fn, const char *name, MPI_Datatype type, tdm_typeinfo *info);
+/* A buffer that must hold data: not MPI_IN_PLACE, not NULL for count > 0 of a predefined type
+ * (a derived type may address from MPI_BOTTOM). */
+int tdm_check_buffer(const char *fn, const char *name, const void *buf, int count, MPI_Datatype type);
+int tdm_check_root(const char *fn, int root, int size);
+/* The op exists for the datatype (MPI_ERR_OP otherwise); fills a->op and a->commutative. */
+int tdm_check_op(const char *fn, MPI_Op op, MPI_Datatype type, tdm_coll_args *a);
+/* counts[size] (and displs[size] unless NULL is passed for displs_name) present, counts >= 0. */
+int tdm_check_counts(const char *fn, const char *counts_name, const int *counts, const char *displs_name,
+                     const int *displs, int size);
+/* sendbuf and recvbuf must not be the same memory unless MPI_IN_PLACE is used. */
+int tdm_check_not_aliased(const char *fn, const void *sendbuf, const void *recvbuf, int count);
+
+#endif

@@ -1,0 +1,13 @@
+/* Which predefined reduction ops MPI defines for which datatypes (MPI-3.1 section 5.9.2). */
+#ifndef TANDEM_OP_RULES_H
+#define TANDEM_OP_RULES_H
+
+#include <mpi.h>
+
+/* MPI_SUCCESS if op may reduce type; else MPI_ERR_OP (or the error of a failed datatype query),
+ * with a description of the mismatch in why. User-defined ops accept every type. */
+int tdm_op_check(MPI_Op op, MPI_Datatype type, char *why, int why_len);
+void tdm_op_rules_init(void);
+const char *tdm_op_name(MPI_Op op);
+
+#endif

@@ -1,0 +1,44 @@
+#include "request.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static struct tdm_request *pool; /* free requests */
+
+struct tdm_request *tdm_request_alloc(void)
+{
+    struct tdm_request *req = pool;
+    if (req)
+        pool = req->pool_next;
+    else if (!(req = malloc(sizeof *req)))
+        return NULL;
+    memset(req, 0, offsetof(struct tdm_request, sched));
+    req->magic = TDM_REQUEST_MAGIC;
+    req->nowned = 0;
+    req->shadow = NULL;
+    req->active_prev = req->active_next = req->shadow_prev = req->shadow_next = NULL;
+    tdm_sched_init(&req->sched, "none", 0, 0);
+    req->exec.reqs = req->exec.reqs_inline;
+    return req;
+}
+
+void tdm_request_free(struct tdm_request *req)
+{
+    tdm_exec_destroy(&req->exec);
+    tdm_sched_destroy(&req->sched);
+    for (int i = 0; i < req->nowned; i++)
+        MPI_Type_free(&req->owned_types[i]);
+    req->nowned = 0;
+    req->magic = 0;
+    req->pool_next = pool;
+    pool = req;
+}
+
+void tdm_request_pool_finalize(void)
+{
+    while (pool) {
+        struct tdm_request *next = pool->pool_next;
+        free(pool);
+        pool = next;
+    }
+}

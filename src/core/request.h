@@ -1,0 +1,40 @@
+/*
+ * What a TDM_Request points to: one collective call in flight, its schedule and the engine's state.
+ * Requests come from a per-process pool, so that starting a collective does not call malloc for them.
+ */
+#ifndef TANDEM_REQUEST_H
+#define TANDEM_REQUEST_H
+
+#include "../algorithms/coll_args.h"
+#include "../engine/exec.h"
+#include "../engine/shadow_comm.h"
+#include "../schedule/schedule.h"
+
+#define TDM_REQUEST_MAGIC 0x7a4d5251u /* a live request; cleared when it returns to the pool */
+
+struct tdm_request {
+    unsigned magic;
+    int complete;              /* the schedule finished (or failed); the request awaits Wait/Test */
+    tdm_coll_kind kind;
+    tdm_schedule sched;
+    tdm_exec exec;
+    tdm_shadow *shadow;
+    unsigned long seq;
+    MPI_Datatype owned_types[2]; /* duplicates of the caller's derived datatypes, freed at the end */
+    int nowned;
+    struct tdm_request *active_prev, *active_next; /* the agent's list of running requests */
+    struct tdm_request *shadow_prev, *shadow_next; /* the shadow's list, for tag reuse */
+    struct tdm_request *pool_next;
+};
+
+struct tdm_request *tdm_request_alloc(void);
+/* Releases everything the request holds and returns it to the pool. */
+void tdm_request_free(struct tdm_request *req);
+void tdm_request_pool_finalize(void);
+
+static inline int tdm_request_is_live(const struct tdm_request *req)
+{
+    return req != NULL && req->magic == TDM_REQUEST_MAGIC;
+}
+
+#endif

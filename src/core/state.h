@@ -1,0 +1,18 @@
+/* Process-wide state of the library (one copy per rank, also under SMPI's privatized globals). */
+#ifndef TANDEM_STATE_H
+#define TANDEM_STATE_H
+
+#include <stddef.h>
+
+typedef struct tdm_state {
+    int initialized;          /* between TDM_Init and TDM_Finalize */
+    int finalized;
+    int we_initialized_mpi;
+    int verbose;              /* TANDEM_VERBOSE */
+    int dump_schedules;       /* TANDEM_DUMP_SCHEDULE */
+    size_t segment_bytes;     /* TANDEM_SEGMENT_SIZE */
+} tdm_state;
+
+extern tdm_state tdm_global;
+
+#endif

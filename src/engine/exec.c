@@ -1,0 +1,104 @@
+#include "exec.h"
+
+#include "local_copy.h"
+
+#include <stdlib.h>
+
+int tdm_exec_init(tdm_exec *e, const tdm_schedule *s, MPI_Comm comm, int tag)
+{
+    e->sched = s;
+    e->comm = comm;
+    e->tag = tag;
+    e->round = 0;
+    e->posted = -1;
+    e->error = MPI_SUCCESS;
+    e->reqs = e->reqs_inline;
+    if (s->max_round_messages > TDM_EXEC_INLINE_REQUESTS) {
+        e->reqs = malloc(sizeof(MPI_Request) * (size_t)s->max_round_messages);
+        if (!e->reqs) {
+            e->reqs = e->reqs_inline;
+            return MPI_ERR_NO_MEM;
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+void tdm_exec_destroy(tdm_exec *e)
+{
+    if (e->reqs != e->reqs_inline)
+        free(e->reqs);
+    e->reqs = e->reqs_inline;
+}
+
+/* Abandons the round's messages after a failure: receives are cancelled, all are released. */
+static void abandon_round(tdm_exec *e)
+{
+    for (int i = 0; i < e->posted; i++) {
+        if (e->reqs[i] == MPI_REQUEST_NULL)
+            continue;
+        MPI_Cancel(&e->reqs[i]);
+        MPI_Request_free(&e->reqs[i]);
+    }
+    e->posted = 0;
+    e->round = e->sched->nrounds;
+}
+
+void tdm_exec_fail(tdm_exec *e, int error)
+{
+    if (e->error == MPI_SUCCESS)
+        e->error = error;
+}
+
+static int run_action(tdm_exec *e, const tdm_action *a)
+{
+    switch (a->kind) {
+    case TDM_ACT_SEND:
+        return MPI_Isend(a->src, a->count, a->type, a->peer, e->tag, e->comm, &e->reqs[e->posted++]);
+    case TDM_ACT_RECV:
+        return MPI_Irecv(a->dst, a->count, a->type, a->peer, e->tag, e->comm, &e->reqs[e->posted++]);
+    case TDM_ACT_REDUCE:
+        return MPI_Reduce_local(a->src, a->dst, a->count, a->type, a->op);
+    case TDM_ACT_COPY:
+        return tdm_local_copy(a->src, a->count, a->type, a->dst, a->dst_count, a->dst_type, e->comm);
+    }
+    return MPI_ERR_INTERN;
+}
+
+static void start_round(tdm_exec *e)
+{
+    const tdm_schedule *s = e->sched;
+    e->posted = 0;
+    for (int i = tdm_sched_round_begin(s, e->round); i < tdm_sched_round_end(s, e->round); i++) {
+        int rc = run_action(e, &s->actions[i]);
+        if (rc != MPI_SUCCESS) {
+            if (s->actions[i].kind <= TDM_ACT_RECV) /* the failed post left no request */
+                e->reqs[--e->posted] = MPI_REQUEST_NULL;
+            tdm_exec_fail(e, rc);
+            return;
+        }
+    }
+}
+
+int tdm_exec_progress(tdm_exec *e)
+{
+    while (!tdm_exec_finished(e)) {
+        if (e->error == MPI_SUCCESS && e->posted < 0)
+            start_round(e);
+        if (e->error == MPI_SUCCESS && e->posted > 0) {
+            int done = 0;
+            int rc = e->posted == 1 ? MPI_Test(&e->reqs[0], &done, MPI_STATUS_IGNORE)
+                                    : MPI_Testall(e->posted, e->reqs, &done, MPI_STATUSES_IGNORE);
+            if (rc != MPI_SUCCESS)
+                tdm_exec_fail(e, rc);
+            else if (!done)
+                return 0;
+        }
+        if (e->error != MPI_SUCCESS) {
+            abandon_round(e);
+            return 1;
+        }
+        e->round++;
+        e->posted = -1;
+    }
+    return 1;
+}

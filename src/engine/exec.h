@@ -1,0 +1,39 @@
+/*
+ * The engine: runs one schedule over MPI point-to-point. It posts a round's sends and receives
+ * (MPI_Isend / MPI_Irecv on the private communicator, with the call's tag), runs its local actions
+ * (MPI_Reduce_local, copies), and moves to the next round when every message has completed. It
+ * knows nothing of the collective it runs nor of who drives it (an agent).
+ */
+#ifndef TANDEM_EXEC_H
+#define TANDEM_EXEC_H
+
+#include "../schedule/schedule.h"
+
+#define TDM_EXEC_INLINE_REQUESTS 4
+
+typedef struct tdm_exec {
+    const tdm_schedule *sched;
+    MPI_Comm comm;
+    int tag;
+    int round;        /* the round in flight; sched->nrounds once finished */
+    int posted;       /* messages of that round posted; -1 before the round started */
+    MPI_Request *reqs;
+    int error;        /* MPI error code of the first failure, MPI_SUCCESS if none */
+    MPI_Request reqs_inline[TDM_EXEC_INLINE_REQUESTS];
+} tdm_exec;
+
+int tdm_exec_init(tdm_exec *e, const tdm_schedule *s, MPI_Comm comm, int tag);
+void tdm_exec_destroy(tdm_exec *e);
+
+/* Advances without blocking as far as the messages allow; returns 1 once finished (or failed). */
+int tdm_exec_progress(tdm_exec *e);
+
+static inline int tdm_exec_finished(const tdm_exec *e)
+{
+    return e->round >= e->sched->nrounds;
+}
+
+/* Records a failure reported for one of the round's requests by a wait outside the engine. */
+void tdm_exec_fail(tdm_exec *e, int error);
+
+#endif

@@ -1,0 +1,64 @@
+#include "local_copy.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Bytes of count elements if they are one dense run starting at the buffer pointer, else -1. */
+static MPI_Aint dense_bytes(MPI_Datatype type, int count)
+{
+    /* the common predefined types first: no queries needed */
+    if (type == MPI_BYTE || type == MPI_CHAR || type == MPI_UNSIGNED_CHAR || type == MPI_SIGNED_CHAR ||
+        type == MPI_INT8_T || type == MPI_UINT8_T)
+        return count;
+    if (type == MPI_INT || type == MPI_FLOAT || type == MPI_UNSIGNED || type == MPI_INT32_T ||
+        type == MPI_UINT32_T)
+        return (MPI_Aint)count * 4;
+    if (type == MPI_DOUBLE || type == MPI_LONG_LONG || type == MPI_INT64_T || type == MPI_UINT64_T ||
+        type == MPI_UNSIGNED_LONG_LONG)
+        return (MPI_Aint)count * 8;
+    int size;
+    MPI_Aint lb, extent, true_lb, true_extent;
+    if (MPI_Type_size(type, &size) != MPI_SUCCESS ||
+        MPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS ||
+        MPI_Type_get_true_extent(type, &true_lb, &true_extent) != MPI_SUCCESS)
+        return -1;
+    if (true_lb == 0 && true_extent == size && extent == size)
+        return (MPI_Aint)count * size;
+    return -1;
+}
+
+int tdm_local_copy(const void *src, int src_count, MPI_Datatype src_type, void *dst, int dst_count,
+                   MPI_Datatype dst_type, MPI_Comm comm)
+{
+    int position = 0;
+    if (src_type == MPI_PACKED && dst_type == MPI_PACKED) {
+        memmove(dst, src, (size_t)src_count);
+        return MPI_SUCCESS;
+    }
+    if (src_type == MPI_PACKED)
+        return MPI_Unpack(src, src_count, &position, dst, dst_count, dst_type, comm);
+    if (dst_type == MPI_PACKED)
+        return MPI_Pack(src, src_count, src_type, dst, dst_count, &position, comm);
+
+    MPI_Aint src_bytes = dense_bytes(src_type, src_count), dst_bytes = dense_bytes(dst_type, dst_count);
+    if (src_bytes >= 0 && src_bytes == dst_bytes) {
+        if (src != dst)
+            memcpy(dst, src, (size_t)src_bytes);
+        return MPI_SUCCESS;
+    }
+    /* general case: through the packed form */
+    int packed_size, rc = MPI_Pack_size(src_count, src_type, comm, &packed_size);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    void *packed = malloc(packed_size ? (size_t)packed_size : 1);
+    if (!packed)
+        return MPI_ERR_NO_MEM;
+    rc = MPI_Pack(src, src_count, src_type, packed, packed_size, &position, comm);
+    if (rc == MPI_SUCCESS) {
+        int used = position;
+        position = 0;
+        rc = MPI_Unpack(packed, used, &position, dst, dst_count, dst_type, comm);
+    }
+    free(packed);
+    return rc;
+}

@@ -1,0 +1,179 @@
+#include "shadow_comm.h"
+
+#include "../agents/agent.h"
+#include "../core/request.h"
+
+#include <stdlib.h>
+
+static int keyval = MPI_KEYVAL_INVALID;
+static tdm_shadow *registry;
+static int tag_range_override;
+
+static void shadow_destroy(tdm_shadow *sh)
+{
+    if (!sh->ready)
+        MPI_Wait(&sh->dup_request, MPI_STATUS_IGNORE);
+    if (sh->comm != MPI_COMM_NULL)
+        MPI_Comm_free(&sh->comm);
+    if (sh->prev)
+        sh->prev->next = sh->next;
+    else
+        registry = sh->next;
+    if (sh->next)
+        sh->next->prev = sh->prev;
+    free(sh);
+}
+
+/* The user freed the communicator (or Tandem is finalizing): free the shadow now, or when the
+ * collectives still running on it complete (MPI lets pending operations finish). */
+static int on_user_comm_delete(MPI_Comm comm, int key, void *value, void *extra)
+{
+    (void)comm, (void)key, (void)extra;
+    tdm_shadow *sh = value;
+    if (sh->outstanding > 0)
+        sh->user_freed = 1;
+    else
+        shadow_destroy(sh);
+    return MPI_SUCCESS;
+}
+
+int tdm_shadow_module_init(void)
+{
+    if (keyval != MPI_KEYVAL_INVALID)
+        return MPI_SUCCESS;
+    return MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, on_user_comm_delete, &keyval, NULL);
+}
+
+void tdm_shadow_module_finalize(void)
+{
+    while (registry) {
+        tdm_shadow *sh = registry;
+        if (!sh->user_freed)
+            MPI_Comm_delete_attr(sh->user, keyval); /* runs on_user_comm_delete */
+        if (registry == sh) /* still there: collectives never completed, free it anyway */
+            shadow_destroy(sh);
+    }
+    if (keyval != MPI_KEYVAL_INVALID)
+        MPI_Comm_free_keyval(&keyval);
+}
+
+tdm_shadow *tdm_shadow_first(void) { return registry; }
+
+void tdm_shadow_set_tag_range(int range) { tag_range_override = range; }
+
+static int create_shadow(MPI_Comm comm, tdm_shadow **out)
+{
+    tdm_shadow *sh = calloc(1, sizeof *sh);
+    if (!sh)
+        return MPI_ERR_NO_MEM;
+    sh->user = comm;
+    sh->comm = MPI_COMM_NULL;
+    sh->dup_request = MPI_REQUEST_NULL;
+    int rc = MPI_Comm_rank(comm, &sh->rank);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Comm_size(comm, &sh->size);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Comm_idup(comm, &sh->comm, &sh->dup_request);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Comm_set_attr(comm, keyval, sh);
+    if (rc != MPI_SUCCESS) {
+        if (sh->dup_request != MPI_REQUEST_NULL) {
+            MPI_Wait(&sh->dup_request, MPI_STATUS_IGNORE);
+            MPI_Comm_free(&sh->comm);
+        }
+        free(sh);
+        return rc;
+    }
+    sh->next = registry;
+    if (registry)
+        registry->prev = sh;
+    registry = sh;
+    *out = sh;
+    return MPI_SUCCESS;
+}
+
+tdm_shadow *tdm_shadow_lookup(MPI_Comm comm)
+{
+    void *value;
+    int found = 0;
+    if (MPI_Comm_get_attr(comm, keyval, &value, &found) != MPI_SUCCESS || !found)
+        return NULL;
+    return value;
+}
+
+int tdm_shadow_get(MPI_Comm comm, tdm_shadow **shadow)
+{
+    tdm_shadow *sh = tdm_shadow_lookup(comm);
+    if (sh) {
+        *shadow = sh;
+        return MPI_SUCCESS;
+    }
+    return create_shadow(comm, shadow);
+}
+
+int tdm_shadow_ready(tdm_shadow *sh, int *error)
+{
+    if (sh->ready)
+        return 1;
+    int done = 0, rc = MPI_Test(&sh->dup_request, &done, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) {
+        *error = rc;
+        return 0;
+    }
+    if (done) { /* Tandem reports MPI's errors on its own traffic as return codes */
+        MPI_Comm_set_errhandler(sh->comm, MPI_ERRORS_RETURN);
+        sh->ready = 1;
+    }
+    return done;
+}
+
+/* Tags 0 .. range-1 (MPI_TAG_UB is the largest valid tag; 32767 is the least the standard allows). */
+static unsigned long tag_range(void)
+{
+    if (tag_range_override > 0)
+        return (unsigned long)tag_range_override;
+    void *value;
+    int found = 0;
+    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &value, &found);
+    return found ? (unsigned long)*(int *)value : 32767ul;
+}
+
+int tdm_shadow_claim_tag(tdm_shadow *sh, struct tdm_request *req, unsigned long *seq, int *tag)
+{
+    unsigned long range = tag_range();
+    unsigned long s = sh->next_seq++;
+    /* Outstanding sequence numbers lie in (s - range, s) unless the oldest still holds this tag. */
+    while (sh->oldest && s - sh->oldest->seq >= range) {
+        int rc = tdm_agent_progress_until(sh->oldest);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    req->seq = s;
+    req->shadow_prev = sh->newest;
+    req->shadow_next = NULL;
+    if (sh->newest)
+        sh->newest->shadow_next = req;
+    else
+        sh->oldest = req;
+    sh->newest = req;
+    sh->outstanding++;
+    *seq = s;
+    *tag = (int)(s % range);
+    return MPI_SUCCESS;
+}
+
+void tdm_shadow_release(tdm_shadow *sh, struct tdm_request *req)
+{
+    if (req->shadow_prev)
+        req->shadow_prev->shadow_next = req->shadow_next;
+    else
+        sh->oldest = req->shadow_next;
+    if (req->shadow_next)
+        req->shadow_next->shadow_prev = req->shadow_prev;
+    else
+        sh->newest = req->shadow_prev;
+    req->shadow_prev = req->shadow_next = NULL;
+    sh->outstanding--;
+    if (sh->outstanding == 0 && sh->user_freed)
+        shadow_destroy(sh);
+}

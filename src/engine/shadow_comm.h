@@ -1,0 +1,53 @@
+/*
+ * Every user communicator Tandem runs on gets a private shadow (an MPI_Comm_idup, so that the first
+ * collective on a communicator stays non-blocking), cached as an attribute of the user communicator
+ * and freed with it: Tandem's messages never match the application's. Each collective call takes the
+ * next sequence number, and its tag is the sequence number modulo the tag range, so that concurrent
+ * collectives never cross.
+ *
+ * Tag wrap: a tag is reused only when this rank has no unfinished collective that holds it. Before a
+ * call would reuse the tag of a collective still running here, the starting call progresses until that
+ * collective completes (see tdm_shadow_claim_tag). With MPI's tag range (>= 32767) this happens only
+ * with that many collectives outstanding on one communicator.
+ */
+#ifndef TANDEM_SHADOW_COMM_H
+#define TANDEM_SHADOW_COMM_H
+
+#include <mpi.h>
+
+struct tdm_request;
+
+typedef struct tdm_shadow {
+    MPI_Comm user;             /* the application's communicator (not owned) */
+    MPI_Comm comm;             /* the private duplicate */
+    MPI_Request dup_request;   /* the MPI_Comm_idup in flight */
+    int ready;                 /* the duplicate is usable */
+    int rank, size;
+    unsigned long next_seq;
+    int outstanding;           /* collectives started here and not yet complete */
+    struct tdm_request *oldest, *newest; /* those collectives, in start order */
+    int user_freed;            /* the user freed the communicator while collectives ran */
+    struct tdm_shadow *prev, *next; /* registry of live shadows */
+} tdm_shadow;
+
+int tdm_shadow_module_init(void);
+/* Frees every shadow left (for communicators the application never freed). */
+void tdm_shadow_module_finalize(void);
+/* The shadow of comm, created on first use. */
+int tdm_shadow_get(MPI_Comm comm, tdm_shadow **shadow);
+/* The shadow of comm if it has one, else NULL. */
+tdm_shadow *tdm_shadow_lookup(MPI_Comm comm);
+/* 1 when the duplicate is ready; progresses its creation. Sets *error on failure. */
+int tdm_shadow_ready(tdm_shadow *sh, int *error);
+/* The registry of shadows, to find duplicates still being created. */
+tdm_shadow *tdm_shadow_first(void);
+
+/* Sequence number and tag for a new collective; may progress other collectives (tag wrap). */
+int tdm_shadow_claim_tag(tdm_shadow *sh, struct tdm_request *req, unsigned long *seq, int *tag);
+/* The collective holding a tag completed. Frees the shadow if the user freed its communicator. */
+void tdm_shadow_release(tdm_shadow *sh, struct tdm_request *req);
+
+/* Testing hook: the number of tags used (0: MPI_TAG_UB + 1). */
+void tdm_shadow_set_tag_range(int range);
+
+#endif

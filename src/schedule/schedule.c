@@ -1,0 +1,170 @@
+#include "schedule.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void tdm_sched_init(tdm_schedule *s, const char *algorithm, int rank, int size)
+{
+    s->algorithm = algorithm;
+    s->rank = rank;
+    s->size = size;
+    s->actions = s->actions_inline;
+    s->nactions = 0;
+    s->actions_cap = TDM_SCHED_INLINE_ACTIONS;
+    s->round_end = s->round_end_inline;
+    s->nrounds = 0;
+    s->rounds_cap = TDM_SCHED_INLINE_ROUNDS;
+    s->max_round_messages = 0;
+    s->open_round_messages = 0;
+    s->tmp = s->tmp_inline;
+    s->ntmp = 0;
+    s->tmp_cap = TDM_SCHED_INLINE_TMP;
+    s->error = MPI_SUCCESS;
+}
+
+void tdm_sched_destroy(tdm_schedule *s)
+{
+    for (int i = 0; i < s->ntmp; i++)
+        free(s->tmp[i]);
+    if (s->actions != s->actions_inline)
+        free(s->actions);
+    if (s->round_end != s->round_end_inline)
+        free(s->round_end);
+    if (s->tmp != s->tmp_inline)
+        free(s->tmp);
+    s->nactions = s->nrounds = s->ntmp = 0;
+}
+
+/* Grows an array that starts in inline storage; returns 0 on failure. */
+static int grow(void **array, int *cap, size_t elem, const void *inline_storage)
+{
+    int new_cap = *cap * 2;
+    void *grown;
+    if (*array == inline_storage) {
+        grown = malloc((size_t)new_cap * elem);
+        if (grown)
+            memcpy(grown, *array, (size_t)*cap * elem);
+    } else {
+        grown = realloc(*array, (size_t)new_cap * elem);
+    }
+    if (!grown)
+        return 0;
+    *array = grown;
+    *cap = new_cap;
+    return 1;
+}
+
+static tdm_action *append(tdm_schedule *s)
+{
+    if (s->error != MPI_SUCCESS)
+        return NULL;
+    if (s->nactions == s->actions_cap &&
+        !grow((void **)&s->actions, &s->actions_cap, sizeof(tdm_action), s->actions_inline)) {
+        s->error = MPI_ERR_NO_MEM;
+        return NULL;
+    }
+    tdm_action *a = &s->actions[s->nactions++];
+    memset(a, 0, sizeof *a);
+    return a;
+}
+
+static void add_message(tdm_schedule *s, tdm_action_kind kind, const void *src, void *dst, int count,
+                        MPI_Datatype type, int peer)
+{
+    if (count == 0)
+        return;
+    tdm_action *a = append(s);
+    if (!a)
+        return;
+    a->kind = kind;
+    a->src = src;
+    a->dst = dst;
+    a->count = count;
+    a->type = type;
+    a->peer = peer;
+    s->open_round_messages++;
+}
+
+void tdm_sched_send(tdm_schedule *s, const void *buf, int count, MPI_Datatype type, int peer)
+{
+    add_message(s, TDM_ACT_SEND, buf, NULL, count, type, peer);
+}
+
+void tdm_sched_recv(tdm_schedule *s, void *buf, int count, MPI_Datatype type, int peer)
+{
+    add_message(s, TDM_ACT_RECV, NULL, buf, count, type, peer);
+}
+
+void tdm_sched_reduce(tdm_schedule *s, const void *in, void *inout, int count, MPI_Datatype type,
+                      MPI_Op op)
+{
+    if (count == 0)
+        return;
+    tdm_action *a = append(s);
+    if (!a)
+        return;
+    a->kind = TDM_ACT_REDUCE;
+    a->src = in;
+    a->dst = inout;
+    a->count = count;
+    a->type = type;
+    a->op = op;
+}
+
+void tdm_sched_copy(tdm_schedule *s, const void *src, int src_count, MPI_Datatype src_type, void *dst,
+                    int dst_count, MPI_Datatype dst_type)
+{
+    if (src_count == 0 && dst_count == 0)
+        return;
+    tdm_action *a = append(s);
+    if (!a)
+        return;
+    a->kind = TDM_ACT_COPY;
+    a->src = src;
+    a->count = src_count;
+    a->type = src_type;
+    a->dst = dst;
+    a->dst_count = dst_count;
+    a->dst_type = dst_type;
+}
+
+void tdm_sched_round(tdm_schedule *s)
+{
+    if (s->error != MPI_SUCCESS)
+        return;
+    if (s->nactions == tdm_sched_round_begin(s, s->nrounds))
+        return; /* empty round */
+    if (s->nrounds == s->rounds_cap &&
+        !grow((void **)&s->round_end, &s->rounds_cap, sizeof(int), s->round_end_inline)) {
+        s->error = MPI_ERR_NO_MEM;
+        return;
+    }
+    s->round_end[s->nrounds++] = s->nactions;
+    if (s->open_round_messages > s->max_round_messages)
+        s->max_round_messages = s->open_round_messages;
+    s->open_round_messages = 0;
+}
+
+void *tdm_sched_tmp(tdm_schedule *s, size_t bytes)
+{
+    if (s->error != MPI_SUCCESS)
+        return NULL;
+    if (s->ntmp == s->tmp_cap &&
+        !grow((void **)&s->tmp, &s->tmp_cap, sizeof(void *), s->tmp_inline)) {
+        s->error = MPI_ERR_NO_MEM;
+        return NULL;
+    }
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) {
+        s->error = MPI_ERR_NO_MEM;
+        return NULL;
+    }
+    s->tmp[s->ntmp++] = p;
+    return p;
+}
+
+int tdm_sched_finish(tdm_schedule *s)
+{
+    tdm_sched_round(s);
+    return s->error;
+}

@@ -1,0 +1,86 @@
+/*
+ * A schedule is one rank's program for one collective call: an ordered list of rounds, each a list of
+ * actions (send, recv, reduce, copy). Round k+1 starts when every message of round k has completed.
+ *
+ * Within a round, actions are started in the order they were added: a local action (reduce, copy) runs
+ * to completion when it is reached, so a send added after it sends the result. A local action must not
+ * read what a receive of its own round delivers; put it in the next round.
+ *
+ * Algorithms build schedules with the tdm_sched_* vocabulary below and never call MPI; the engine runs
+ * them and never knows which collective it runs.
+ */
+#ifndef TANDEM_SCHEDULE_H
+#define TANDEM_SCHEDULE_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdio.h>
+
+typedef enum { TDM_ACT_SEND, TDM_ACT_RECV, TDM_ACT_REDUCE, TDM_ACT_COPY } tdm_action_kind;
+
+/* MPI_PACKED as a copy's source or destination type means "bytes produced by MPI_Pack", count bytes. */
+typedef struct tdm_action {
+    tdm_action_kind kind;
+    int peer;               /* send, recv: rank in the communicator */
+    int count;              /* elements of type at src (send, reduce, copy) or at dst (recv) */
+    MPI_Datatype type;
+    const void *src;        /* send: data; reduce: input; copy: source */
+    void *dst;              /* recv: buffer; reduce: input-output (dst = src op dst); copy: target */
+    int dst_count;          /* copy only */
+    MPI_Datatype dst_type;  /* copy only */
+    MPI_Op op;              /* reduce only */
+} tdm_action;
+
+#define TDM_SCHED_INLINE_ACTIONS 8
+#define TDM_SCHED_INLINE_ROUNDS 4
+#define TDM_SCHED_INLINE_TMP 2
+
+typedef struct tdm_schedule {
+    const char *algorithm;  /* e.g. "allreduce_ring": static string */
+    int rank, size;         /* of the communicator the schedule was built for */
+
+    tdm_action *actions;
+    int nactions, actions_cap;
+    int *round_end;         /* round r holds actions [round_end[r-1], round_end[r]) */
+    int nrounds, rounds_cap;
+    int max_round_messages; /* sends + recvs of the busiest round: sizes the engine's request array */
+    int open_round_messages;
+
+    void **tmp;             /* temporary buffers owned by the schedule */
+    int ntmp, tmp_cap;
+
+    int error;              /* first build error (MPI error class), MPI_SUCCESS if none */
+
+    tdm_action actions_inline[TDM_SCHED_INLINE_ACTIONS];
+    int round_end_inline[TDM_SCHED_INLINE_ROUNDS];
+    void *tmp_inline[TDM_SCHED_INLINE_TMP];
+} tdm_schedule;
+
+void tdm_sched_init(tdm_schedule *s, const char *algorithm, int rank, int size);
+void tdm_sched_destroy(tdm_schedule *s);
+
+/* The builder vocabulary. Failures (out of memory) are recorded in s->error and checked once at the
+ * end, so that algorithms read as plain sequences. Messages of count 0 are dropped on both sides. */
+void tdm_sched_send(tdm_schedule *s, const void *buf, int count, MPI_Datatype type, int peer);
+void tdm_sched_recv(tdm_schedule *s, void *buf, int count, MPI_Datatype type, int peer);
+void tdm_sched_reduce(tdm_schedule *s, const void *in, void *inout, int count, MPI_Datatype type,
+                      MPI_Op op);
+void tdm_sched_copy(tdm_schedule *s, const void *src, int src_count, MPI_Datatype src_type, void *dst,
+                    int dst_count, MPI_Datatype dst_type);
+/* Ends the current round (no-op if it is empty). */
+void tdm_sched_round(tdm_schedule *s);
+/* Temporary memory freed with the schedule; NULL (and s->error set) if out of memory. */
+void *tdm_sched_tmp(tdm_schedule *s, size_t bytes);
+/* Closes the last round; returns s->error. */
+int tdm_sched_finish(tdm_schedule *s);
+
+/* First action of round r and one past its last. */
+static inline int tdm_sched_round_begin(const tdm_schedule *s, int r)
+{
+    return r == 0 ? 0 : s->round_end[r - 1];
+}
+static inline int tdm_sched_round_end(const tdm_schedule *s, int r) { return s->round_end[r]; }
+
+void tdm_sched_dump(const tdm_schedule *s, FILE *out);
+
+#endif

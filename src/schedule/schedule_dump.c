@@ -1,0 +1,47 @@
+/* A readable listing of a schedule, for TANDEM_DUMP_SCHEDULE=1 and TDM_Request_dump. */
+#include "schedule.h"
+
+static const char *type_name(MPI_Datatype type, char *buf)
+{
+    int len = 0;
+    if (type == MPI_PACKED)
+        return "packed";
+    if (MPI_Type_get_name(type, buf, &len) != MPI_SUCCESS || len == 0)
+        return "derived";
+    return buf;
+}
+
+static void dump_action(const tdm_action *a, FILE *out)
+{
+    char t1[MPI_MAX_OBJECT_NAME], t2[MPI_MAX_OBJECT_NAME];
+    switch (a->kind) {
+    case TDM_ACT_SEND:
+        fprintf(out, "    send   %d x %s from %p to rank %d\n", a->count, type_name(a->type, t1),
+                a->src, a->peer);
+        break;
+    case TDM_ACT_RECV:
+        fprintf(out, "    recv   %d x %s into %p from rank %d\n", a->count, type_name(a->type, t1),
+                a->dst, a->peer);
+        break;
+    case TDM_ACT_REDUCE:
+        fprintf(out, "    reduce %d x %s: %p = %p op %p\n", a->count, type_name(a->type, t1), a->dst,
+                a->src, a->dst);
+        break;
+    case TDM_ACT_COPY:
+        fprintf(out, "    copy   %d x %s at %p -> %d x %s at %p\n", a->count, type_name(a->type, t1),
+                a->src, a->dst_count, type_name(a->dst_type, t2), a->dst);
+        break;
+    }
+}
+
+void tdm_sched_dump(const tdm_schedule *s, FILE *out)
+{
+    fprintf(out, "schedule %s: rank %d of %d, %d rounds, %d actions\n", s->algorithm, s->rank, s->size,
+            s->nrounds, s->nactions);
+    for (int r = 0; r < s->nrounds; r++) {
+        fprintf(out, "  round %d\n", r);
+        for (int i = tdm_sched_round_begin(s, r); i < tdm_sched_round_end(s, r); i++)
+            dump_action(&s->actions[i], out);
+    }
+    fflush(out);
+}

@@ -1,0 +1,234 @@
+#include "select.h"
+
+#include "../core/error.h"
+#include "../core/state.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Thresholds of the automatic choice (bytes are of the whole vector unless named per block). */
+#define BCAST_LONG_BYTES (512 * 1024)          /* scatter + ring allgather from here, p >= 3 */
+#define ALLREDUCE_SHORT_BYTES (8 * 1024)       /* recursive doubling below */
+#define ALLREDUCE_RING_BYTES (256 * 1024)      /* ring from here (commutative ops) */
+#define GATHER_LONG_BLOCK_BYTES (32 * 1024)    /* linear gather/scatter from here: no forwarding */
+#define ALLGATHER_SHORT_BYTES (64 * 1024)      /* Bruck / recursive doubling below, ring above */
+#define ALLTOALL_SHORT_BLOCK_BYTES 256         /* Bruck for short blocks on many ranks */
+#define ALLTOALL_FEW_RANKS 8                   /* all messages at once up to this many ranks */
+#define SCAN_CHAIN_RANKS 2                     /* the chain is as good up to this many ranks */
+#define DEFAULT_SEGMENT_BYTES (64 * 1024)      /* see TANDEM_SEGMENT_SIZE */
+
+#define ALG(coll, alg, needs) {#alg, #coll "_" #alg, tdm_##coll##_##alg, needs}
+#define COMM TDM_NEEDS_COMMUTATIVE
+#define POF2 TDM_NEEDS_POWER_OF_TWO
+
+static const tdm_algorithm barrier_algs[] = {ALG(barrier, dissemination, 0)};
+static const tdm_algorithm bcast_algs[] = {ALG(bcast, binomial, 0), ALG(bcast, linear, 0),
+                                           ALG(bcast, scatter_allgather, 0)};
+static const tdm_algorithm reduce_algs[] = {ALG(reduce, binomial, 0), ALG(reduce, linear, 0)};
+static const tdm_algorithm allreduce_algs[] = {
+    ALG(allreduce, recursive_doubling, 0), ALG(allreduce, rabenseifner, 0),
+    ALG(allreduce, ring, COMM), ALG(allreduce, reduce_bcast, 0)};
+static const tdm_algorithm gather_algs[] = {ALG(gather, binomial, 0), ALG(gather, linear, 0)};
+static const tdm_algorithm gatherv_algs[] = {ALG(gatherv, linear, 0)};
+static const tdm_algorithm scatter_algs[] = {ALG(scatter, binomial, 0), ALG(scatter, linear, 0)};
+static const tdm_algorithm scatterv_algs[] = {ALG(scatterv, linear, 0)};
+static const tdm_algorithm allgather_algs[] = {ALG(allgather, bruck, 0), ALG(allgather, ring, 0),
+                                               ALG(allgather, recursive_doubling, POF2)};
+static const tdm_algorithm allgatherv_algs[] = {ALG(allgatherv, ring, 0), ALG(allgatherv, linear, 0)};
+static const tdm_algorithm reduce_scatter_algs[] = {ALG(reduce_scatter, pairwise, 0),
+                                                    ALG(reduce_scatter, ring, COMM)};
+static const tdm_algorithm alltoall_algs[] = {ALG(alltoall, pairwise, 0), ALG(alltoall, bruck, 0),
+                                              ALG(alltoall, linear, 0)};
+static const tdm_algorithm alltoallv_algs[] = {ALG(alltoallv, pairwise, 0), ALG(alltoallv, linear, 0)};
+static const tdm_algorithm scan_algs[] = {ALG(scan, recursive_doubling, 0), ALG(scan, linear, 0)};
+static const tdm_algorithm exscan_algs[] = {ALG(exscan, recursive_doubling, 0),
+                                            ALG(exscan, linear, 0)};
+
+/* Index of the automatic choice for a call. */
+typedef int (*chooser)(const tdm_coll_args *a);
+
+static size_t vector_bytes(const tdm_coll_args *a) { return (size_t)a->count * a->dtype.size; }
+static size_t recv_block_bytes(const tdm_coll_args *a) { return (size_t)a->recvcount * a->rtype.size; }
+static size_t send_block_bytes(const tdm_coll_args *a) { return (size_t)a->sendcount * a->stype.size; }
+
+static int first(const tdm_coll_args *a) { (void)a; return 0; }
+
+static int choose_bcast(const tdm_coll_args *a)
+{
+    return a->size >= 3 && vector_bytes(a) >= BCAST_LONG_BYTES ? 2 : 0;
+}
+
+static int choose_allreduce(const tdm_coll_args *a)
+{
+    size_t bytes = vector_bytes(a);
+    if (bytes < ALLREDUCE_SHORT_BYTES || a->count < a->size)
+        return 0;
+    return a->commutative && bytes >= ALLREDUCE_RING_BYTES ? 2 : 1;
+}
+
+static int choose_gather(const tdm_coll_args *a)
+{
+    size_t block = a->rank == a->root ? recv_block_bytes(a) : send_block_bytes(a);
+    return block >= GATHER_LONG_BLOCK_BYTES ? 1 : 0;
+}
+
+static int choose_scatter(const tdm_coll_args *a)
+{
+    size_t block = a->rank == a->root ? send_block_bytes(a) : recv_block_bytes(a);
+    return block >= GATHER_LONG_BLOCK_BYTES ? 1 : 0;
+}
+
+static int choose_allgather(const tdm_coll_args *a)
+{
+    if (recv_block_bytes(a) * a->size >= ALLGATHER_SHORT_BYTES)
+        return 1;
+    return (a->size & (a->size - 1)) == 0 ? 2 : 0;
+}
+
+static int choose_reduce_scatter(const tdm_coll_args *a) { return a->commutative ? 1 : 0; }
+
+static int choose_alltoall(const tdm_coll_args *a)
+{
+    if (recv_block_bytes(a) <= ALLTOALL_SHORT_BLOCK_BYTES && a->size > ALLTOALL_FEW_RANKS)
+        return 1;
+    return a->size <= ALLTOALL_FEW_RANKS ? 2 : 0;
+}
+
+static int choose_alltoallv(const tdm_coll_args *a) { return a->size <= ALLTOALL_FEW_RANKS ? 1 : 0; }
+
+static int choose_scan(const tdm_coll_args *a) { return a->size <= SCAN_CHAIN_RANKS ? 1 : 0; }
+
+typedef struct {
+    const char *name;
+    const tdm_algorithm *algs;
+    int nalgs;
+    int fallback;     /* serves every call */
+    chooser choose;
+} collective_table;
+
+#define TABLE(name, algs, fallback, choose) {name, algs, (int)(sizeof algs / sizeof algs[0]), fallback, choose}
+
+static const collective_table tables[TDM_NCOLLECTIVES] = {
+    [TDM_COLL_BARRIER] = TABLE("barrier", barrier_algs, 0, first),
+    [TDM_COLL_BCAST] = TABLE("bcast", bcast_algs, 0, choose_bcast),
+    [TDM_COLL_REDUCE] = TABLE("reduce", reduce_algs, 0, first),
+    [TDM_COLL_ALLREDUCE] = TABLE("allreduce", allreduce_algs, 1, choose_allreduce),
+    [TDM_COLL_GATHER] = TABLE("gather", gather_algs, 0, choose_gather),
+    [TDM_COLL_GATHERV] = TABLE("gatherv", gatherv_algs, 0, first),
+    [TDM_COLL_SCATTER] = TABLE("scatter", scatter_algs, 0, choose_scatter),
+    [TDM_COLL_SCATTERV] = TABLE("scatterv", scatterv_algs, 0, first),
+    [TDM_COLL_ALLGATHER] = TABLE("allgather", allgather_algs, 0, choose_allgather),
+    [TDM_COLL_ALLGATHERV] = TABLE("allgatherv", allgatherv_algs, 0, first),
+    [TDM_COLL_REDUCE_SCATTER] = TABLE("reduce_scatter", reduce_scatter_algs, 0, choose_reduce_scatter),
+    [TDM_COLL_REDUCE_SCATTER_BLOCK] =
+        TABLE("reduce_scatter_block", reduce_scatter_algs, 0, choose_reduce_scatter),
+    [TDM_COLL_ALLTOALL] = TABLE("alltoall", alltoall_algs, 0, choose_alltoall),
+    [TDM_COLL_ALLTOALLV] = TABLE("alltoallv", alltoallv_algs, 0, choose_alltoallv),
+    [TDM_COLL_SCAN] = TABLE("scan", scan_algs, 0, choose_scan),
+    [TDM_COLL_EXSCAN] = TABLE("exscan", exscan_algs, 0, choose_scan),
+};
+
+static int forced[TDM_NCOLLECTIVES]; /* algorithm index + 1; 0 = auto */
+static char names_buf[TDM_NCOLLECTIVES][256];
+static unsigned fallback_reported[TDM_NCOLLECTIVES];
+
+const char *tdm_collective_name(tdm_coll_kind kind) { return tables[kind].name; }
+
+static int find_collective(const char *name)
+{
+    for (int k = 0; k < TDM_NCOLLECTIVES; k++)
+        if (strcmp(tables[k].name, name) == 0)
+            return k;
+    return -1;
+}
+
+const char *tdm_select_names(const char *collective)
+{
+    int k = collective ? find_collective(collective) : -1;
+    if (k < 0)
+        return NULL;
+    char *buf = names_buf[k];
+    int n = snprintf(buf, sizeof names_buf[k], "auto");
+    for (int i = 0; i < tables[k].nalgs && n > 0 && (size_t)n < sizeof names_buf[k]; i++)
+        n += snprintf(buf + n, sizeof names_buf[k] - (size_t)n, " %s", tables[k].algs[i].name);
+    return buf;
+}
+
+int tdm_select_force(const char *fn, const char *collective, const char *algorithm)
+{
+    int k = collective ? find_collective(collective) : -1;
+    if (k < 0)
+        return tdm_error(fn, MPI_ERR_ARG, "unknown collective \"%s\" (argument collective)",
+                         collective ? collective : "(null)");
+    if (!algorithm)
+        return tdm_error(fn, MPI_ERR_ARG, "algorithm is NULL (argument algorithm)");
+    if (strcmp(algorithm, "auto") == 0) {
+        forced[k] = 0;
+        return MPI_SUCCESS;
+    }
+    for (int i = 0; i < tables[k].nalgs; i++)
+        if (strcmp(tables[k].algs[i].name, algorithm) == 0) {
+            forced[k] = i + 1;
+            return MPI_SUCCESS;
+        }
+    return tdm_error(fn, MPI_ERR_ARG, "unknown %s algorithm \"%s\"; known: %s", collective, algorithm,
+                     tdm_select_names(collective));
+}
+
+int tdm_select_init_from_env(const char *fn)
+{
+    memset(forced, 0, sizeof forced);
+    memset(fallback_reported, 0, sizeof fallback_reported);
+    for (int k = 0; k < TDM_NCOLLECTIVES; k++) {
+        char var[64];
+        snprintf(var, sizeof var, "TANDEM_%s", tables[k].name);
+        for (char *c = var; *c; c++)
+            if (*c >= 'a' && *c <= 'z')
+                *c = (char)(*c - 'a' + 'A');
+        const char *value = getenv(var);
+        if (!value || !*value)
+            continue;
+        int rc = tdm_select_force(fn, tables[k].name, value);
+        if (rc != MPI_SUCCESS)
+            return tdm_error(fn, rc, "%s=%s: unknown algorithm; known: %s", var, value,
+                             tdm_select_names(tables[k].name));
+    }
+    const char *seg = getenv("TANDEM_SEGMENT_SIZE");
+    tdm_global.segment_bytes = DEFAULT_SEGMENT_BYTES;
+    if (seg && *seg) {
+        char *end;
+        long long v = strtoll(seg, &end, 10);
+        if (*end != '\0' || v <= 0)
+            return tdm_error(fn, MPI_ERR_ARG, "TANDEM_SEGMENT_SIZE=%s: expected a positive number of bytes",
+                             seg);
+        tdm_global.segment_bytes = (size_t)v;
+    }
+    return MPI_SUCCESS;
+}
+
+static int can_serve(const tdm_algorithm *alg, const tdm_coll_args *a)
+{
+    if ((alg->needs & TDM_NEEDS_COMMUTATIVE) && !a->commutative)
+        return 0;
+    if ((alg->needs & TDM_NEEDS_POWER_OF_TWO) && (a->size & (a->size - 1)) != 0)
+        return 0;
+    return 1;
+}
+
+const tdm_algorithm *tdm_select(const tdm_coll_args *a)
+{
+    const collective_table *t = &tables[a->kind];
+    int i = forced[a->kind] ? forced[a->kind] - 1 : t->choose(a);
+    if (can_serve(&t->algs[i], a))
+        return &t->algs[i];
+    if (tdm_global.verbose && !(fallback_reported[a->kind] & (1u << i))) {
+        fallback_reported[a->kind] |= 1u << i;
+        fprintf(stderr, "tandem: %s cannot serve this call (%s); using %s\n", t->algs[i].full_name,
+                (t->algs[i].needs & TDM_NEEDS_COMMUTATIVE) && !a->commutative
+                    ? "non-commutative op"
+                    : "communicator size not a power of two",
+                t->algs[t->fallback].full_name);
+    }
+    return &t->algs[t->fallback];
+}

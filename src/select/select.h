@@ -1,0 +1,32 @@
+/*
+ * Selection: which algorithm a call gets. One table per collective lists its algorithms; "auto"
+ * picks by message size and communicator size with the named thresholds of select.c. Any choice can
+ * be forced (TANDEM_ALLREDUCE=ring or TDM_Set_algorithm). An algorithm that cannot serve a call (a
+ * ring for a non-commutative op, a power-of-two algorithm on 6 ranks) hands it to the collective's
+ * fallback, which can; TANDEM_VERBOSE=1 says so once.
+ */
+#ifndef TANDEM_SELECT_H
+#define TANDEM_SELECT_H
+
+#include "../algorithms/algorithms.h"
+
+typedef struct tdm_algorithm {
+    const char *name;         /* as forced: "ring" */
+    const char *full_name;    /* as dumped: "allreduce_ring" */
+    tdm_algorithm_fn build;
+    unsigned needs;           /* TDM_NEEDS_* */
+} tdm_algorithm;
+
+#define TDM_NEEDS_COMMUTATIVE 1u
+#define TDM_NEEDS_POWER_OF_TWO 2u
+
+/* Reads TANDEM_<COLLECTIVE> for every collective; MPI_ERR_ARG (and a message) on unknown names. */
+int tdm_select_init_from_env(const char *fn);
+/* The algorithm for a call. */
+const tdm_algorithm *tdm_select(const tdm_coll_args *a);
+/* Collective name (MPI's, lower case, without prefix) of a kind, and back. */
+const char *tdm_collective_name(tdm_coll_kind kind);
+int tdm_select_force(const char *fn, const char *collective, const char *algorithm);
+const char *tdm_select_names(const char *collective);
+
+#endif
