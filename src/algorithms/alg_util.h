@@ -44,8 +44,9 @@ int tdm_even_blocks(tdm_schedule *s, int n, int p, int **offset, int **count);
 /*
  * Packed blocks: intermediate buffers of gather/scatter/allgather/alltoall trees hold each rank's block
  * as the bytes of its type signature (MPI_PACKED), so that ranks with different datatypes agree on the
- * layout. A typed message may be received as MPI_PACKED and packed bytes sent as MPI_PACKED may be
- * received typed (MPI-3.1 section 4.2); the layout is the homogeneous one of Open MPI and MPICH.
+ * layout (the homogeneous layout of Open MPI and MPICH). A message is packed at both ends or typed
+ * at both ends, never mixed: MPI allows receiving MPI_PACKED data with a datatype, but MPICH 4.0 with
+ * UCX reports long such messages as truncated.
  */
 /* Copies the packed blocks of ranks [rel0, rel0 + n) relative to root out of / into a typed buffer
  * holding one block of `count` elements per absolute rank, splitting where the range wraps past p-1. */
@@ -54,6 +55,16 @@ void tdm_unpack_blocks(tdm_schedule *s, const char *packed, size_t block_bytes, 
 void tdm_pack_blocks(tdm_schedule *s, const void *buf, int count, MPI_Datatype type,
                      const tdm_typeinfo *t, int rel0, int n, int root, int p, char *packed,
                      size_t block_bytes);
+/* Sends count elements as packed bytes: straight from buf for a contiguous type, else packed into
+ * schedule memory first (in the current round). */
+void tdm_send_packed(tdm_schedule *s, const void *buf, int count, MPI_Datatype type, const tdm_typeinfo *t,
+                     int peer);
+/* Receives packed bytes into count elements: straight into buf for a contiguous type, else into
+ * schedule memory, returned; the caller unpacks it after the round with tdm_unpack_received. */
+void *tdm_recv_packed(tdm_schedule *s, void *buf, int count, MPI_Datatype type, const tdm_typeinfo *t,
+                      int peer);
+void tdm_unpack_received(tdm_schedule *s, const void *staged, void *buf, int count, MPI_Datatype type,
+                         const tdm_typeinfo *t);
 /* The block of absolute rank r in a typed buffer of one block of `count` elements per rank. */
 static inline void *tdm_rank_block(const void *buf, const tdm_typeinfo *t, int count, int r)
 {

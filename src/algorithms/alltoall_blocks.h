@@ -1,7 +1,7 @@
 /*
  * The per-rank blocks of alltoall and alltoallv, uniform or from counts/displacements. With
- * MPI_IN_PLACE the outgoing blocks are first snapshotted (packed) out of recvbuf, which the incoming
- * ones then overwrite.
+ * MPI_IN_PLACE the outgoing blocks are first copied out of recvbuf (same layout and datatype), which
+ * the incoming ones then overwrite.
  */
 #ifndef TANDEM_ALLTOALL_BLOCKS_H
 #define TANDEM_ALLTOALL_BLOCKS_H
@@ -9,12 +9,11 @@
 #include "alg_util.h"
 
 typedef struct {
-    const void *base;      /* sendbuf, or the packed snapshot */
-    MPI_Datatype type;     /* sendtype, or MPI_PACKED */
-    const tdm_typeinfo *t; /* geometry of sendtype (unused when packed) */
+    const void *base;      /* sendbuf, or the snapshot of recvbuf */
+    MPI_Datatype type;
+    const tdm_typeinfo *t;
     const int *counts, *displs; /* NULL: uniform blocks of `count` */
     int count;
-    const int *packed_offset, *packed_bytes; /* the snapshot's blocks */
 } tdm_outgoing_blocks;
 
 /* Describes (and for MPI_IN_PLACE, schedules the snapshot of) the blocks this rank sends. */

@@ -50,6 +50,7 @@ typedef struct tdm_coll_args {
     tdm_typeinfo dtype;
     MPI_Op op;
     int commutative;
+    MPI_Datatype reduce_basic; /* see tdm_schedule.reduce_basic */
 
     /* all collectives: sendbuf is NULL-free here: MPI_IN_PLACE is turned into in_place = 1 */
     const void *sendbuf;

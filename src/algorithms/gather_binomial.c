@@ -1,9 +1,11 @@
 /*
  * Binomial-tree gather: each rank collects its subtree's blocks (packed, see alg_util.h) and forwards
- * them in one message; log2(p) rounds at the root. The root receives each subtree straight into recvbuf
- * unless its ranks wrap past p-1, in which case it unpacks from a temporary.
+ * them in one message; log2(p) rounds at the root. The root receives a subtree straight into recvbuf
+ * when recvtype is contiguous and the subtree's ranks do not wrap past p-1; else it unpacks.
  */
 #include "alg_util.h"
+
+#define MAX_CHILDREN 32
 
 int tdm_gather_binomial(tdm_schedule *s, const tdm_coll_args *a)
 {
@@ -19,33 +21,31 @@ int tdm_gather_binomial(tdm_schedule *s, const tdm_coll_args *a)
             tdm_sched_copy(s, a->sendbuf, a->sendcount, a->sendtype,
                            tdm_rank_block(a->recvbuf, &a->rtype, a->recvcount, root), a->recvcount,
                            a->recvtype);
-        char *wrapped = NULL;
-        int wrapped_rel = 0, wrapped_n = 0;
+        char *staged[MAX_CHILDREN];
+        int staged_rel[MAX_CHILDREN], staged_n[MAX_CHILDREN], nstaged = 0;
         for (int m = 1; m < p; m <<= 1) {
             int n = m < p - m ? m : p - m;
-            if (root + m + n <= p) {
-                tdm_sched_recv(s, tdm_rank_block(a->recvbuf, &a->rtype, a->recvcount, root + m),
-                               n * a->recvcount, a->recvtype, tdm_abs_rank(m, root, p));
-            } else if (root + m >= p) { /* the whole subtree lies at ranks below the root */
-                tdm_sched_recv(s, tdm_rank_block(a->recvbuf, &a->rtype, a->recvcount, root + m - p),
-                               n * a->recvcount, a->recvtype, tdm_abs_rank(m, root, p));
-            } else {                    /* at most one subtree straddles rank p-1 */
-                wrapped = tdm_sched_tmp(s, n * blk);
-                wrapped_rel = m;
-                wrapped_n = n;
-                tdm_sched_recv(s, wrapped, (int)(n * blk), MPI_PACKED, tdm_abs_rank(m, root, p));
+            int first = (root + m) % p, child = tdm_abs_rank(m, root, p);
+            if (a->rtype.contiguous && first + n <= p) {
+                tdm_sched_recv(s, tdm_rank_block(a->recvbuf, &a->rtype, a->recvcount, first),
+                               (int)(n * blk), MPI_PACKED, child);
+            } else {
+                staged[nstaged] = tdm_sched_tmp(s, n * blk);
+                staged_rel[nstaged] = m;
+                staged_n[nstaged] = n;
+                tdm_sched_recv(s, staged[nstaged++], (int)(n * blk), MPI_PACKED, child);
             }
         }
         tdm_sched_round(s);
-        if (wrapped)
-            tdm_unpack_blocks(s, wrapped, blk, wrapped_rel, wrapped_n, root, p, a->recvbuf,
+        for (int i = 0; i < nstaged; i++)
+            tdm_unpack_blocks(s, staged[i], blk, staged_rel[i], staged_n[i], root, p, a->recvbuf,
                               a->recvcount, a->recvtype, &a->rtype);
         return tdm_sched_finish(s);
     }
 
     int parent = tdm_abs_rank(vr - lowbit, root, p);
     if (subtree == 1) {
-        tdm_sched_send(s, a->sendbuf, a->sendcount, a->sendtype, parent);
+        tdm_send_packed(s, a->sendbuf, a->sendcount, a->sendtype, &a->stype, parent);
         return tdm_sched_finish(s);
     }
     size_t blk = (size_t)a->sendcount * a->stype.size;

@@ -39,3 +39,33 @@ void tdm_pack_blocks(tdm_schedule *s, const void *buf, int count, MPI_Datatype t
                        packed + (size_t)runs[i].skip * block_bytes,
                        (int)(runs[i].nblocks * block_bytes), MPI_PACKED);
 }
+
+void tdm_send_packed(tdm_schedule *s, const void *buf, int count, MPI_Datatype type, const tdm_typeinfo *t,
+                     int peer)
+{
+    int bytes = count * t->size;
+    if (t->contiguous) {
+        tdm_sched_send(s, buf, bytes, MPI_PACKED, peer);
+        return;
+    }
+    char *packed = bytes ? tdm_sched_tmp(s, (size_t)bytes) : NULL;
+    tdm_sched_copy(s, buf, count, type, packed, bytes, MPI_PACKED);
+    tdm_sched_send(s, packed, bytes, MPI_PACKED, peer);
+}
+
+void *tdm_recv_packed(tdm_schedule *s, void *buf, int count, MPI_Datatype type, const tdm_typeinfo *t,
+                      int peer)
+{
+    (void)type;
+    int bytes = count * t->size;
+    char *staged = t->contiguous || !bytes ? NULL : tdm_sched_tmp(s, (size_t)bytes);
+    tdm_sched_recv(s, staged ? staged : buf, bytes, MPI_PACKED, peer);
+    return staged;
+}
+
+void tdm_unpack_received(tdm_schedule *s, const void *staged, void *buf, int count, MPI_Datatype type,
+                         const tdm_typeinfo *t)
+{
+    if (staged)
+        tdm_sched_copy(s, staged, count * t->size, MPI_PACKED, buf, count, type);
+}

@@ -1,7 +1,7 @@
 /*
  * Binomial-tree scatter, the mirror of gather_binomial: the root sends each subtree its blocks in one
- * message (straight from sendbuf unless the subtree's ranks wrap past p-1), inner ranks keep their
- * block and pass the rest on, largest subtree first.
+ * packed message (straight from sendbuf when sendtype is contiguous and the subtree's ranks do not
+ * wrap past p-1), inner ranks keep their block and pass the rest on, largest subtree first.
  */
 #include "alg_util.h"
 
@@ -23,11 +23,10 @@ int tdm_scatter_binomial(tdm_schedule *s, const tdm_coll_args *a)
             top *= 2;
         for (int m = top; m >= 1 && p > 1; m >>= 1) {
             int n = m < p - m ? m : p - m;
-            int child = tdm_abs_rank(m, root, p);
-            if (root + m + n <= p || root + m >= p) {
-                int first = (root + m) % p;
+            int first = (root + m) % p, child = tdm_abs_rank(m, root, p);
+            if (a->stype.contiguous && first + n <= p) {
                 tdm_sched_send(s, tdm_rank_block(a->sendbuf, &a->stype, a->sendcount, first),
-                               n * a->sendcount, a->sendtype, child);
+                               (int)(n * blk), MPI_PACKED, child);
             } else {
                 char *packed = tdm_sched_tmp(s, n * blk);
                 tdm_pack_blocks(s, a->sendbuf, a->sendcount, a->sendtype, &a->stype, m, n, root, p,
@@ -40,7 +39,9 @@ int tdm_scatter_binomial(tdm_schedule *s, const tdm_coll_args *a)
 
     int parent = tdm_abs_rank(vr - lowbit, root, p);
     if (subtree == 1) {
-        tdm_sched_recv(s, a->recvbuf, a->recvcount, a->recvtype, parent);
+        void *staged = tdm_recv_packed(s, a->recvbuf, a->recvcount, a->recvtype, &a->rtype, parent);
+        tdm_sched_round(s);
+        tdm_unpack_received(s, staged, a->recvbuf, a->recvcount, a->recvtype, &a->rtype);
         return tdm_sched_finish(s);
     }
     size_t blk = (size_t)a->recvcount * a->rtype.size;

@@ -78,6 +78,7 @@ static int start(const char *fn, tdm_coll_args *a, MPI_Comm comm, TDM_Request *r
     }
     const tdm_algorithm *alg = tdm_select(a);
     tdm_sched_init(&req->sched, alg->full_name, a->rank, a->size);
+    req->sched.reduce_basic = a->reduce_basic;
     if (a->kind == TDM_COLL_REDUCE_SCATTER_BLOCK)
         rc = block_counts(&req->sched, a);
     if (rc == MPI_SUCCESS)

@@ -96,7 +96,7 @@ int tdm_check_op(const char *fn, MPI_Op op, MPI_Datatype type, tdm_coll_args *a)
     if (op == MPI_OP_NULL)
         return tdm_error(fn, MPI_ERR_OP, "op is MPI_OP_NULL (argument op)");
     char why[256];
-    int rc = tdm_op_check(op, type, why, sizeof why);
+    int rc = tdm_op_check(op, type, &a->reduce_basic, why, sizeof why);
     if (rc == MPI_ERR_OP)
         return tdm_error(fn, MPI_ERR_OP, "%s (arguments op, datatype)", why);
     if (rc != MPI_SUCCESS)

@@ -173,9 +173,10 @@ static const char *name_of(MPI_Datatype type, char *buf)
     return buf;
 }
 
-int tdm_op_check(MPI_Op op, MPI_Datatype type, char *why, int why_len)
+int tdm_op_check(MPI_Op op, MPI_Datatype type, MPI_Datatype *derived_basic, char *why, int why_len)
 {
     op_rule rule = rule_of(op);
+    *derived_basic = MPI_DATATYPE_NULL;
     if (!rule.name)
         return MPI_SUCCESS; /* user-defined */
     MPI_Datatype basic = type;
@@ -191,6 +192,10 @@ int tdm_op_check(MPI_Op op, MPI_Datatype type, char *why, int why_len)
             return MPI_ERR_OP;
         }
         category = category_of(basic);
+        int ni, na, nd, combiner;
+        if (MPI_Type_get_envelope(type, &ni, &na, &nd, &combiner) == MPI_SUCCESS &&
+            combiner != MPI_COMBINER_NAMED)
+            *derived_basic = basic;
     }
     if (category & rule.allowed)
         return MPI_SUCCESS;

@@ -5,8 +5,9 @@
 #include <mpi.h>
 
 /* MPI_SUCCESS if op may reduce type; else MPI_ERR_OP (or the error of a failed datatype query),
- * with a description of the mismatch in why. User-defined ops accept every type. */
-int tdm_op_check(MPI_Op op, MPI_Datatype type, char *why, int why_len);
+ * with a description of the mismatch in why. User-defined ops accept every type. For a predefined op
+ * on a derived datatype, *basic is the predefined type it repeats; else MPI_DATATYPE_NULL. */
+int tdm_op_check(MPI_Op op, MPI_Datatype type, MPI_Datatype *basic, char *why, int why_len);
 void tdm_op_rules_init(void);
 const char *tdm_op_name(MPI_Op op);
 

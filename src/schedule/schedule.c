@@ -20,6 +20,7 @@ void tdm_sched_init(tdm_schedule *s, const char *algorithm, int rank, int size)
     s->ntmp = 0;
     s->tmp_cap = TDM_SCHED_INLINE_TMP;
     s->error = MPI_SUCCESS;
+    s->reduce_basic = MPI_DATATYPE_NULL;
 }
 
 void tdm_sched_destroy(tdm_schedule *s)
@@ -109,6 +110,7 @@ void tdm_sched_reduce(tdm_schedule *s, const void *in, void *inout, int count, M
     a->count = count;
     a->type = type;
     a->op = op;
+    a->basic = s->reduce_basic;
 }
 
 void tdm_sched_copy(tdm_schedule *s, const void *src, int src_count, MPI_Datatype src_type, void *dst,

@@ -29,6 +29,7 @@ typedef struct tdm_action {
     int dst_count;          /* copy only */
     MPI_Datatype dst_type;  /* copy only */
     MPI_Op op;              /* reduce only */
+    MPI_Datatype basic;     /* reduce only: see tdm_schedule.reduce_basic */
 } tdm_action;
 
 #define TDM_SCHED_INLINE_ACTIONS 8
@@ -50,6 +51,9 @@ typedef struct tdm_schedule {
     int ntmp, tmp_cap;
 
     int error;              /* first build error (MPI error class), MPI_SUCCESS if none */
+    /* A predefined op on a derived datatype is applied through the one predefined type the datatype
+     * repeats (some MPIs refuse it in MPI_Reduce_local); MPI_DATATYPE_NULL: apply directly. */
+    MPI_Datatype reduce_basic;
 
     tdm_action actions_inline[TDM_SCHED_INLINE_ACTIONS];
     int round_end_inline[TDM_SCHED_INLINE_ROUNDS];

@@ -1,0 +1,66 @@
+/* A small harness for MPI test programs: counts checks per rank, reports the first failures, and
+ * ends with one verdict line from rank 0 and the exit code CTest reads. */
+#ifndef TANDEM_TEST_HARNESS_H
+#define TANDEM_TEST_HARNESS_H
+
+#include "tandem.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static long harness_checks, harness_failures;
+static const char *harness_name = "test";
+
+static inline void harness_init(const char *name, int *argc, char ***argv)
+{
+    harness_name = name;
+    int rc = TDM_Init(argc, argv);
+    if (rc != MPI_SUCCESS) {
+        fprintf(stderr, "%s: TDM_Init failed: %s\n", name, TDM_Last_error());
+        exit(2);
+    }
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+}
+
+__attribute__((format(printf, 2, 3))) static inline void check(int ok, const char *fmt, ...)
+{
+    harness_checks++;
+    if (ok)
+        return;
+    harness_failures++;
+    if (harness_failures <= 10) {
+        int rank;
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        va_list ap;
+        va_start(ap, fmt);
+        fprintf(stderr, "[%s rank %d] FAIL: ", harness_name, rank);
+        vfprintf(stderr, fmt, ap);
+        fprintf(stderr, "\n");
+        va_end(ap);
+    }
+}
+
+/* Fails the test (with TDM_Last_error) when a Tandem call returned an error. */
+#define CHECK_TDM(call)                                                                                 \
+    do {                                                                                                \
+        int rc_ = (call);                                                                               \
+        check(rc_ == MPI_SUCCESS, "%s returned %d: %s", #call, rc_, TDM_Last_error());                  \
+    } while (0)
+
+/* Collects the verdict over all ranks, prints it on rank 0, finalizes; returns the exit code. */
+static inline int harness_finish(void)
+{
+    long totals[2], mine[2] = {harness_checks, harness_failures};
+    MPI_Allreduce(mine, totals, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (rank == 0)
+        printf("%s (%d ranks): %ld checks, %ld failed: %s\n", harness_name, size, totals[0], totals[1],
+               totals[1] == 0 && totals[0] > 0 ? "PASS" : "FAIL");
+    TDM_Finalize();
+    return totals[1] == 0 && totals[0] > 0 ? 0 : 1;
+}
+
+#endif
