@@ -31,8 +31,8 @@ MPI_Comm TDM_Comm_world(void);
 /* Completion. A completed request is set to TDM_REQUEST_NULL; MPI_STATUS(ES)_IGNORE are accepted. */
 int TDM_Wait(TDM_Request *request, MPI_Status *status);
 int TDM_Test(TDM_Request *request, int *flag, MPI_Status *status);
-int TDM_Waitall(int count, TDM_Request requests[], MPI_Status statuses[]);
-int TDM_Testall(int count, TDM_Request requests[], int *flag, MPI_Status statuses[]);
+int TDM_Waitall(int count, TDM_Request requests[], MPI_Status *statuses);
+int TDM_Testall(int count, TDM_Request requests[], int *flag, MPI_Status *statuses);
 int TDM_Waitany(int count, TDM_Request requests[], int *index, MPI_Status *status);
 
 /* Non-blocking collectives. */

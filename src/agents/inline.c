@@ -1,14 +1,18 @@
 /*
  * The inline agent. Every running request is on one list; progress walks it and advances each
  * schedule. Blocking waits gather the pending MPI requests of all running schedules (and of shadow
- * communicators still being created) into one MPI_Waitsome, so that a rank waiting for one collective
+ * communicators still being created) into one MPI_Testsome loop, so that a rank waiting for one collective
  * keeps serving all the others: no deadlock when ranks complete collectives in different orders.
  */
 #include "agent.h"
 
 #include "../core/request.h"
 
+#include <sched.h>
 #include <stdlib.h>
+
+/* Failed polls of a blocking wait before it starts yielding the core between polls. */
+#define SPIN_POLLS 100
 
 static struct tdm_request *running;
 static int nrunning;
@@ -136,7 +140,18 @@ int tdm_agent_block(void)
         return MPI_SUCCESS;
     }
     int outcount = 0;
-    int rc = MPI_Waitsome(n, wait_reqs, &outcount, wait_index, wait_status);
+    /* Poll rather than MPI_Waitsome, and after a short spin yield the core between polls: with more
+     * ranks than cores (oversubscribed runs) a rank spinning inside MPI starves the one it waits for. */
+    int rc;
+    for (int polls = 0;; polls++) {
+        tdm_shadow_testing_dups(1);
+        rc = MPI_Testsome(n, wait_reqs, &outcount, wait_index, wait_status);
+        tdm_shadow_testing_dups(0);
+        if (rc != MPI_SUCCESS || outcount != 0)
+            break;
+        if (polls >= SPIN_POLLS)
+            sched_yield();
+    }
     for (int i = 0; i < n; i++) /* completed requests came back as MPI_REQUEST_NULL */
         *wait_slots[i] = wait_reqs[i];
     if (rc == MPI_ERR_IN_STATUS) {

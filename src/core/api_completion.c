@@ -104,7 +104,7 @@ int TDM_Test(TDM_Request *request, int *flag, MPI_Status *status)
 
 /* Finishes every completed request of the array; MPI_ERR_IN_STATUS if some failed and statuses are
  * wanted, else the first failure's class. */
-static int finish_all(const char *fn, int count, TDM_Request requests[], MPI_Status statuses[])
+static int finish_all(const char *fn, int count, TDM_Request requests[], MPI_Status *statuses)
 {
     int first_error = MPI_SUCCESS;
     for (int i = 0; i < count; i++) {
@@ -118,7 +118,7 @@ static int finish_all(const char *fn, int count, TDM_Request requests[], MPI_Sta
     return first_error;
 }
 
-int TDM_Waitall(int count, TDM_Request requests[], MPI_Status statuses[])
+int TDM_Waitall(int count, TDM_Request requests[], MPI_Status *statuses)
 {
     static const char *fn = "TDM_Waitall";
     int rc = check_ready(fn);
@@ -132,7 +132,7 @@ int TDM_Waitall(int count, TDM_Request requests[], MPI_Status statuses[])
     return finish_all(fn, count, requests, statuses);
 }
 
-int TDM_Testall(int count, TDM_Request requests[], int *flag, MPI_Status statuses[])
+int TDM_Testall(int count, TDM_Request requests[], int *flag, MPI_Status *statuses)
 {
     static const char *fn = "TDM_Testall";
     int rc = check_ready(fn);

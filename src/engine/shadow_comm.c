@@ -8,6 +8,9 @@
 static int keyval = MPI_KEYVAL_INVALID;
 static tdm_shadow *registry;
 static int tag_range_override;
+static int testing_dups; /* inside an MPI call that may complete a duplication request */
+
+void tdm_shadow_testing_dups(int on) { testing_dups = on; }
 
 static void shadow_destroy(tdm_shadow *sh)
 {
@@ -30,7 +33,15 @@ static int on_user_comm_delete(MPI_Comm comm, int key, void *value, void *extra)
 {
     (void)comm, (void)key, (void)extra;
     tdm_shadow *sh = value;
-    if (sh->outstanding > 0)
+    /* The duplication reads the user's communicator: it must end before that one goes away (Open MPI
+     * calls this from MPI_Comm_free at once). MPICH instead calls it when the duplication completes,
+     * possibly inside the very MPI call of Tandem that tests it: then it must not be waited for again;
+     * that call finishes it. */
+    if (!sh->ready && !testing_dups && MPI_Wait(&sh->dup_request, MPI_STATUS_IGNORE) == MPI_SUCCESS) {
+        MPI_Comm_set_errhandler(sh->comm, MPI_ERRORS_RETURN);
+        sh->ready = 1;
+    }
+    if (sh->outstanding > 0 || !sh->ready)
         sh->user_freed = 1;
     else
         shadow_destroy(sh);
@@ -115,7 +126,10 @@ int tdm_shadow_ready(tdm_shadow *sh, int *error)
 {
     if (sh->ready)
         return 1;
-    int done = 0, rc = MPI_Test(&sh->dup_request, &done, MPI_STATUS_IGNORE);
+    int done = 0;
+    testing_dups = 1;
+    int rc = MPI_Test(&sh->dup_request, &done, MPI_STATUS_IGNORE);
+    testing_dups = 0;
     if (rc != MPI_SUCCESS) {
         *error = rc;
         return 0;

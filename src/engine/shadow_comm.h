@@ -47,6 +47,9 @@ int tdm_shadow_claim_tag(tdm_shadow *sh, struct tdm_request *req, unsigned long 
 /* The collective holding a tag completed. Frees the shadow if the user freed its communicator. */
 void tdm_shadow_release(tdm_shadow *sh, struct tdm_request *req);
 
+/* Tandem is inside an MPI call that may complete duplication requests (see on_user_comm_delete). */
+void tdm_shadow_testing_dups(int on);
+
 /* Testing hook: the number of tags used (0: MPI_TAG_UB + 1). */
 void tdm_shadow_set_tag_range(int range);
 

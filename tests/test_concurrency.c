@@ -1,0 +1,234 @@
+/*
+ * Many collectives in flight at once: 48 on one communicator and more across two, started in the
+ * same order everywhere and completed in a different order on every rank (Waitall, Waitany, Test
+ * loops), with the application's own point-to-point traffic (MPI_ANY_SOURCE / MPI_ANY_TAG, on the same
+ * communicator) going on in between. Results are compared with MPI's blocking collectives afterwards.
+ * Run with TANDEM_TAG_RANGE=4 as well, so that sequence tags wrap many times.
+ */
+#include "harness.h"
+
+#include <string.h>
+
+#define N_OPS 48
+#define LEN 257
+
+typedef struct {
+    int kind; /* 0 allreduce, 1 bcast, 2 allgather, 3 alltoall, 4 scan, 5 reduce, 6 barrier */
+    MPI_Comm comm;
+    int in[LEN * 8], out[LEN * 8], root;
+} op;
+
+static int rank_of(MPI_Comm c)
+{
+    int r;
+    MPI_Comm_rank(c, &r);
+    return r;
+}
+
+static int size_of(MPI_Comm c)
+{
+    int s;
+    MPI_Comm_size(c, &s);
+    return s;
+}
+
+static void fill(op *o, int i)
+{
+    int r = rank_of(o->comm);
+    for (int k = 0; k < LEN * 8; k++)
+        o->in[k] = (r + 1) * 1000 + i * 37 + k;
+    memset(o->out, 0, sizeof o->out);
+    o->root = i % size_of(o->comm);
+}
+
+static int start(op *o, TDM_Request *req)
+{
+    int p = size_of(o->comm), len = p <= 8 ? LEN : 1;
+    switch (o->kind) {
+    case 0: return TDM_Iallreduce(o->in, o->out, len, MPI_INT, MPI_SUM, o->comm, req);
+    case 1:
+        if (rank_of(o->comm) == o->root)
+            memcpy(o->out, o->in, sizeof(int) * len);
+        return TDM_Ibcast(o->out, len, MPI_INT, o->root, o->comm, req);
+    case 2: return TDM_Iallgather(o->in, len / 8, MPI_INT, o->out, len / 8, MPI_INT, o->comm, req);
+    case 3: return TDM_Ialltoall(o->in, len / 8, MPI_INT, o->out, len / 8, MPI_INT, o->comm, req);
+    case 4: return TDM_Iscan(o->in, o->out, len, MPI_INT, MPI_SUM, o->comm, req);
+    case 5: return TDM_Ireduce(o->in, o->out, len, MPI_INT, MPI_MAX, o->root, o->comm, req);
+    default: return TDM_Ibarrier(o->comm, req);
+    }
+}
+
+/* MPI's answer for the same operation. */
+static void expect(const op *o, int *ref)
+{
+    int p = size_of(o->comm), len = p <= 8 ? LEN : 1;
+    memset(ref, 0, sizeof(int) * LEN * 8);
+    switch (o->kind) {
+    case 0: MPI_Allreduce(o->in, ref, len, MPI_INT, MPI_SUM, o->comm); break;
+    case 1:
+        if (rank_of(o->comm) == o->root)
+            memcpy(ref, o->in, sizeof(int) * len);
+        MPI_Bcast(ref, len, MPI_INT, o->root, o->comm);
+        break;
+    case 2: MPI_Allgather(o->in, len / 8, MPI_INT, ref, len / 8, MPI_INT, o->comm); break;
+    case 3: MPI_Alltoall(o->in, len / 8, MPI_INT, ref, len / 8, MPI_INT, o->comm); break;
+    case 4: MPI_Scan(o->in, ref, len, MPI_INT, MPI_SUM, o->comm); break;
+    case 5: MPI_Reduce(o->in, ref, len, MPI_INT, MPI_MAX, o->root, o->comm); break;
+    default: break;
+    }
+}
+
+static void verify(op *ops, int n, const char *what)
+{
+    static int ref[LEN * 8];
+    for (int i = 0; i < n; i++) {
+        expect(&ops[i], ref);
+        int significant = ops[i].kind != 5 || rank_of(ops[i].comm) == ops[i].root;
+        check(!significant || memcmp(ref, ops[i].out, sizeof ref) == 0, "%s: operation %d (kind %d) differs",
+              what, i, ops[i].kind);
+    }
+}
+
+/* Application traffic on MPI_COMM_WORLD with tags that collide with Tandem's sequence tags. */
+typedef struct {
+    int send_val[4], recv_val[4];
+    MPI_Request reqs[8];
+} app_traffic;
+
+static void app_start(app_traffic *t, int round)
+{
+    int r = rank_of(MPI_COMM_WORLD), p = size_of(MPI_COMM_WORLD);
+    for (int k = 0; k < 4; k++) {
+        t->send_val[k] = -(r * 100000 + round * 10 + k); /* negative: never a Tandem value here */
+        MPI_Irecv(&t->recv_val[k], 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &t->reqs[k]);
+        MPI_Isend(&t->send_val[k], 1, MPI_INT, (r + 1) % p, k, MPI_COMM_WORLD, &t->reqs[4 + k]);
+    }
+}
+
+static void app_finish(app_traffic *t, int round)
+{
+    MPI_Status st[8];
+    MPI_Waitall(8, t->reqs, st);
+    int r = rank_of(MPI_COMM_WORLD), p = size_of(MPI_COMM_WORLD), from = (r - 1 + p) % p;
+    for (int k = 0; k < 4; k++) {
+        int v = -t->recv_val[k];
+        check(v / 100000 == from && (v % 100000) / 10 == round && st[k].MPI_SOURCE == from,
+              "application message %d carries %d: not what rank %d sent", k, t->recv_val[k], from);
+    }
+}
+
+static op ops[2 * N_OPS];
+
+int main(int argc, char **argv)
+{
+    harness_init("test_concurrency", &argc, &argv);
+    int rank = rank_of(MPI_COMM_WORLD);
+    MPI_Comm other;
+    MPI_Comm_dup(MPI_COMM_WORLD, &other);
+    TDM_Request reqs[2 * N_OPS];
+
+    /* 1. N_OPS on one communicator, Waitall, application traffic in between. */
+    for (int round = 0; round < 3; round++) {
+        app_traffic t;
+        for (int i = 0; i < N_OPS; i++) {
+            ops[i].kind = (i + round) % 7;
+            ops[i].comm = MPI_COMM_WORLD;
+            fill(&ops[i], i + round);
+            if (i == N_OPS / 2)
+                app_start(&t, round);
+            CHECK_TDM(start(&ops[i], &reqs[i]));
+        }
+        app_finish(&t, round);
+        CHECK_TDM(TDM_Waitall(N_OPS, reqs, MPI_STATUSES_IGNORE));
+        for (int i = 0; i < N_OPS; i++)
+            check(reqs[i] == TDM_REQUEST_NULL, "Waitall left request %d set", i);
+        verify(ops, N_OPS, "Waitall");
+    }
+
+    /* 2. Two communicators interleaved, completed with Waitany in a rank-dependent order. */
+    for (int i = 0; i < 2 * N_OPS; i++) {
+        ops[i].kind = i % 7;
+        ops[i].comm = i % 2 ? other : MPI_COMM_WORLD;
+        fill(&ops[i], i);
+    }
+    for (int i = 0; i < 2 * N_OPS; i++)
+        CHECK_TDM(start(&ops[i], &reqs[i]));
+    int done = 0, seen[2 * N_OPS] = {0};
+    while (done < 2 * N_OPS) {
+        /* present the requests rotated by rank, so each rank completes in its own order */
+        TDM_Request view[2 * N_OPS];
+        int map[2 * N_OPS];
+        for (int k = 0; k < 2 * N_OPS; k++) {
+            map[k] = (k + rank * 7) % (2 * N_OPS);
+            view[k] = reqs[map[k]];
+        }
+        int index;
+        CHECK_TDM(TDM_Waitany(2 * N_OPS, view, &index, MPI_STATUS_IGNORE));
+        check(index != MPI_UNDEFINED, "Waitany found nothing with %d left", 2 * N_OPS - done);
+        if (index == MPI_UNDEFINED)
+            break;
+        check(!seen[map[index]], "Waitany returned request %d twice", map[index]);
+        seen[map[index]] = 1;
+        reqs[map[index]] = TDM_REQUEST_NULL;
+        done++;
+    }
+    int index = 0;
+    CHECK_TDM(TDM_Waitany(2 * N_OPS, reqs, &index, MPI_STATUS_IGNORE));
+    check(index == MPI_UNDEFINED, "Waitany on null requests gave index %d", index);
+    verify(ops, 2 * N_OPS, "Waitany");
+
+    /* 3. Test loops, completing in reverse order, with application traffic pending meanwhile. */
+    app_traffic t;
+    for (int i = 0; i < N_OPS; i++) {
+        ops[i].kind = (3 * i) % 7;
+        ops[i].comm = i % 3 ? MPI_COMM_WORLD : other;
+        fill(&ops[i], 1000 + i);
+        CHECK_TDM(start(&ops[i], &reqs[i]));
+    }
+    app_start(&t, 9);
+    for (int i = N_OPS - 1; i >= 0; i--) {
+        int flag = 0;
+        while (!flag)
+            CHECK_TDM(TDM_Test(&reqs[i], &flag, MPI_STATUS_IGNORE));
+        check(reqs[i] == TDM_REQUEST_NULL, "Test left request %d set", i);
+    }
+    app_finish(&t, 9);
+    verify(ops, N_OPS, "Test");
+
+    /* 4. Testall until done. */
+    for (int i = 0; i < N_OPS; i++) {
+        ops[i].kind = i % 6;
+        ops[i].comm = MPI_COMM_WORLD;
+        fill(&ops[i], 2000 + i);
+        CHECK_TDM(start(&ops[i], &reqs[i]));
+    }
+    for (int flag = 0; !flag;)
+        CHECK_TDM(TDM_Testall(N_OPS, reqs, &flag, MPI_STATUSES_IGNORE));
+    verify(ops, N_OPS, "Testall");
+
+    /* 5. The communicator is freed while its collectives run (MPI lets them finish), and a derived
+     * datatype is freed right after the start. */
+    MPI_Comm temp;
+    MPI_Comm_dup(MPI_COMM_WORLD, &temp);
+    MPI_Datatype pair;
+    MPI_Type_contiguous(2, MPI_INT, &pair);
+    MPI_Type_commit(&pair);
+    int in[64], out[64], expected[64];
+    for (int k = 0; k < 64; k++)
+        in[k] = rank * 3 + k;
+    TDM_Request r1, r2;
+    CHECK_TDM(TDM_Iallgather(in, 64 / size_of(MPI_COMM_WORLD) / 2, pair, out, 64 / size_of(MPI_COMM_WORLD) / 2,
+                             pair, temp, &r1));
+    CHECK_TDM(TDM_Ibarrier(temp, &r2));
+    MPI_Type_free(&pair);
+    MPI_Comm_free(&temp);
+    CHECK_TDM(TDM_Wait(&r1, MPI_STATUS_IGNORE));
+    CHECK_TDM(TDM_Wait(&r2, MPI_STATUS_IGNORE));
+    int n = 64 / size_of(MPI_COMM_WORLD) / 2 * 2; /* ints per rank: whole pairs */
+    MPI_Allgather(in, n, MPI_INT, expected, n, MPI_INT, MPI_COMM_WORLD);
+    check(memcmp(out, expected, sizeof(int) * n * size_of(MPI_COMM_WORLD)) == 0,
+          "allgather on a freed communicator with a freed datatype differs");
+
+    MPI_Comm_free(&other);
+    return harness_finish();
+}
