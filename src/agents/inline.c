@@ -45,20 +45,26 @@ static void complete(struct tdm_request *req)
     req->complete = 1;
 }
 
+/* A request runs on its shadow communicator once that exists; 0 while it is still being created. */
+static int bind_comm(struct tdm_request *req)
+{
+    tdm_exec *e = &req->exec;
+    if (e->comm != MPI_COMM_NULL)
+        return 1;
+    int error = MPI_SUCCESS;
+    if (!tdm_shadow_ready(req->shadow, &error)) {
+        if (error == MPI_SUCCESS)
+            return 0;
+        tdm_exec_fail(e, error);
+    }
+    e->comm = req->shadow->comm;
+    return 1;
+}
+
 /* Advances one request; completes it when its schedule is done. */
 static void advance(struct tdm_request *req)
 {
-    tdm_exec *e = &req->exec;
-    if (e->posted < 0 && e->round == 0 && e->comm == MPI_COMM_NULL) {
-        int error = MPI_SUCCESS;
-        if (!tdm_shadow_ready(req->shadow, &error)) {
-            if (error == MPI_SUCCESS)
-                return;
-            tdm_exec_fail(e, error);
-        }
-        e->comm = req->shadow->comm;
-    }
-    if (tdm_exec_progress(e))
+    if (bind_comm(req) && tdm_exec_progress(&req->exec))
         complete(req);
 }
 
@@ -70,7 +76,12 @@ void tdm_agent_start(struct tdm_request *req)
         running->active_prev = req;
     running = req;
     nrunning++;
-    advance(req);
+    /* post the first round at once; testing it so soon would rarely find anything done */
+    if (bind_comm(req)) {
+        tdm_exec_kick(&req->exec);
+        if (tdm_exec_finished(&req->exec))
+            complete(req);
+    }
 }
 
 void tdm_agent_progress(void)
@@ -169,6 +180,14 @@ int tdm_agent_block(void)
 
 int tdm_agent_progress_until(struct tdm_request *req)
 {
+    /* Only this request runs: poll its messages directly, yielding after a short spin. */
+    for (int polls = 0; nrunning == 1 && running == req && req->exec.comm != MPI_COMM_NULL; polls++) {
+        advance(req);
+        if (req->complete)
+            return MPI_SUCCESS;
+        if (polls >= SPIN_POLLS)
+            sched_yield();
+    }
     tdm_agent_progress();
     while (!req->complete) {
         int rc = tdm_agent_block();

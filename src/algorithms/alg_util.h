@@ -37,7 +37,7 @@ static inline int tdm_pof2_real_rank(int newrank, int rem)
 void tdm_ring_reduce_scatter(tdm_schedule *s, const tdm_coll_args *a, const void *input,
                              const int *offset, const int *count, void *out);
 void tdm_ring_allgather(tdm_schedule *s, int rank, int size, void *buf, const tdm_typeinfo *t,
-                        MPI_Datatype type, const int *offset, const int *count);
+                        MPI_Datatype type, const int *offset, const int *count, int first_step);
 /* Arrays of p block offsets and counts for a vector of n elements split evenly (schedule memory). */
 int tdm_even_blocks(tdm_schedule *s, int n, int p, int **offset, int **count);
 

@@ -4,10 +4,20 @@
 
 static int allgather_ring(tdm_schedule *s, const tdm_coll_args *a, const int *offset, const int *count)
 {
-    if (!a->in_place)
-        tdm_sched_copy(s, a->sendbuf, a->sendcount, a->sendtype,
-                       tdm_elem(a->recvbuf, &a->rtype, offset[a->rank]), count[a->rank], a->recvtype);
-    tdm_ring_allgather(s, a->rank, a->size, a->recvbuf, &a->rtype, a->recvtype, offset, count);
+    int r = a->rank, p = a->size, first_step = 0;
+    void *own = tdm_elem(a->recvbuf, &a->rtype, offset[r]);
+    if (!a->in_place) {
+        /* First step straight from sendbuf, so that the local copy overlaps the transfer. */
+        int left = (r - 1 + p) % p;
+        if (p > 1) {
+            tdm_sched_send(s, a->sendbuf, a->sendcount, a->sendtype, (r + 1) % p);
+            tdm_sched_recv(s, tdm_elem(a->recvbuf, &a->rtype, offset[left]), count[left], a->recvtype, left);
+            first_step = 1;
+        }
+        tdm_sched_copy(s, a->sendbuf, a->sendcount, a->sendtype, own, count[r], a->recvtype);
+        tdm_sched_round(s);
+    }
+    tdm_ring_allgather(s, r, p, a->recvbuf, &a->rtype, a->recvtype, offset, count, first_step);
     return tdm_sched_finish(s);
 }
 

@@ -15,6 +15,6 @@ int tdm_allreduce_ring(tdm_schedule *s, const tdm_coll_args *a)
     void *own_block = tdm_elem(a->recvbuf, &a->dtype, offset[a->rank]);
     tdm_ring_reduce_scatter(s, a, input, offset, count, own_block);
     tdm_sched_round(s);
-    tdm_ring_allgather(s, a->rank, a->size, a->recvbuf, &a->dtype, a->datatype, offset, count);
+    tdm_ring_allgather(s, a->rank, a->size, a->recvbuf, &a->dtype, a->datatype, offset, count, 0);
     return tdm_sched_finish(s);
 }

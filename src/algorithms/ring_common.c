@@ -86,12 +86,13 @@ void tdm_ring_reduce_scatter(tdm_schedule *s, const tdm_coll_args *a, const void
         tdm_sched_copy(s, partial[(p - 2) % 2], count[r], a->datatype, out, count[r], a->datatype);
 }
 
-/* Step t: send block r-t to the right, receive block r-t-1 from the left. */
+/* Step t: send block r-t to the right, receive block r-t-1 from the left. Steps before first_step
+ * are the caller's. */
 void tdm_ring_allgather(tdm_schedule *s, int rank, int size, void *buf, const tdm_typeinfo *t,
-                        MPI_Datatype type, const int *offset, const int *count)
+                        MPI_Datatype type, const int *offset, const int *count, int first_step)
 {
     int right = (rank + 1) % size, left = (rank - 1 + size) % size;
-    for (int step = 0; step < size - 1; step++) {
+    for (int step = first_step; step < size - 1; step++) {
         int sb = (rank - step + size) % size, rb = (rank - step - 1 + size) % size;
         tdm_sched_send(s, tdm_elem(buf, t, offset[sb]), count[sb], type, right);
         tdm_sched_recv(s, tdm_elem(buf, t, offset[rb]), count[rb], type, left);

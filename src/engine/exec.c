@@ -80,6 +80,12 @@ static void start_round(tdm_exec *e)
     }
 }
 
+void tdm_exec_kick(tdm_exec *e)
+{
+    if (e->posted < 0 && !tdm_exec_finished(e) && e->error == MPI_SUCCESS)
+        start_round(e);
+}
+
 /* MPICH declares MPI_Testall with an access attribute that GCC 12 checks against MPI_STATUSES_IGNORE
  * (the address 1), a false "region of size 0" warning. */
 #pragma GCC diagnostic push

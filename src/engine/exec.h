@@ -25,6 +25,8 @@ typedef struct tdm_exec {
 int tdm_exec_init(tdm_exec *e, const tdm_schedule *s, MPI_Comm comm, int tag);
 void tdm_exec_destroy(tdm_exec *e);
 
+/* Starts the first round (local actions run, messages are posted) without testing anything. */
+void tdm_exec_kick(tdm_exec *e);
 /* Advances without blocking as far as the messages allow; returns 1 once finished (or failed). */
 int tdm_exec_progress(tdm_exec *e);
 

@@ -9,6 +9,11 @@ static int keyval = MPI_KEYVAL_INVALID;
 static tdm_shadow *registry;
 static int tag_range_override;
 static int testing_dups; /* inside an MPI call that may complete a duplication request */
+static unsigned long cached_tag_range;
+/* The last communicator looked up and its shadow: most programs use one communicator. Cleared when
+ * that communicator is freed, since MPI may reuse its handle value. */
+static MPI_Comm last_user = MPI_COMM_NULL;
+static tdm_shadow *last_shadow;
 
 void tdm_shadow_testing_dups(int on) { testing_dups = on; }
 
@@ -31,8 +36,13 @@ static void shadow_destroy(tdm_shadow *sh)
  * collectives still running on it complete (MPI lets pending operations finish). */
 static int on_user_comm_delete(MPI_Comm comm, int key, void *value, void *extra)
 {
-    (void)comm, (void)key, (void)extra;
+    (void)key, (void)extra;
     tdm_shadow *sh = value;
+    if (last_shadow == sh) {
+        last_user = MPI_COMM_NULL;
+        last_shadow = NULL;
+    }
+    (void)comm;
     /* The duplication reads the user's communicator: it must end before that one goes away (Open MPI
      * calls this from MPI_Comm_free at once). MPICH instead calls it when the duplication completes,
      * possibly inside the very MPI call of Tandem that tests it: then it must not be waited for again;
@@ -57,6 +67,9 @@ int tdm_shadow_module_init(void)
 
 void tdm_shadow_module_finalize(void)
 {
+    last_user = MPI_COMM_NULL;
+    last_shadow = NULL;
+    cached_tag_range = 0;
     while (registry) {
         tdm_shadow *sh = registry;
         if (!sh->user_freed)
@@ -66,6 +79,7 @@ void tdm_shadow_module_finalize(void)
     }
     if (keyval != MPI_KEYVAL_INVALID)
         MPI_Comm_free_keyval(&keyval);
+    keyval = MPI_KEYVAL_INVALID;
 }
 
 tdm_shadow *tdm_shadow_first(void) { return registry; }
@@ -105,10 +119,14 @@ static int create_shadow(MPI_Comm comm, tdm_shadow **out)
 
 tdm_shadow *tdm_shadow_lookup(MPI_Comm comm)
 {
+    if (comm == last_user && last_shadow)
+        return last_shadow;
     void *value;
     int found = 0;
     if (MPI_Comm_get_attr(comm, keyval, &value, &found) != MPI_SUCCESS || !found)
         return NULL;
+    last_user = comm;
+    last_shadow = value;
     return value;
 }
 
@@ -146,10 +164,13 @@ static unsigned long tag_range(void)
 {
     if (tag_range_override > 0)
         return (unsigned long)tag_range_override;
-    void *value;
-    int found = 0;
-    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &value, &found);
-    return found ? (unsigned long)*(int *)value : 32767ul;
+    if (!cached_tag_range) {
+        void *value;
+        int found = 0;
+        MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &value, &found);
+        cached_tag_range = found ? (unsigned long)*(int *)value : 32767ul;
+    }
+    return cached_tag_range;
 }
 
 int tdm_shadow_claim_tag(tdm_shadow *sh, struct tdm_request *req, unsigned long *seq, int *tag)

@@ -1,0 +1,36 @@
+# Shared by scripts/demo and scripts/test: installing what is missing and building one configuration.
+# shellcheck shell=bash
+set -euo pipefail
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+PACKAGES="cmake ninja-build gcc pkg-config libopenmpi-dev openmpi-bin libmpich-dev mpich"
+
+ensure_packages() {
+  local missing=()
+  for p in $PACKAGES; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if [ "$(id -u)" = 0 ]; then
+    echo "== installing ${missing[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  else
+    echo "missing packages; run:  sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+}
+
+# Open MPI refuses root without these, and more ranks than cores without oversubscription.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+# build <name> <openmpi|mpich> [extra cmake args...]: configures and builds $TOP/build-<name>.
+build() {
+  local name=$1 mpi=$2
+  shift 2
+  local dir="$TOP/build-$name" preflags=""
+  [ "$mpi" = openmpi ] && preflags="--oversubscribe"
+  cmake -S "$TOP" -B "$dir" -G Ninja -DMPI_C_COMPILER="mpicc.$mpi" \
+    -DMPIEXEC_EXECUTABLE="/usr/bin/mpiexec.$mpi" -DTANDEM_MPIEXEC_PREFLAGS="$preflags" "$@" >/dev/null
+  cmake --build "$dir" >/dev/null
+  echo "$dir"
+}

@@ -1,0 +1,286 @@
+/*
+ * tandem-bench: latency of start + wait for each collective and message size, Tandem beside native
+ * MPI (MPI_Ixxx + MPI_Wait, and blocking MPI_Xxx) in the same run. The three are interleaved within
+ * every repetition (A B C A B C ...) on the same buffers and ranks; each repetition times many
+ * iterations after a warm-up, the slowest rank's time counts, and the table reports the median (with
+ * min and max) over repetitions and the ratio Tandem / best native. One CSV row per measurement.
+ *
+ *   mpirun -np 2 tandem-bench [--quick] [--collectives allreduce,bcast] [--sizes 8,1M] [--reps 7]
+ *                             [--csv FILE]
+ *
+ * Size: the whole vector for bcast and the reductions, one rank's block for the gather/scatter/all*
+ * collectives (as in the OSU benchmarks).
+ */
+#include "tandem.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { MODE_TANDEM, MODE_NATIVE_NB, MODE_NATIVE_BLOCKING, NMODES };
+static const char *mode_names[NMODES] = {"tandem", "mpi-nonblocking", "mpi-blocking"};
+
+typedef struct {
+    const char *name;
+    int per_rank_blocks; /* buffers hold one block per rank */
+    int reduction;
+} collective;
+
+static const collective collectives[] = {
+    {"allreduce", 0, 1}, {"bcast", 0, 0},     {"allgather", 1, 0}, {"reduce", 0, 1},
+    {"alltoall", 1, 0},  {"reduce_scatter_block", 1, 1}, {"gather", 1, 0}, {"scatter", 1, 0},
+    {"barrier", 0, 0},
+};
+#define NCOLLECTIVES ((int)(sizeof collectives / sizeof collectives[0]))
+
+typedef struct {
+    void *send, *recv;
+    int count; /* elements: doubles for reductions, bytes otherwise */
+    MPI_Datatype type;
+} buffers;
+
+static int rank, size;
+
+/* Starts (or, for blocking mode, runs) one collective. */
+static int run_once(const collective *c, int mode, buffers *b, TDM_Request *treq, MPI_Request *mreq)
+{
+    const char *n = c->name;
+    MPI_Comm w = MPI_COMM_WORLD;
+    int k = b->count;
+    MPI_Datatype t = b->type;
+    if (mode == MODE_TANDEM) {
+        if (!strcmp(n, "allreduce")) return TDM_Iallreduce(b->send, b->recv, k, t, MPI_SUM, w, treq);
+        if (!strcmp(n, "bcast")) return TDM_Ibcast(b->recv, k, t, 0, w, treq);
+        if (!strcmp(n, "allgather")) return TDM_Iallgather(b->send, k, t, b->recv, k, t, w, treq);
+        if (!strcmp(n, "reduce")) return TDM_Ireduce(b->send, b->recv, k, t, MPI_SUM, 0, w, treq);
+        if (!strcmp(n, "alltoall")) return TDM_Ialltoall(b->send, k, t, b->recv, k, t, w, treq);
+        if (!strcmp(n, "reduce_scatter_block"))
+            return TDM_Ireduce_scatter_block(b->send, b->recv, k, t, MPI_SUM, w, treq);
+        if (!strcmp(n, "gather")) return TDM_Igather(b->send, k, t, b->recv, k, t, 0, w, treq);
+        if (!strcmp(n, "scatter")) return TDM_Iscatter(b->send, k, t, b->recv, k, t, 0, w, treq);
+        return TDM_Ibarrier(w, treq);
+    }
+    if (mode == MODE_NATIVE_NB) {
+        if (!strcmp(n, "allreduce")) return MPI_Iallreduce(b->send, b->recv, k, t, MPI_SUM, w, mreq);
+        if (!strcmp(n, "bcast")) return MPI_Ibcast(b->recv, k, t, 0, w, mreq);
+        if (!strcmp(n, "allgather")) return MPI_Iallgather(b->send, k, t, b->recv, k, t, w, mreq);
+        if (!strcmp(n, "reduce")) return MPI_Ireduce(b->send, b->recv, k, t, MPI_SUM, 0, w, mreq);
+        if (!strcmp(n, "alltoall")) return MPI_Ialltoall(b->send, k, t, b->recv, k, t, w, mreq);
+        if (!strcmp(n, "reduce_scatter_block"))
+            return MPI_Ireduce_scatter_block(b->send, b->recv, k, t, MPI_SUM, w, mreq);
+        if (!strcmp(n, "gather")) return MPI_Igather(b->send, k, t, b->recv, k, t, 0, w, mreq);
+        if (!strcmp(n, "scatter")) return MPI_Iscatter(b->send, k, t, b->recv, k, t, 0, w, mreq);
+        return MPI_Ibarrier(w, mreq);
+    }
+    if (!strcmp(n, "allreduce")) return MPI_Allreduce(b->send, b->recv, k, t, MPI_SUM, w);
+    if (!strcmp(n, "bcast")) return MPI_Bcast(b->recv, k, t, 0, w);
+    if (!strcmp(n, "allgather")) return MPI_Allgather(b->send, k, t, b->recv, k, t, w);
+    if (!strcmp(n, "reduce")) return MPI_Reduce(b->send, b->recv, k, t, MPI_SUM, 0, w);
+    if (!strcmp(n, "alltoall")) return MPI_Alltoall(b->send, k, t, b->recv, k, t, w);
+    if (!strcmp(n, "reduce_scatter_block")) return MPI_Reduce_scatter_block(b->send, b->recv, k, t, MPI_SUM, w);
+    if (!strcmp(n, "gather")) return MPI_Gather(b->send, k, t, b->recv, k, t, 0, w);
+    if (!strcmp(n, "scatter")) return MPI_Scatter(b->send, k, t, b->recv, k, t, 0, w);
+    return MPI_Barrier(w);
+}
+
+static int start_and_wait(const collective *c, int mode, buffers *b)
+{
+    TDM_Request treq;
+    MPI_Request mreq;
+    int rc = run_once(c, mode, b, &treq, &mreq);
+    if (rc != MPI_SUCCESS || mode == MODE_NATIVE_BLOCKING)
+        return rc;
+    return mode == MODE_TANDEM ? TDM_Wait(&treq, MPI_STATUS_IGNORE) : MPI_Wait(&mreq, MPI_STATUS_IGNORE);
+}
+
+/* Seconds per operation over `iters` iterations, the slowest rank's. */
+static double time_mode(const collective *c, int mode, buffers *b, int iters)
+{
+    start_and_wait(c, mode, b); /* warm-up */
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < iters; i++)
+        if (start_and_wait(c, mode, b) != MPI_SUCCESS) {
+            fprintf(stderr, "tandem-bench: %s (%s) failed: %s\n", c->name, mode_names[mode],
+                    mode == MODE_TANDEM ? TDM_Last_error() : "MPI error");
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+    double mine = (MPI_Wtime() - t0) / iters, slowest;
+    MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return slowest;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The algorithm Tandem's selection gives this call, from the schedule dump. */
+static void tandem_algorithm(const collective *c, buffers *b, char *out, size_t len)
+{
+    TDM_Request req;
+    snprintf(out, len, "?");
+    if (run_once(c, MODE_TANDEM, b, &req, NULL) != MPI_SUCCESS)
+        return;
+    char *text = NULL;
+    size_t text_len = 0;
+    FILE *f = open_memstream(&text, &text_len);
+    TDM_Request_dump(req, f);
+    fclose(f);
+    if (text && sscanf(text, "schedule %63[^:]", out) != 1)
+        snprintf(out, len, "?");
+    free(text);
+    TDM_Wait(&req, MPI_STATUS_IGNORE);
+}
+
+static long parse_size(const char *s)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (*end == 'K' || *end == 'k')
+        v <<= 10;
+    else if (*end == 'M' || *end == 'm')
+        v <<= 20;
+    return v;
+}
+
+static int ranks_on_this_node(void)
+{
+    MPI_Comm node;
+    int n;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &n);
+    MPI_Comm_free(&node);
+    return n;
+}
+
+int main(int argc, char **argv)
+{
+    if (TDM_Init(&argc, &argv) != MPI_SUCCESS) {
+        fprintf(stderr, "tandem-bench: %s\n", TDM_Last_error());
+        return 1;
+    }
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+
+    long sizes[32] = {8, 64, 512, 4096, 32768, 262144, 1 << 20, 4 << 20, 16 << 20};
+    int nsizes = 9, reps = 7;
+    char wanted[256] = "allreduce,bcast,allgather,reduce,alltoall";
+    const char *csv_path = "tandem-bench.csv";
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--quick")) {
+            long q[] = {8, 4096, 262144, 1 << 20, 4 << 20};
+            memcpy(sizes, q, sizeof q);
+            nsizes = 5;
+            reps = 5;
+            snprintf(wanted, sizeof wanted, "allreduce,bcast,allgather");
+        } else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
+            reps = atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "--csv") && i + 1 < argc) {
+            csv_path = argv[++i];
+        } else if (!strcmp(argv[i], "--collectives") && i + 1 < argc) {
+            snprintf(wanted, sizeof wanted, "%s", argv[++i]);
+        } else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
+            nsizes = 0;
+            for (char *tok = strtok(argv[++i], ","); tok && nsizes < 32; tok = strtok(NULL, ","))
+                sizes[nsizes++] = parse_size(tok);
+        } else {
+            if (rank == 0)
+                fprintf(stderr, "usage: tandem-bench [--quick] [--collectives a,b] [--sizes 8,64K,1M] "
+                                "[--reps N] [--csv FILE]\n");
+            TDM_Finalize();
+            return 2;
+        }
+    }
+    if (reps < 1)
+        reps = 1;
+
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int local = ranks_on_this_node();
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    int vlen;
+    MPI_Get_library_version(version, &vlen);
+    char *nl = strchr(version, '\n');
+    if (nl)
+        *nl = '\0';
+    FILE *csv = NULL;
+    if (rank == 0) {
+        printf("tandem-bench: %d ranks, %d on this node with %ld cores%s\n", size, local, cores,
+               local > cores ? "  ** OVERSUBSCRIBED: timings say nothing about speed **" : "");
+        printf("MPI: %s\n", version);
+        printf("median seconds per operation over %d repetitions (min..max); ratio = tandem / best native\n\n",
+               reps);
+        printf("%-21s %9s  %-28s %-28s %-28s %6s  %s\n", "collective", "bytes", "mpi-blocking", "mpi-nonblocking",
+               "tandem", "ratio", "tandem algorithm");
+        csv = fopen(csv_path, "w");
+        if (!csv)
+            fprintf(stderr, "tandem-bench: cannot write %s\n", csv_path);
+        else
+            fprintf(csv, "collective,bytes,ranks,ranks_per_node,cores,oversubscribed,mode,algorithm,repetitions,"
+                         "iterations,median_s,min_s,max_s\n");
+    }
+
+    for (int ci = 0; ci < NCOLLECTIVES; ci++) {
+        const collective *c = &collectives[ci];
+        char pattern[64];
+        snprintf(pattern, sizeof pattern, ",%s,", c->name);
+        char list[260];
+        snprintf(list, sizeof list, ",%s,", wanted);
+        if (!strstr(list, pattern))
+            continue;
+        for (int si = 0; si < nsizes; si++) {
+            long bytes = sizes[si];
+            if (!strcmp(c->name, "barrier") && si > 0)
+                break;
+            buffers b;
+            b.type = c->reduction ? MPI_DOUBLE : MPI_BYTE;
+            b.count = (int)(c->reduction ? (bytes + 7) / 8 : bytes);
+            size_t elem = c->reduction ? 8 : 1;
+            size_t total = (size_t)b.count * elem * (c->per_rank_blocks ? size : 1);
+            b.send = calloc(total ? total : 1, 1);
+            b.recv = calloc(total ? total : 1, 1);
+            int iters = (int)(64L * 1024 * 1024 / (bytes > 65536 ? bytes : 65536));
+            if (iters > 1000)
+                iters = 1000;
+            if (iters < 2)
+                iters = 2;
+            double samples[NMODES][64];
+            for (int r = 0; r < reps && r < 64; r++)
+                for (int m = 0; m < NMODES; m++)
+                    samples[m][r] = time_mode(c, m, &b, iters);
+            char alg[64];
+            tandem_algorithm(c, &b, alg, sizeof alg);
+            if (rank == 0) {
+                double med[NMODES], lo[NMODES], hi[NMODES];
+                for (int m = 0; m < NMODES; m++) {
+                    qsort(samples[m], (size_t)reps, sizeof(double), cmp_double);
+                    med[m] = samples[m][reps / 2];
+                    lo[m] = samples[m][0];
+                    hi[m] = samples[m][reps - 1];
+                }
+                double best = med[MODE_NATIVE_NB] < med[MODE_NATIVE_BLOCKING] ? med[MODE_NATIVE_NB]
+                                                                               : med[MODE_NATIVE_BLOCKING];
+                char cell[NMODES][64];
+                for (int m = 0; m < NMODES; m++)
+                    snprintf(cell[m], sizeof cell[m], "%.3g (%.3g..%.3g)", med[m], lo[m], hi[m]);
+                printf("%-21s %9ld  %-28s %-28s %-28s %6.2f  %s\n", c->name, bytes, cell[MODE_NATIVE_BLOCKING],
+                       cell[MODE_NATIVE_NB], cell[MODE_TANDEM], med[MODE_TANDEM] / best, alg);
+                fflush(stdout);
+                for (int m = 0; csv && m < NMODES; m++)
+                    fprintf(csv, "%s,%ld,%d,%d,%ld,%d,%s,%s,%d,%d,%.9g,%.9g,%.9g\n", c->name, bytes, size, local,
+                            cores, local > cores, mode_names[m], m == MODE_TANDEM ? alg : "native", reps, iters,
+                            med[m], lo[m], hi[m]);
+            }
+            free(b.send);
+            free(b.recv);
+        }
+    }
+    if (csv) {
+        fclose(csv);
+        printf("\nCSV: %s\n", csv_path);
+    }
+    TDM_Finalize();
+    return 0;
+}
