@@ -1,0 +1,79 @@
+/*
+ * Every blocking form (TDM_Allreduce, ...) once per algorithm on ints, compared with MPI's own
+ * blocking collective. The non-blocking forms are covered in depth by test_collectives.
+ */
+#include "harness.h"
+
+#include <string.h>
+
+#define N 37
+
+static int rank, size;
+static int in[N * 16], ref[N * 16], out[N * 16], counts[16], displs[16];
+
+static void reset(void)
+{
+    for (int i = 0; i < N * 16; i++)
+        in[i] = rank * 1000 + i;
+    memset(ref, 0, sizeof ref);
+    memset(out, 0, sizeof out);
+    for (int i = 0; i < size; i++)
+        counts[i] = i % 3 + 1, displs[i] = 4 * i;
+}
+
+#define SAME(what) check(memcmp(ref, out, sizeof ref) == 0, "%s (%s) differs from MPI", what, alg)
+
+static void run_all(const char *alg)
+{
+    MPI_Comm w = MPI_COMM_WORLD;
+    int root = size - 1;
+    static int bcast_ref[N * 16];
+    reset(); MPI_Bcast(in, N, MPI_INT, root, w); memcpy(bcast_ref, in, sizeof in);
+    reset(); CHECK_TDM(TDM_Bcast(in, N, MPI_INT, root, w));
+    check(memcmp(bcast_ref, in, sizeof in) == 0, "TDM_Bcast (%s) differs from MPI", alg);
+    reset(); CHECK_TDM(TDM_Barrier(w));
+    reset(); MPI_Reduce(in, ref, N, MPI_INT, MPI_SUM, root, w); CHECK_TDM(TDM_Reduce(in, out, N, MPI_INT, MPI_SUM, root, w)); SAME("TDM_Reduce");
+    reset(); MPI_Allreduce(in, ref, N, MPI_INT, MPI_SUM, w); CHECK_TDM(TDM_Allreduce(in, out, N, MPI_INT, MPI_SUM, w)); SAME("TDM_Allreduce");
+    reset(); MPI_Gather(in, N, MPI_INT, ref, N, MPI_INT, root, w); CHECK_TDM(TDM_Gather(in, N, MPI_INT, out, N, MPI_INT, root, w)); SAME("TDM_Gather");
+    reset(); MPI_Gatherv(in, counts[rank], MPI_INT, ref, counts, displs, MPI_INT, root, w);
+    CHECK_TDM(TDM_Gatherv(in, counts[rank], MPI_INT, out, counts, displs, MPI_INT, root, w)); SAME("TDM_Gatherv");
+    reset(); MPI_Scatter(in, N, MPI_INT, ref, N, MPI_INT, root, w); CHECK_TDM(TDM_Scatter(in, N, MPI_INT, out, N, MPI_INT, root, w)); SAME("TDM_Scatter");
+    reset(); MPI_Scatterv(in, counts, displs, MPI_INT, ref, counts[rank], MPI_INT, root, w);
+    CHECK_TDM(TDM_Scatterv(in, counts, displs, MPI_INT, out, counts[rank], MPI_INT, root, w)); SAME("TDM_Scatterv");
+    reset(); MPI_Allgather(in, N, MPI_INT, ref, N, MPI_INT, w); CHECK_TDM(TDM_Allgather(in, N, MPI_INT, out, N, MPI_INT, w)); SAME("TDM_Allgather");
+    reset(); MPI_Allgatherv(in, counts[rank], MPI_INT, ref, counts, displs, MPI_INT, w);
+    CHECK_TDM(TDM_Allgatherv(in, counts[rank], MPI_INT, out, counts, displs, MPI_INT, w)); SAME("TDM_Allgatherv");
+    reset(); MPI_Reduce_scatter(in, ref, counts, MPI_INT, MPI_SUM, w); CHECK_TDM(TDM_Reduce_scatter(in, out, counts, MPI_INT, MPI_SUM, w)); SAME("TDM_Reduce_scatter");
+    reset(); MPI_Reduce_scatter_block(in, ref, 3, MPI_INT, MPI_SUM, w); CHECK_TDM(TDM_Reduce_scatter_block(in, out, 3, MPI_INT, MPI_SUM, w)); SAME("TDM_Reduce_scatter_block");
+    reset(); MPI_Alltoall(in, 5, MPI_INT, ref, 5, MPI_INT, w); CHECK_TDM(TDM_Alltoall(in, 5, MPI_INT, out, 5, MPI_INT, w)); SAME("TDM_Alltoall");
+    int pair[16]; /* what ranks r and j exchange, either way */
+    for (int j = 0; j < size; j++)
+        pair[j] = (rank + j) % 3 + 1;
+    reset(); MPI_Alltoallv(in, pair, displs, MPI_INT, ref, pair, displs, MPI_INT, w);
+    CHECK_TDM(TDM_Alltoallv(in, pair, displs, MPI_INT, out, pair, displs, MPI_INT, w)); SAME("TDM_Alltoallv");
+    reset(); MPI_Scan(in, ref, N, MPI_INT, MPI_SUM, w); CHECK_TDM(TDM_Scan(in, out, N, MPI_INT, MPI_SUM, w)); SAME("TDM_Scan");
+    reset(); MPI_Exscan(in, ref, N, MPI_INT, MPI_SUM, w); CHECK_TDM(TDM_Exscan(in, out, N, MPI_INT, MPI_SUM, w));
+    if (rank > 0)
+        SAME("TDM_Exscan");
+}
+
+int main(int argc, char **argv)
+{
+    harness_init("test_blocking", &argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    run_all("auto");
+    /* every forced algorithm of every collective, one collective at a time */
+    const char *colls[] = {"bcast", "reduce", "allreduce", "gather", "scatter", "allgather", "allgatherv",
+                           "reduce_scatter", "alltoall", "alltoallv", "scan", "exscan"};
+    for (size_t c = 0; c < sizeof colls / sizeof colls[0]; c++) {
+        char names[256];
+        snprintf(names, sizeof names, "%s", TDM_Algorithm_names(colls[c]));
+        for (char *alg = strtok(names, " "); alg; alg = strtok(NULL, " ")) {
+            CHECK_TDM(TDM_Set_algorithm(colls[c], alg));
+            run_all(alg);
+        }
+        CHECK_TDM(TDM_Set_algorithm(colls[c], "auto"));
+    }
+    return harness_finish();
+}
