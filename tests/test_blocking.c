@@ -57,12 +57,85 @@ static void run_all(const char *alg)
         SAME("TDM_Exscan");
 }
 
+/* A predefined op on a derived datatype of padded pairs (MPI_DOUBLE_INT has extent 16, size 12):
+ * two pairs per element, MPI_MAXLOC, against MPI on the same memory seen as plain pairs. */
+static void padded_pairs(const char *alg)
+{
+    typedef struct {
+        double v;
+        int i;
+    } pair_t;
+    MPI_Datatype two;
+    MPI_Type_contiguous(2, MPI_DOUBLE_INT, &two);
+    MPI_Type_commit(&two);
+    pair_t mine[8], got[8], expected[8];
+    for (int k = 0; k < 8; k++)
+        mine[k] = (pair_t){(double)((rank * 7 + k * 3) % 5), rank};
+    memset(got, 0, sizeof got);
+    MPI_Allreduce(mine, expected, 8, MPI_DOUBLE_INT, MPI_MAXLOC, MPI_COMM_WORLD);
+    CHECK_TDM(TDM_Allreduce(mine, got, 4, two, MPI_MAXLOC, MPI_COMM_WORLD));
+    int same = 1;
+    for (int k = 0; k < 8; k++)
+        same &= got[k].v == expected[k].v && got[k].i == expected[k].i;
+    check(same, "allreduce (%s) of contiguous(2, MPI_DOUBLE_INT) with MPI_MAXLOC differs from MPI", alg);
+    MPI_Type_free(&two);
+}
+
+/* The same broadcast described differently on each rank: the root sends K/2 elements of a vector of
+ * two ints with a gap, the others receive K ints. */
+static void bcast_mixed_datatypes(void)
+{
+    enum { K = 20000 };
+    static int root_buf[K / 2 * 3], ints[K];
+    MPI_Datatype vec;
+    MPI_Type_vector(2, 1, 2, MPI_INT, &vec);
+    MPI_Type_commit(&vec);
+    const char *algs[] = {"binomial", "linear", "scatter_allgather"};
+    for (int a = 0; a < 3; a++) {
+        CHECK_TDM(TDM_Set_algorithm("bcast", algs[a]));
+        for (int e = 0; e < K / 2; e++)
+            root_buf[3 * e] = 2 * e, root_buf[3 * e + 2] = 2 * e + 1;
+        memset(ints, 0, sizeof ints);
+        if (rank == 0) {
+            CHECK_TDM(TDM_Bcast(root_buf, K / 2, vec, 0, MPI_COMM_WORLD));
+        } else {
+            CHECK_TDM(TDM_Bcast(ints, K, MPI_INT, 0, MPI_COMM_WORLD));
+            int ok = 1;
+            for (int e = 0; e < K; e++)
+                ok &= ints[e] == e;
+            check(ok, "bcast_%s with different datatypes on root and receivers gave wrong data", algs[a]);
+        }
+    }
+    CHECK_TDM(TDM_Set_algorithm("bcast", "auto"));
+    MPI_Type_free(&vec);
+}
+
+/* Counts whose total passes INT_MAX (a zero-size datatype keeps the memory small): block offsets
+ * must not wrap. */
+static void huge_counts(void)
+{
+    MPI_Datatype nothing;
+    MPI_Type_contiguous(0, MPI_INT, &nothing);
+    MPI_Type_commit(&nothing);
+    char one[1], all[1];
+    const char *algs[] = {"ring", "bruck", "recursive_doubling"};
+    for (int a = 0; a < 3; a++) {
+        CHECK_TDM(TDM_Set_algorithm("allgather", algs[a]));
+        CHECK_TDM(TDM_Allgather(one, 1 << 30, nothing, all, 1 << 30, nothing, MPI_COMM_WORLD));
+    }
+    CHECK_TDM(TDM_Set_algorithm("allgather", "auto"));
+    CHECK_TDM(TDM_Alltoall(MPI_IN_PLACE, 0, MPI_INT, all, 1 << 30, nothing, MPI_COMM_WORLD));
+    MPI_Type_free(&nothing);
+}
+
 int main(int argc, char **argv)
 {
     harness_init("test_blocking", &argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     run_all("auto");
+    bcast_mixed_datatypes();
+    huge_counts();
     /* every forced algorithm of every collective, one collective at a time */
     const char *colls[] = {"bcast", "reduce", "allreduce", "gather", "scatter", "allgather", "allgatherv",
                            "reduce_scatter", "alltoall", "alltoallv", "scan", "exscan"};
@@ -72,6 +145,8 @@ int main(int argc, char **argv)
         for (char *alg = strtok(names, " "); alg; alg = strtok(NULL, " ")) {
             CHECK_TDM(TDM_Set_algorithm(colls[c], alg));
             run_all(alg);
+            if (!strcmp(colls[c], "allreduce"))
+                padded_pairs(alg);
         }
         CHECK_TDM(TDM_Set_algorithm(colls[c], "auto"));
     }

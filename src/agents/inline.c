@@ -201,6 +201,8 @@ int tdm_agent_running(void) { return nrunning; }
 
 void tdm_agent_finalize(void)
 {
+    running = NULL; /* requests never completed are abandoned with their shadows */
+    nrunning = 0;
     free(wait_reqs);
     free(wait_slots);
     free(wait_owner);

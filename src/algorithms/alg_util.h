@@ -35,11 +35,12 @@ static inline int tdm_pof2_real_rank(int newrank, int rem)
  * the arrival of the next. The allgather circulates block b from rank b to every rank, in buf.
  */
 void tdm_ring_reduce_scatter(tdm_schedule *s, const tdm_coll_args *a, const void *input,
-                             const int *offset, const int *count, void *out);
+                             const MPI_Aint *offset, const int *count, void *out);
 void tdm_ring_allgather(tdm_schedule *s, int rank, int size, void *buf, const tdm_typeinfo *t,
-                        MPI_Datatype type, const int *offset, const int *count, int first_step);
-/* Arrays of p block offsets and counts for a vector of n elements split evenly (schedule memory). */
-int tdm_even_blocks(tdm_schedule *s, int n, int p, int **offset, int **count);
+                        MPI_Datatype type, const MPI_Aint *offset, const int *count, int first_step);
+/* Arrays of p block offsets and counts for a vector of n elements split evenly (schedule memory).
+ * Offsets are MPI_Aint: p blocks of an int count may add up past INT_MAX. */
+int tdm_even_blocks(tdm_schedule *s, MPI_Aint n, int p, MPI_Aint **offset, int **count);
 
 /*
  * Packed blocks: intermediate buffers of gather/scatter/allgather/alltoall trees hold each rank's block
@@ -72,7 +73,9 @@ static inline void *tdm_rank_block(const void *buf, const tdm_typeinfo *t, int c
 }
 
 /* Offsets of p consecutive blocks of the given counts (schedule memory; NULL if out of memory). */
-int *tdm_prefix_offsets(tdm_schedule *s, const int *counts, int p);
+MPI_Aint *tdm_prefix_offsets(tdm_schedule *s, const int *counts, int p);
+/* The int displacements of a v-collective as MPI_Aint offsets (schedule memory). */
+MPI_Aint *tdm_aint_offsets(tdm_schedule *s, const int *displs, int p);
 
 /* count elements split into nblocks nearly equal blocks, the first count % nblocks one larger. */
 static inline int tdm_block_count(int count, int nblocks, int i)

@@ -2,6 +2,8 @@
  * the contiguous range of blocks a rank holds, straight in recvbuf (no packing, unlike Bruck). */
 #include "alg_util.h"
 
+#include <limits.h>
+
 int tdm_allgather_recursive_doubling(tdm_schedule *s, const tdm_coll_args *a)
 {
     int p = a->size, r = a->rank, count = a->recvcount;
@@ -13,10 +15,14 @@ int tdm_allgather_recursive_doubling(tdm_schedule *s, const tdm_coll_args *a)
     for (int mask = 1; mask < p; mask <<= 1) {
         int peer = r ^ mask;
         int mine = r & ~(mask - 1), theirs = peer & ~(mask - 1); /* first block of each range */
-        tdm_sched_send(s, tdm_rank_block(a->recvbuf, &a->rtype, count, mine), mask * count, a->recvtype,
-                       peer);
-        tdm_sched_recv(s, tdm_rank_block(a->recvbuf, &a->rtype, count, theirs), mask * count,
-                       a->recvtype, peer);
+        /* one message per range, or per block when the range passes INT_MAX elements */
+        int step = (long long)mask * count > INT_MAX ? 1 : mask;
+        for (int b = 0; b < mask; b += step) {
+            tdm_sched_send(s, tdm_rank_block(a->recvbuf, &a->rtype, count, mine + b), step * count,
+                           a->recvtype, peer);
+            tdm_sched_recv(s, tdm_rank_block(a->recvbuf, &a->rtype, count, theirs + b), step * count,
+                           a->recvtype, peer);
+        }
         tdm_sched_round(s);
     }
     return tdm_sched_finish(s);

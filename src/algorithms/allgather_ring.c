@@ -2,7 +2,7 @@
  * into recvbuf, bandwidth-optimal for long blocks. */
 #include "alg_util.h"
 
-static int allgather_ring(tdm_schedule *s, const tdm_coll_args *a, const int *offset, const int *count)
+static int allgather_ring(tdm_schedule *s, const tdm_coll_args *a, const MPI_Aint *offset, const int *count)
 {
     int r = a->rank, p = a->size, first_step = 0;
     void *own = tdm_elem(a->recvbuf, &a->rtype, offset[r]);
@@ -23,13 +23,17 @@ static int allgather_ring(tdm_schedule *s, const tdm_coll_args *a, const int *of
 
 int tdm_allgather_ring(tdm_schedule *s, const tdm_coll_args *a)
 {
-    int *offset, *count;
-    if (!tdm_even_blocks(s, a->recvcount * a->size, a->size, &offset, &count))
+    MPI_Aint *offset;
+    int *count;
+    if (!tdm_even_blocks(s, (MPI_Aint)a->recvcount * a->size, a->size, &offset, &count))
         return tdm_sched_finish(s);
     return allgather_ring(s, a, offset, count);
 }
 
 int tdm_allgatherv_ring(tdm_schedule *s, const tdm_coll_args *a)
 {
-    return allgather_ring(s, a, a->rdispls, a->recvcounts);
+    MPI_Aint *offset = tdm_aint_offsets(s, a->rdispls, a->size);
+    if (!offset)
+        return tdm_sched_finish(s);
+    return allgather_ring(s, a, offset, a->recvcounts);
 }

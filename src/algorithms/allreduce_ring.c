@@ -8,7 +8,8 @@
 
 int tdm_allreduce_ring(tdm_schedule *s, const tdm_coll_args *a)
 {
-    int *offset, *count;
+    MPI_Aint *offset;
+    int *count;
     if (!tdm_even_blocks(s, a->count, a->size, &offset, &count))
         return tdm_sched_finish(s);
     const void *input = tdm_reduction_input(a);

@@ -8,17 +8,23 @@ int tdm_outgoing_blocks_init(tdm_schedule *s, const tdm_coll_args *a, tdm_outgoi
                                      .count = a->sendcount};
         return 1;
     }
-    long span = (long)a->recvcount * a->size; /* elements of recvbuf the blocks cover */
+    /* elements of recvbuf the blocks cover; copied block by block (their total may pass INT_MAX) */
+    MPI_Aint span = (MPI_Aint)a->recvcount * a->size;
     if (a->recvcounts) {
         span = 0;
         for (int j = 0; j < a->size; j++)
-            if (a->recvcounts[j] > 0 && a->rdispls[j] + (long)a->recvcounts[j] > span)
-                span = a->rdispls[j] + (long)a->recvcounts[j];
+            if (a->recvcounts[j] > 0 && a->rdispls[j] + (MPI_Aint)a->recvcounts[j] > span)
+                span = a->rdispls[j] + (MPI_Aint)a->recvcounts[j];
     }
     void *snapshot = tdm_tmp_elems(s, &a->rtype, span);
     if (span > 0 && !snapshot)
         return 0;
-    tdm_sched_copy(s, a->recvbuf, (int)span, a->recvtype, snapshot, (int)span, a->recvtype);
+    for (int j = 0; j < a->size; j++) {
+        int count;
+        void *block = tdm_incoming_block(a, j, &count);
+        MPI_Aint first = a->rdispls ? a->rdispls[j] : (MPI_Aint)j * a->recvcount;
+        tdm_sched_copy(s, block, count, a->recvtype, tdm_elem(snapshot, &a->rtype, first), count, a->recvtype);
+    }
     *out = (tdm_outgoing_blocks){.base = snapshot, .type = a->recvtype, .t = &a->rtype,
                                  .counts = a->recvcounts, .displs = a->rdispls,
                                  .count = a->recvcount};

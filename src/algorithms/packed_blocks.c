@@ -1,6 +1,8 @@
 /* Moving runs of per-rank blocks between packed intermediate buffers and typed user buffers. */
 #include "alg_util.h"
 
+#include <limits.h>
+
 typedef struct {
     int first;   /* absolute rank of the run's first block */
     int nblocks;
@@ -19,14 +21,22 @@ static int block_runs(int rel0, int n, int root, int p, block_run runs[2])
     return 2;
 }
 
+/* Runs longer than INT_MAX elements are moved a block at a time. */
+static int blocks_per_copy(int nblocks, int count)
+{
+    return (long long)nblocks * count > INT_MAX ? 1 : nblocks;
+}
+
 void tdm_unpack_blocks(tdm_schedule *s, const char *packed, size_t block_bytes, int rel0, int n,
                        int root, int p, void *buf, int count, MPI_Datatype type, const tdm_typeinfo *t)
 {
     block_run runs[2];
-    for (int i = 0, nruns = block_runs(rel0, n, root, p, runs); i < nruns; i++)
-        tdm_sched_copy(s, packed + (size_t)runs[i].skip * block_bytes,
-                       (int)(runs[i].nblocks * block_bytes), MPI_PACKED,
-                       tdm_rank_block(buf, t, count, runs[i].first), runs[i].nblocks * count, type);
+    for (int i = 0, nruns = block_runs(rel0, n, root, p, runs); i < nruns; i++) {
+        int step = blocks_per_copy(runs[i].nblocks, count);
+        for (int b = 0; b < runs[i].nblocks; b += step)
+            tdm_sched_copy(s, packed + (size_t)(runs[i].skip + b) * block_bytes, (int)(step * block_bytes),
+                           MPI_PACKED, tdm_rank_block(buf, t, count, runs[i].first + b), step * count, type);
+    }
 }
 
 void tdm_pack_blocks(tdm_schedule *s, const void *buf, int count, MPI_Datatype type,
@@ -34,10 +44,13 @@ void tdm_pack_blocks(tdm_schedule *s, const void *buf, int count, MPI_Datatype t
                      size_t block_bytes)
 {
     block_run runs[2];
-    for (int i = 0, nruns = block_runs(rel0, n, root, p, runs); i < nruns; i++)
-        tdm_sched_copy(s, tdm_rank_block(buf, t, count, runs[i].first), runs[i].nblocks * count, type,
-                       packed + (size_t)runs[i].skip * block_bytes,
-                       (int)(runs[i].nblocks * block_bytes), MPI_PACKED);
+    for (int i = 0, nruns = block_runs(rel0, n, root, p, runs); i < nruns; i++) {
+        int step = blocks_per_copy(runs[i].nblocks, count);
+        for (int b = 0; b < runs[i].nblocks; b += step)
+            tdm_sched_copy(s, tdm_rank_block(buf, t, count, runs[i].first + b), step * count, type,
+                           packed + (size_t)(runs[i].skip + b) * block_bytes, (int)(step * block_bytes),
+                           MPI_PACKED);
+    }
 }
 
 void tdm_send_packed(tdm_schedule *s, const void *buf, int count, MPI_Datatype type, const tdm_typeinfo *t,

@@ -10,7 +10,7 @@ int tdm_reduce_scatter_pairwise(tdm_schedule *s, const tdm_coll_args *a)
 {
     int p = a->size, r = a->rank, n = a->recvcounts[r];
     const int *count = a->recvcounts;
-    int *offset = tdm_prefix_offsets(s, count, p);
+    MPI_Aint *offset = tdm_prefix_offsets(s, count, p);
     if (!offset)
         return tdm_sched_finish(s);
     const void *input = tdm_reduction_input(a);

@@ -4,7 +4,7 @@
 
 int tdm_reduce_scatter_ring(tdm_schedule *s, const tdm_coll_args *a)
 {
-    int *offset = tdm_prefix_offsets(s, a->recvcounts, a->size);
+    MPI_Aint *offset = tdm_prefix_offsets(s, a->recvcounts, a->size);
     if (!offset)
         return tdm_sched_finish(s);
     tdm_ring_reduce_scatter(s, a, tdm_reduction_input(a), offset, a->recvcounts, a->recvbuf);

@@ -1,26 +1,37 @@
 /* Ring reduce-scatter and ring allgather, shared by the ring algorithms of several collectives. */
 #include "alg_util.h"
 
-int tdm_even_blocks(tdm_schedule *s, int n, int p, int **offset, int **count)
+int tdm_even_blocks(tdm_schedule *s, MPI_Aint n, int p, MPI_Aint **offset, int **count)
 {
-    int *mem = tdm_sched_tmp(s, sizeof(int) * 2 * (size_t)p);
-    if (!mem)
+    MPI_Aint *off = tdm_sched_tmp(s, sizeof(MPI_Aint) * (size_t)p);
+    int *cnt = tdm_sched_tmp(s, sizeof(int) * (size_t)p);
+    if (!off || !cnt)
         return 0;
-    *offset = mem;
-    *count = mem + p;
+    MPI_Aint base = n / p, extra = n % p;
     for (int b = 0; b < p; b++) {
-        mem[b] = tdm_block_offset(n, p, b);
-        mem[p + b] = tdm_block_count(n, p, b);
+        off[b] = b * base + (b < extra ? b : extra);
+        cnt[b] = (int)(base + (b < extra));
     }
+    *offset = off;
+    *count = cnt;
     return 1;
 }
 
-int *tdm_prefix_offsets(tdm_schedule *s, const int *counts, int p)
+MPI_Aint *tdm_prefix_offsets(tdm_schedule *s, const int *counts, int p)
 {
-    int *offset = tdm_sched_tmp(s, sizeof(int) * (size_t)p);
+    MPI_Aint *offset = tdm_sched_tmp(s, sizeof(MPI_Aint) * (size_t)p), sum = 0;
     if (offset)
-        for (int b = 0, sum = 0; b < p; sum += counts[b++])
+        for (int b = 0; b < p; sum += counts[b++])
             offset[b] = sum;
+    return offset;
+}
+
+MPI_Aint *tdm_aint_offsets(tdm_schedule *s, const int *displs, int p)
+{
+    MPI_Aint *offset = tdm_sched_tmp(s, sizeof(MPI_Aint) * (size_t)p);
+    if (offset)
+        for (int b = 0; b < p; b++)
+            offset[b] = displs[b];
     return offset;
 }
 
@@ -32,7 +43,7 @@ int *tdm_prefix_offsets(tdm_schedule *s, const int *counts, int p)
  * received in round u and reduced in round u+1, so reduction and communication overlap.
  */
 void tdm_ring_reduce_scatter(tdm_schedule *s, const tdm_coll_args *a, const void *input,
-                             const int *offset, const int *count, void *out)
+                             const MPI_Aint *offset, const int *count, void *out)
 {
     int p = a->size, r = a->rank;
     const tdm_typeinfo *t = &a->dtype;
@@ -45,10 +56,10 @@ void tdm_ring_reduce_scatter(tdm_schedule *s, const tdm_coll_args *a, const void
     for (int b = 0; b < p; b++)
         if (count[b] > max_block)
             max_block = count[b];
-    int seg_elems = a->segment_bytes / (t->size ? (size_t)t->size : 1);
+    size_t seg_elems = a->segment_bytes / (t->size ? (size_t)t->size : 1);
     if (seg_elems < 1)
         seg_elems = 1;
-    int nseg = max_block ? (max_block + seg_elems - 1) / seg_elems : 1;
+    int nseg = max_block ? (int)(((size_t)max_block + seg_elems - 1) / seg_elems) : 1;
     /* partial results, double-buffered by step: receive into one while sending from the other */
     char *partial[2] = {tdm_tmp_elems(s, t, max_block), tdm_tmp_elems(s, t, max_block)};
     int right = (r + 1) % p, left = (r - 1 + p) % p;
@@ -89,7 +100,7 @@ void tdm_ring_reduce_scatter(tdm_schedule *s, const tdm_coll_args *a, const void
 /* Step t: send block r-t to the right, receive block r-t-1 from the left. Steps before first_step
  * are the caller's. */
 void tdm_ring_allgather(tdm_schedule *s, int rank, int size, void *buf, const tdm_typeinfo *t,
-                        MPI_Datatype type, const int *offset, const int *count, int first_step)
+                        MPI_Datatype type, const MPI_Aint *offset, const int *count, int first_step)
 {
     int right = (rank + 1) % size, left = (rank - 1 + size) % size;
     for (int step = first_step; step < size - 1; step++) {

@@ -61,6 +61,14 @@ static int block_counts(tdm_schedule *s, tdm_coll_args *a)
     return MPI_SUCCESS;
 }
 
+/* Gives up a request that took its tag but could not start. */
+static int abandon(struct tdm_request *req, tdm_shadow *shadow, int rc)
+{
+    tdm_shadow_release(shadow, req);
+    tdm_request_free(req);
+    return rc;
+}
+
 static int start(const char *fn, tdm_coll_args *a, MPI_Comm comm, TDM_Request *request)
 {
     tdm_shadow *shadow;
@@ -71,11 +79,19 @@ static int start(const char *fn, tdm_coll_args *a, MPI_Comm comm, TDM_Request *r
     if (!req)
         return tdm_error(fn, MPI_ERR_NO_MEM, "out of memory for the request");
     req->kind = a->kind;
-    rc = hold_types(req, a);
+    /* The tag first: every rank takes one per call, even if this rank then fails to start, so that
+     * the ranks' sequence numbers never drift apart. */
+    unsigned long seq;
+    rc = tdm_shadow_claim_tag(shadow, req, &seq, &req->exec.tag);
     if (rc != MPI_SUCCESS) {
         tdm_request_free(req);
-        return tdm_mpi_error(fn, "duplicating a derived datatype", rc);
+        return tdm_mpi_error(fn, "completing earlier collectives to reuse their tag", rc);
     }
+    req->shadow = shadow;
+    int tag = req->exec.tag;
+    rc = hold_types(req, a);
+    if (rc != MPI_SUCCESS)
+        return abandon(req, shadow, tdm_mpi_error(fn, "duplicating a derived datatype", rc));
     const tdm_algorithm *alg = tdm_select(a);
     tdm_sched_init(&req->sched, alg->full_name, a->rank, a->size);
     req->sched.reduce_basic = a->reduce_basic;
@@ -84,20 +100,11 @@ static int start(const char *fn, tdm_coll_args *a, MPI_Comm comm, TDM_Request *r
     if (rc == MPI_SUCCESS)
         rc = alg->build(&req->sched, a);
     if (rc == MPI_SUCCESS)
-        rc = tdm_exec_init(&req->exec, &req->sched, MPI_COMM_NULL, 0);
-    if (rc != MPI_SUCCESS) {
-        tdm_request_free(req);
-        return tdm_error(fn, rc, "out of memory building the %s schedule", alg->full_name);
-    }
+        rc = tdm_exec_init(&req->exec, &req->sched, MPI_COMM_NULL, tag);
+    if (rc != MPI_SUCCESS)
+        return abandon(req, shadow, tdm_error(fn, rc, "out of memory building the %s schedule", alg->full_name));
     if (tdm_global.dump_schedules)
         tdm_sched_dump(&req->sched, stderr);
-    unsigned long seq;
-    rc = tdm_shadow_claim_tag(shadow, req, &seq, &req->exec.tag);
-    if (rc != MPI_SUCCESS) {
-        tdm_request_free(req);
-        return tdm_mpi_error(fn, "completing earlier collectives to reuse their tag", rc);
-    }
-    req->shadow = shadow;
     tdm_agent_start(req);
     *request = req;
     return MPI_SUCCESS;

@@ -17,7 +17,7 @@ typedef struct {
     unsigned category;
 } type_category;
 
-static type_category categories[64];
+static type_category categories[80];
 static int ncategories;
 
 static void add(MPI_Datatype type, unsigned category)
@@ -53,6 +53,16 @@ void tdm_op_rules_init(void)
     add(MPI_UINT64_T, C_INTEGER);
     add(MPI_LONG_LONG_INT, C_INTEGER);
     add(MPI_INTEGER, FORTRAN_INTEGER);
+    add(MPI_INTEGER1, FORTRAN_INTEGER); /* the optional sized Fortran types; null where absent */
+    add(MPI_INTEGER2, FORTRAN_INTEGER);
+    add(MPI_INTEGER4, FORTRAN_INTEGER);
+    add(MPI_INTEGER8, FORTRAN_INTEGER);
+    add(MPI_REAL4, FLOATING);
+    add(MPI_REAL8, FLOATING);
+    add(MPI_REAL16, FLOATING);
+    add(MPI_COMPLEX8, COMPLEX);
+    add(MPI_COMPLEX16, COMPLEX);
+    add(MPI_COMPLEX32, COMPLEX);
     add(MPI_AINT, FORTRAN_INTEGER);
     add(MPI_OFFSET, FORTRAN_INTEGER);
     add(MPI_COUNT, FORTRAN_INTEGER);

@@ -13,6 +13,7 @@ int tdm_exec_init(tdm_exec *e, const tdm_schedule *s, MPI_Comm comm, int tag)
     e->round = 0;
     e->posted = -1;
     e->error = MPI_SUCCESS;
+    e->draining = 0;
     e->reqs = e->reqs_inline;
     if (s->max_round_messages > TDM_EXEC_INLINE_REQUESTS) {
         e->reqs = malloc(sizeof(MPI_Request) * (size_t)s->max_round_messages);
@@ -31,17 +32,31 @@ void tdm_exec_destroy(tdm_exec *e)
     e->reqs = e->reqs_inline;
 }
 
-/* Abandons the round's messages after a failure: receives are cancelled, all are released. */
-static void abandon_round(tdm_exec *e)
+/* After a failure: cancels the round's receives once, then tests each posted message (errors
+ * included) until none is left; 1 when done. */
+static int drain_round(tdm_exec *e)
 {
-    for (int i = 0; i < e->posted; i++) {
-        if (e->reqs[i] == MPI_REQUEST_NULL)
-            continue;
-        MPI_Cancel(&e->reqs[i]);
-        MPI_Request_free(&e->reqs[i]);
+    const tdm_schedule *s = e->sched;
+    if (!e->draining) {
+        e->draining = 1;
+        int k = 0;
+        for (int i = tdm_sched_round_begin(s, e->round); i < tdm_sched_round_end(s, e->round) && k < e->posted; i++) {
+            const tdm_action *a = &s->actions[i];
+            if (a->kind != TDM_ACT_SEND && a->kind != TDM_ACT_RECV)
+                continue;
+            if (a->kind == TDM_ACT_RECV && e->reqs[k] != MPI_REQUEST_NULL)
+                MPI_Cancel(&e->reqs[k]);
+            k++;
+        }
     }
-    e->posted = 0;
-    e->round = e->sched->nrounds;
+    int left = 0;
+    for (int k = 0; k < e->posted; k++) {
+        int done = 0;
+        if (e->reqs[k] != MPI_REQUEST_NULL && MPI_Test(&e->reqs[k], &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            e->reqs[k] = MPI_REQUEST_NULL; /* completed in error: released by MPI */
+        left += e->reqs[k] != MPI_REQUEST_NULL;
+    }
+    return left == 0;
 }
 
 void tdm_exec_fail(tdm_exec *e, int error)
@@ -105,7 +120,10 @@ int tdm_exec_progress(tdm_exec *e)
                 return 0;
         }
         if (e->error != MPI_SUCCESS) {
-            abandon_round(e);
+            if (e->posted > 0 && !drain_round(e))
+                return 0;
+            e->posted = 0;
+            e->round = e->sched->nrounds;
             return 1;
         }
         e->round++;

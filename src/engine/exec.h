@@ -19,6 +19,7 @@ typedef struct tdm_exec {
     int posted;       /* messages of that round posted; -1 before the round started */
     MPI_Request *reqs;
     int error;        /* MPI error code of the first failure, MPI_SUCCESS if none */
+    int draining;     /* after a failure: the round's receives were cancelled */
     MPI_Request reqs_inline[TDM_EXEC_INLINE_REQUESTS];
 } tdm_exec;
 
@@ -27,7 +28,9 @@ void tdm_exec_destroy(tdm_exec *e);
 
 /* Starts the first round (local actions run, messages are posted) without testing anything. */
 void tdm_exec_kick(tdm_exec *e);
-/* Advances without blocking as far as the messages allow; returns 1 once finished (or failed). */
+/* Advances without blocking as far as the messages allow; returns 1 once finished. After a failure it
+ * finishes only when every message already posted has completed (receives are cancelled), so that
+ * MPI no longer uses the schedule's buffers when the request is released. */
 int tdm_exec_progress(tdm_exec *e);
 
 static inline int tdm_exec_finished(const tdm_exec *e)

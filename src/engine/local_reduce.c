@@ -2,27 +2,51 @@
 
 #include <stdlib.h>
 
-/* Packs both operands into dense arrays of the basic type, reduces those, unpacks the result. */
+/*
+ * Applies a predefined op to a derived datatype through the one predefined type it repeats: both
+ * operands are copied into arrays of that basic type (through the packed form, which also handles
+ * basic types with padding such as MPI_DOUBLE_INT), reduced there, and copied back.
+ */
 static int reduce_through_basic(const void *in, void *inout, int count, MPI_Datatype type, MPI_Op op,
                                 MPI_Datatype basic, MPI_Comm comm)
 {
-    int type_size, basic_size;
+    int type_size, basic_size, rc;
+    MPI_Aint lb, basic_extent;
     MPI_Type_size(type, &type_size);
     MPI_Type_size(basic, &basic_size);
-    size_t bytes = (size_t)count * (size_t)type_size;
-    int nbasic = (int)(bytes / (size_t)basic_size);
-    char *packed = malloc(2 * bytes);
-    if (!packed)
-        return MPI_ERR_NO_MEM;
-    int pos_in = 0, pos_inout = 0, pos_out = 0;
-    int rc = MPI_Pack(in, count, type, packed, (int)bytes, &pos_in, comm);
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Pack(inout, count, type, packed + bytes, (int)bytes, &pos_inout, comm);
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Reduce_local(packed, packed + bytes, nbasic, basic, op);
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Unpack(packed + bytes, (int)bytes, &pos_out, inout, count, type, comm);
+    MPI_Type_get_extent(basic, &lb, &basic_extent);
+    long long bytes = (long long)count * type_size;
+    long long nbasic = bytes / basic_size;
+    if (bytes > 0x7fffffff)
+        return MPI_ERR_COUNT; /* MPI_Pack counts bytes in an int */
+    char *packed = malloc((size_t)bytes + 1);
+    char *a = malloc((size_t)(nbasic * basic_extent) + 1), *b = malloc((size_t)(nbasic * basic_extent) + 1);
+    if (!packed || !a || !b) {
+        rc = MPI_ERR_NO_MEM;
+        goto out;
+    }
+    int pos;
+#define STEP(call)                                                                                      \
+    if ((rc = (call)) != MPI_SUCCESS)                                                                   \
+        goto out;
+    pos = 0;
+    STEP(MPI_Pack(in, count, type, packed, (int)bytes, &pos, comm));
+    pos = 0;
+    STEP(MPI_Unpack(packed, (int)bytes, &pos, a, (int)nbasic, basic, comm));
+    pos = 0;
+    STEP(MPI_Pack(inout, count, type, packed, (int)bytes, &pos, comm));
+    pos = 0;
+    STEP(MPI_Unpack(packed, (int)bytes, &pos, b, (int)nbasic, basic, comm));
+    STEP(MPI_Reduce_local(a, b, (int)nbasic, basic, op));
+    pos = 0;
+    STEP(MPI_Pack(b, (int)nbasic, basic, packed, (int)bytes, &pos, comm));
+    pos = 0;
+    STEP(MPI_Unpack(packed, (int)bytes, &pos, inout, count, type, comm));
+#undef STEP
+out:
     free(packed);
+    free(a);
+    free(b);
     return rc;
 }
 
