@@ -119,6 +119,8 @@ int TDM_Set_algorithm(const char *collective, const char *algorithm);
 /* The names known for a collective, space separated, "auto" first; NULL for an unknown collective. */
 const char *TDM_Algorithm_names(const char *collective);
 
+/* The algorithm a request runs ("allreduce_ring"); NULL if request is not an active request. */
+const char *TDM_Request_algorithm(TDM_Request request);
 /* Prints the schedule behind a request (algorithm, rounds, actions) readably. TANDEM_DUMP_SCHEDULE=1
  * prints every schedule to stderr as it is built. */
 int TDM_Request_dump(TDM_Request request, FILE *out);

@@ -117,21 +117,14 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The algorithm Tandem's selection gives this call, from the schedule dump. */
+/* The algorithm Tandem's selection gives this call. */
 static void tandem_algorithm(const collective *c, buffers *b, char *out, size_t len)
 {
     TDM_Request req;
     snprintf(out, len, "?");
     if (run_once(c, MODE_TANDEM, b, &req, NULL) != MPI_SUCCESS)
         return;
-    char *text = NULL;
-    size_t text_len = 0;
-    FILE *f = open_memstream(&text, &text_len);
-    TDM_Request_dump(req, f);
-    fclose(f);
-    if (text && sscanf(text, "schedule %63[^:]", out) != 1)
-        snprintf(out, len, "?");
-    free(text);
+    snprintf(out, len, "%s", TDM_Request_algorithm(req));
     TDM_Wait(&req, MPI_STATUS_IGNORE);
 }
 

@@ -192,3 +192,8 @@ int TDM_Request_dump(TDM_Request request, FILE *out)
     tdm_sched_dump(&request->sched, out);
     return MPI_SUCCESS;
 }
+
+const char *TDM_Request_algorithm(TDM_Request request)
+{
+    return tdm_request_is_live(request) ? request->sched.algorithm : NULL;
+}
