@@ -128,6 +128,71 @@ static void huge_counts(void)
     MPI_Type_free(&nothing);
 }
 
+/* Every predefined op with every predefined datatype MPI defines it for (MPI-3.1 5.9.2), small
+ * integer-valued data so that every result is exact, against MPI_Allreduce. */
+static void all_predefined_ops(const char *alg)
+{
+    enum { INT = 1, FLT = 2, LOGIC = 4, CPLX = 8, BYTE = 16, PAIR = 32 };
+    struct { MPI_Datatype type; int kind; int size; } types[] = {
+        {MPI_INT, INT, sizeof(int)}, {MPI_LONG, INT, sizeof(long)}, {MPI_SHORT, INT, sizeof(short)},
+        {MPI_UNSIGNED, INT, sizeof(unsigned)}, {MPI_UNSIGNED_LONG_LONG, INT, 8}, {MPI_SIGNED_CHAR, INT, 1},
+        {MPI_UNSIGNED_CHAR, INT, 1}, {MPI_INT8_T, INT, 1}, {MPI_UINT16_T, INT, 2}, {MPI_INT64_T, INT, 8},
+        {MPI_FLOAT, FLT, sizeof(float)}, {MPI_DOUBLE, FLT, sizeof(double)},
+        {MPI_LONG_DOUBLE, FLT, sizeof(long double)}, {MPI_C_BOOL, LOGIC, sizeof(_Bool)},
+        {MPI_C_FLOAT_COMPLEX, CPLX, 2 * sizeof(float)}, {MPI_C_DOUBLE_COMPLEX, CPLX, 2 * sizeof(double)},
+        {MPI_BYTE, BYTE, 1}, {MPI_2INT, PAIR, 2 * sizeof(int)}, {MPI_FLOAT_INT, PAIR, 0},
+        {MPI_DOUBLE_INT, PAIR, 0}, {MPI_LONG_INT, PAIR, 0}, {MPI_SHORT_INT, PAIR, 0},
+    };
+    struct { MPI_Op op; int kinds; const char *name; } ops[] = {
+        {MPI_MAX, INT | FLT, "max"}, {MPI_MIN, INT | FLT, "min"}, {MPI_SUM, INT | FLT | CPLX, "sum"},
+        {MPI_PROD, INT | FLT | CPLX, "prod"}, {MPI_LAND, INT | LOGIC, "land"}, {MPI_LOR, INT | LOGIC, "lor"},
+        {MPI_LXOR, INT | LOGIC, "lxor"}, {MPI_BAND, INT | BYTE, "band"}, {MPI_BOR, INT | BYTE, "bor"},
+        {MPI_BXOR, INT | BYTE, "bxor"}, {MPI_MAXLOC, PAIR, "maxloc"}, {MPI_MINLOC, PAIR, "minloc"},
+    };
+    enum { COUNT = 5 };
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+        MPI_Aint lb, extent;
+        MPI_Type_get_extent(types[t].type, &lb, &extent);
+        char data[COUNT * 32], got[COUNT * 32], expected[COUNT * 32];
+        for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+            if (!(ops[o].kinds & types[t].kind))
+                continue;
+            /* values 1..3 (products stay small and exact); pairs get value then index */
+            memset(data, 0, sizeof data);
+            for (int k = 0; k < COUNT; k++) {
+                char *e = data + k * extent;
+                int v = 1 + (rank + k) % 3;
+                if (types[t].type == MPI_FLOAT || types[t].type == MPI_C_FLOAT_COMPLEX) *(float *)e = (float)v;
+                else if (types[t].type == MPI_DOUBLE || types[t].type == MPI_C_DOUBLE_COMPLEX) *(double *)e = v;
+                else if (types[t].type == MPI_LONG_DOUBLE) *(long double *)e = v;
+                else if (types[t].type == MPI_C_BOOL) *(_Bool *)e = v & 1;
+                else if (types[t].type == MPI_2INT) ((int *)e)[0] = v, ((int *)e)[1] = rank;
+                else if (types[t].type == MPI_FLOAT_INT) *(float *)e = (float)v, *(int *)(e + sizeof(float)) = rank;
+                else if (types[t].type == MPI_DOUBLE_INT) *(double *)e = v, *(int *)(e + sizeof(double)) = rank;
+                else if (types[t].type == MPI_LONG_INT) *(long *)e = v, *(int *)(e + sizeof(long)) = rank;
+                else if (types[t].type == MPI_SHORT_INT) *(short *)e = (short)v, *(int *)(e + sizeof(int)) = rank;
+                else /* integers and bytes: little-endian low byte is enough for 1..3 */
+                    *(unsigned char *)e = (unsigned char)v;
+            }
+            memset(got, 0, sizeof got);
+            memset(expected, 0, sizeof expected);
+            MPI_Allreduce(data, expected, COUNT, types[t].type, ops[o].op, MPI_COMM_WORLD);
+            CHECK_TDM(TDM_Allreduce(data, got, COUNT, types[t].type, ops[o].op, MPI_COMM_WORLD));
+            /* compare the data bytes only (pair types have padding) */
+            int size, pos = 0, pos2 = 0;
+            MPI_Type_size(types[t].type, &size);
+            char pg[COUNT * 32], pe[COUNT * 32];
+            MPI_Pack(got, COUNT, types[t].type, pg, sizeof pg, &pos, MPI_COMM_WORLD);
+            MPI_Pack(expected, COUNT, types[t].type, pe, sizeof pe, &pos2, MPI_COMM_WORLD);
+            char tname[MPI_MAX_OBJECT_NAME];
+            int len;
+            MPI_Type_get_name(types[t].type, tname, &len);
+            check(pos == pos2 && memcmp(pg, pe, (size_t)pos) == 0, "allreduce (%s) %s on %s differs from MPI", alg,
+                  ops[o].name, tname);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     harness_init("test_blocking", &argc, &argv);
@@ -145,8 +210,10 @@ int main(int argc, char **argv)
         for (char *alg = strtok(names, " "); alg; alg = strtok(NULL, " ")) {
             CHECK_TDM(TDM_Set_algorithm(colls[c], alg));
             run_all(alg);
-            if (!strcmp(colls[c], "allreduce"))
+            if (!strcmp(colls[c], "allreduce")) {
                 padded_pairs(alg);
+                all_predefined_ops(alg);
+            }
         }
         CHECK_TDM(TDM_Set_algorithm(colls[c], "auto"));
     }

@@ -23,7 +23,7 @@
 static int hold_type(struct tdm_request *req, MPI_Datatype *type)
 {
     int ni, na, nd, combiner;
-    if (*type == MPI_DATATYPE_NULL)
+    if (*type == MPI_DATATYPE_NULL || tdm_type_is_common(*type))
         return MPI_SUCCESS;
     int rc = MPI_Type_get_envelope(*type, &ni, &na, &nd, &combiner);
     if (rc != MPI_SUCCESS || combiner == MPI_COMBINER_NAMED)

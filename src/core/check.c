@@ -7,6 +7,8 @@
 
 #include <string.h>
 
+static int common_type(MPI_Datatype type, tdm_typeinfo *info);
+
 int tdm_check_call(const char *fn, MPI_Comm comm, void *request, tdm_coll_kind kind, tdm_coll_args *a)
 {
     if (!tdm_global.initialized)
@@ -46,6 +48,12 @@ int tdm_check_count(const char *fn, const char *name, int count)
 }
 
 /* The common predefined types, without asking MPI. */
+int tdm_type_is_common(MPI_Datatype type)
+{
+    tdm_typeinfo ignored;
+    return common_type(type, &ignored);
+}
+
 static int common_type(MPI_Datatype type, tdm_typeinfo *info)
 {
     int size = type == MPI_DOUBLE || type == MPI_LONG_LONG || type == MPI_INT64_T ? 8
@@ -117,7 +125,8 @@ int tdm_check_op(const char *fn, MPI_Op op, MPI_Datatype type, tdm_coll_args *a)
     if (rc != MPI_SUCCESS)
         return tdm_error(fn, MPI_ERR_TYPE, "invalid datatype (argument datatype)");
     a->op = op;
-    if (MPI_Op_commutative(op, &a->commutative) != MPI_SUCCESS)
+    a->commutative = 1;
+    if (!tdm_op_is_predefined(op) && MPI_Op_commutative(op, &a->commutative) != MPI_SUCCESS)
         return tdm_error(fn, MPI_ERR_OP, "invalid op (argument op)");
     return MPI_SUCCESS;
 }

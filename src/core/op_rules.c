@@ -127,6 +127,8 @@ static op_rule rule_of(MPI_Op op)
     return (op_rule){op, NULL, 0};
 }
 
+int tdm_op_is_predefined(MPI_Op op) { return rule_of(op).name != NULL; }
+
 const char *tdm_op_name(MPI_Op op)
 {
     const char *name = rule_of(op).name;

@@ -9,6 +9,8 @@
  * on a derived datatype, *basic is the predefined type it repeats; else MPI_DATATYPE_NULL. */
 int tdm_op_check(MPI_Op op, MPI_Datatype type, MPI_Datatype *basic, char *why, int why_len);
 void tdm_op_rules_init(void);
+/* 1 for MPI's predefined ops (all commutative). */
+int tdm_op_is_predefined(MPI_Op op);
 const char *tdm_op_name(MPI_Op op);
 
 #endif
