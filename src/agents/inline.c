@@ -70,6 +70,9 @@ static void advance(struct tdm_request *req)
 
 void tdm_agent_start(struct tdm_request *req)
 {
+    /* Opportunistic progress: the collectives already running advance in every Tandem call. */
+    if (nrunning > 0)
+        tdm_agent_progress();
     req->active_prev = NULL;
     req->active_next = running;
     if (running)
