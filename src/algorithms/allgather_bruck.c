@@ -5,10 +5,16 @@
  */
 #include "alg_util.h"
 
+#include <limits.h>
+
 int tdm_allgather_bruck(tdm_schedule *s, const tdm_coll_args *a)
 {
     int p = a->size, r = a->rank;
     size_t blk = (size_t)a->recvcount * a->rtype.size;
+    if (blk * (size_t)p > INT_MAX) { /* the packed gathering buffer is counted in int bytes */
+        s->algorithm = "allgather_ring";
+        return tdm_allgather_ring(s, a);
+    }
     char *gathered = tdm_sched_tmp(s, p * blk); /* block i: rank (r + i) % p */
     if (a->in_place)
         tdm_sched_copy(s, tdm_rank_block(a->recvbuf, &a->rtype, a->recvcount, r), a->recvcount,

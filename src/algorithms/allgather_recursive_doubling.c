@@ -7,8 +7,10 @@
 int tdm_allgather_recursive_doubling(tdm_schedule *s, const tdm_coll_args *a)
 {
     int p = a->size, r = a->rank, count = a->recvcount;
-    if ((p & (p - 1)) != 0) /* selection never picks it then; stay correct anyway */
+    if ((p & (p - 1)) != 0) { /* selection never picks it then; stay correct anyway */
+        s->algorithm = "allgather_bruck";
         return tdm_allgather_bruck(s, a);
+    }
     if (!a->in_place)
         tdm_sched_copy(s, a->sendbuf, a->sendcount, a->sendtype,
                        tdm_rank_block(a->recvbuf, &a->rtype, count, r), count, a->recvtype);

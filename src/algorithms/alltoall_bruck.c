@@ -6,10 +6,16 @@
  */
 #include "alltoall_blocks.h"
 
+#include <limits.h>
+
 int tdm_alltoall_bruck(tdm_schedule *s, const tdm_coll_args *a)
 {
     int p = a->size, r = a->rank;
     size_t blk = (size_t)a->recvcount * a->rtype.size;
+    if (blk * (size_t)p > INT_MAX) { /* the packed slots are counted in int bytes */
+        s->algorithm = "alltoall_pairwise";
+        return tdm_alltoall_pairwise(s, a);
+    }
     char *slots = tdm_sched_tmp(s, p * blk);
     char *outbox = tdm_sched_tmp(s, (p / 2 + 1) * blk), *inbox = tdm_sched_tmp(s, (p / 2 + 1) * blk);
     if (!slots || !outbox || !inbox)

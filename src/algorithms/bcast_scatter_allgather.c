@@ -33,8 +33,10 @@ int tdm_bcast_scatter_allgather(tdm_schedule *s, const tdm_coll_args *a)
     long total = (long)a->count * a->dtype.size;
     if (p == 1)
         return tdm_sched_finish(s);
-    if (total > INT_MAX) /* byte offsets are ints: the binomial tree moves it whole */
+    if (total > INT_MAX) { /* byte offsets are ints: the binomial tree moves it whole */
+        s->algorithm = "bcast_binomial";
         return tdm_bcast_binomial(s, a);
+    }
     byte_blocks b = {a->dtype.contiguous ? a->recvbuf : tdm_sched_tmp(s, (size_t)total), total, p};
     if (!a->dtype.contiguous && is_root)
         tdm_sched_copy(s, a->recvbuf, a->count, a->datatype, b.bytes, (int)total, MPI_PACKED);

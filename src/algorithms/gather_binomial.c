@@ -5,6 +5,8 @@
  */
 #include "alg_util.h"
 
+#include <limits.h>
+
 #define MAX_CHILDREN 32
 
 int tdm_gather_binomial(tdm_schedule *s, const tdm_coll_args *a)
@@ -14,6 +16,12 @@ int tdm_gather_binomial(tdm_schedule *s, const tdm_coll_args *a)
     while (lowbit < p && !(vr & lowbit))
         lowbit <<= 1;
     int subtree = vr == 0 ? p : (lowbit < p - vr ? lowbit : p - vr);
+    /* packed subtrees are counted in int bytes: past 2 GiB each rank sends its block itself */
+    size_t block = a->rank == root ? (size_t)a->recvcount * a->rtype.size : (size_t)a->sendcount * a->stype.size;
+    if (block * (size_t)p > INT_MAX) {
+        s->algorithm = "gather_linear";
+        return tdm_gather_linear(s, a);
+    }
 
     if (vr == 0) {
         size_t blk = (size_t)a->recvcount * a->rtype.size;

@@ -5,6 +5,8 @@
  */
 #include "alg_util.h"
 
+#include <limits.h>
+
 int tdm_scatter_binomial(tdm_schedule *s, const tdm_coll_args *a)
 {
     int p = a->size, root = a->root, vr = tdm_rel_rank(a->rank, root, p);
@@ -12,6 +14,12 @@ int tdm_scatter_binomial(tdm_schedule *s, const tdm_coll_args *a)
     while (lowbit < p && !(vr & lowbit))
         lowbit <<= 1;
     int subtree = vr == 0 ? p : (lowbit < p - vr ? lowbit : p - vr);
+    /* packed subtrees are counted in int bytes: past 2 GiB the root sends each block itself */
+    size_t block = a->rank == root ? (size_t)a->sendcount * a->stype.size : (size_t)a->recvcount * a->rtype.size;
+    if (block * (size_t)p > INT_MAX) {
+        s->algorithm = "scatter_linear";
+        return tdm_scatter_linear(s, a);
+    }
 
     if (vr == 0) {
         size_t blk = (size_t)a->sendcount * a->stype.size;

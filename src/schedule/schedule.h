@@ -37,7 +37,8 @@ typedef struct tdm_action {
 #define TDM_SCHED_INLINE_TMP 2
 
 typedef struct tdm_schedule {
-    const char *algorithm;  /* e.g. "allreduce_ring": static string */
+    const char *algorithm;  /* e.g. "allreduce_ring": static string; a builder that hands the call to
+                               another algorithm renames the schedule after the one that built it */
     int rank, size;         /* of the communicator the schedule was built for */
 
     tdm_action *actions;
