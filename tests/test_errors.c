@@ -36,6 +36,8 @@ int main(int argc, char **argv)
     int buf[16] = {0}, out[16] = {0}, counts[16], displs[16];
     TDM_Request req = TDM_REQUEST_NULL;
 
+    int flag = -1;
+    check(TDM_Initialized(&flag) == MPI_SUCCESS && flag == 0, "TDM_Initialized before TDM_Init must say 0");
     /* Before TDM_Init (MPI is not even initialized): a clear error, no crash. */
     check(TDM_Iallreduce(buf, out, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req) == MPI_ERR_OTHER,
           "a call before TDM_Init must fail with MPI_ERR_OTHER");
@@ -57,6 +59,8 @@ int main(int argc, char **argv)
         counts[i] = 1, displs[i] = i;
 
     EXPECT_ERROR(MPI_ERR_OTHER, "TDM_Init", "already", TDM_Init(&argc, &argv));
+    check(TDM_Initialized(&flag) == MPI_SUCCESS && flag == 1, "TDM_Initialized after TDM_Init must say 1");
+    EXPECT_ERROR(MPI_ERR_ARG, "TDM_Initialized", "flag", TDM_Initialized(NULL));
 
     /* request pointer, communicator */
     EXPECT_ERROR(MPI_ERR_ARG, "TDM_Iallreduce", "request",

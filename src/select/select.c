@@ -135,8 +135,6 @@ static int forced[TDM_NCOLLECTIVES]; /* algorithm index + 1; 0 = auto */
 static char names_buf[TDM_NCOLLECTIVES][256];
 static unsigned fallback_reported[TDM_NCOLLECTIVES];
 
-const char *tdm_collective_name(tdm_coll_kind kind) { return tables[kind].name; }
-
 static int find_collective(const char *name)
 {
     for (int k = 0; k < TDM_NCOLLECTIVES; k++)

@@ -24,8 +24,7 @@ typedef struct tdm_algorithm {
 int tdm_select_init_from_env(const char *fn);
 /* The algorithm for a call. */
 const tdm_algorithm *tdm_select(const tdm_coll_args *a);
-/* Collective name (MPI's, lower case, without prefix) of a kind, and back. */
-const char *tdm_collective_name(tdm_coll_kind kind);
+/* Forces an algorithm by name ("auto" restores the automatic choice); the names known, space separated. */
 int tdm_select_force(const char *fn, const char *collective, const char *algorithm);
 const char *tdm_select_names(const char *collective);
 
