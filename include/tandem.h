@@ -15,6 +15,11 @@
 extern "C" {
 #endif
 
+/* The library is built with hidden symbols: only this API is exported. */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 #define TANDEM_VERSION_MAJOR 0
 #define TANDEM_VERSION_MINOR 1
 
@@ -124,6 +129,10 @@ const char *TDM_Request_algorithm(TDM_Request request);
 /* Prints the schedule behind a request (algorithm, rounds, actions) readably. TANDEM_DUMP_SCHEDULE=1
  * prints every schedule to stderr as it is built. */
 int TDM_Request_dump(TDM_Request request, FILE *out);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

@@ -41,7 +41,6 @@ static void complete(struct tdm_request *req)
 {
     unlink_running(req);
     tdm_shadow_release(req->shadow, req);
-    req->shadow = NULL;
     req->complete = 1;
 }
 

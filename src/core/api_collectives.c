@@ -9,6 +9,7 @@
 #include "check.h"
 #include "error.h"
 #include "request.h"
+#include "sched_cache.h"
 #include "state.h"
 
 #define CHECK(call)                                                                                     \
@@ -62,14 +63,37 @@ static int block_counts(tdm_schedule *s, tdm_coll_args *a)
 }
 
 /* Gives up a request that took its tag but could not start. */
-static int abandon(struct tdm_request *req, tdm_shadow *shadow, int rc)
+static int abandon(struct tdm_request *req, int rc)
 {
-    tdm_shadow_release(shadow, req);
+    tdm_shadow_release(req->shadow, req);
     tdm_request_free(req);
     return rc;
 }
 
-static int start(const char *fn, tdm_coll_args *a, MPI_Comm comm, TDM_Request *request)
+/* A new request with its schedule built for the call: selection picks the algorithm, which builds. */
+static int build(const char *fn, tdm_coll_args *a, struct tdm_request *req, int tag)
+{
+    int rc = hold_types(req, a);
+    if (rc != MPI_SUCCESS)
+        return tdm_mpi_error(fn, "duplicating a derived datatype", rc);
+    const tdm_algorithm *alg = tdm_select(a);
+    tdm_sched_init(&req->sched, alg->full_name, a->rank, a->size);
+    req->sched.reduce_basic = a->reduce_basic;
+    if (a->kind == TDM_COLL_REDUCE_SCATTER_BLOCK)
+        rc = block_counts(&req->sched, a);
+    if (rc == MPI_SUCCESS)
+        rc = alg->build(&req->sched, a);
+    if (rc == MPI_SUCCESS)
+        rc = tdm_exec_init(&req->exec, &req->sched, MPI_COMM_NULL, tag);
+    if (rc != MPI_SUCCESS)
+        return tdm_error(fn, rc, "out of memory building the %s schedule", alg->full_name);
+    return MPI_SUCCESS;
+}
+
+/* Starts a call whose arguments were checked. key: the call's raw arguments if its schedule may be
+ * cached (see sched_cache.h), else NULL. */
+static int start(const char *fn, tdm_coll_args *a, const tdm_sched_key *key, MPI_Comm comm,
+                 TDM_Request *request)
 {
     tdm_shadow *shadow;
     int rc = tdm_shadow_get(comm, &shadow);
@@ -81,33 +105,54 @@ static int start(const char *fn, tdm_coll_args *a, MPI_Comm comm, TDM_Request *r
     req->kind = a->kind;
     /* The tag first: every rank takes one per call, even if this rank then fails to start, so that
      * the ranks' sequence numbers never drift apart. */
-    unsigned long seq;
-    rc = tdm_shadow_claim_tag(shadow, req, &seq, &req->exec.tag);
+    int tag;
+    rc = tdm_shadow_claim_tag(shadow, req, &tag);
     if (rc != MPI_SUCCESS) {
         tdm_request_free(req);
         return tdm_mpi_error(fn, "completing earlier collectives to reuse their tag", rc);
     }
     req->shadow = shadow;
-    int tag = req->exec.tag;
-    rc = hold_types(req, a);
-    if (rc != MPI_SUCCESS)
-        return abandon(req, shadow, tdm_mpi_error(fn, "duplicating a derived datatype", rc));
-    const tdm_algorithm *alg = tdm_select(a);
-    tdm_sched_init(&req->sched, alg->full_name, a->rank, a->size);
-    req->sched.reduce_basic = a->reduce_basic;
-    if (a->kind == TDM_COLL_REDUCE_SCATTER_BLOCK)
-        rc = block_counts(&req->sched, a);
-    if (rc == MPI_SUCCESS)
-        rc = alg->build(&req->sched, a);
-    if (rc == MPI_SUCCESS)
-        rc = tdm_exec_init(&req->exec, &req->sched, MPI_COMM_NULL, tag);
-    if (rc != MPI_SUCCESS)
-        return abandon(req, shadow, tdm_error(fn, rc, "out of memory building the %s schedule", alg->full_name));
+    if ((rc = build(fn, a, req, tag)) != MPI_SUCCESS)
+        return abandon(req, rc);
+    tdm_global.schedules_built++;
+    if (key) {
+        req->key = *key;
+        req->cacheable = tdm_sched_cache_admits(req);
+    }
     if (tdm_global.dump_schedules)
         tdm_sched_dump(&req->sched, stderr);
     tdm_agent_start(req);
     *request = req;
     return MPI_SUCCESS;
+}
+
+/* Runs again the schedule of an identical earlier call, if one is cached; 1 if so (*rc is the result).
+ * An identical call passed every argument check already, so none is repeated. */
+static int start_cached(const char *fn, tdm_sched_key *key, MPI_Comm comm, TDM_Request *request, int *rc)
+{
+    key->settings_epoch = tdm_global.settings_epoch;
+    if (!tdm_global.initialized || !request || comm == MPI_COMM_NULL)
+        return 0;
+    tdm_shadow *shadow = tdm_shadow_lookup(comm);
+    struct tdm_request *req = shadow ? tdm_sched_cache_take(shadow, key) : NULL;
+    if (!req)
+        return 0;
+    tdm_request_revive(req);
+    int tag;
+    *rc = tdm_shadow_claim_tag(shadow, req, &tag);
+    if (*rc != MPI_SUCCESS) {
+        tdm_request_free(req);
+        *rc = tdm_mpi_error(fn, "completing earlier collectives to reuse their tag", *rc);
+        return 1;
+    }
+    req->shadow = shadow;
+    tdm_exec_restart(&req->exec, tag);
+    tdm_global.schedules_reused++;
+    if (tdm_global.dump_schedules)
+        tdm_sched_dump(&req->sched, stderr);
+    tdm_agent_start(req);
+    *request = req;
+    return 1;
 }
 
 /* The checks common to reductions (reduce, allreduce, scan, exscan, reduce_scatter*). */
@@ -134,14 +179,22 @@ static int check_reduction(const char *fn, tdm_coll_args *a, const void *sendbuf
 
 int tdm_ibarrier(const char *fn, MPI_Comm comm, TDM_Request *request)
 {
+    tdm_sched_key key = {.kind = TDM_COLL_BARRIER};
+    int cached_rc;
+    if (start_cached(fn, &key, comm, request, &cached_rc))
+        return cached_rc;
     tdm_coll_args a;
     CHECK(tdm_check_call(fn, comm, request, TDM_COLL_BARRIER, &a));
-    return start(fn, &a, comm, request);
+    return start(fn, &a, &key, comm, request);
 }
 
 int tdm_ibcast(const char *fn, void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                TDM_Request *request)
 {
+    tdm_sched_key key = {.kind = TDM_COLL_BCAST, .count = count, .datatype = datatype, .root = root, .recvbuf = buffer};
+    int cached_rc;
+    if (start_cached(fn, &key, comm, request, &cached_rc))
+        return cached_rc;
     tdm_coll_args a;
     CHECK(tdm_check_call(fn, comm, request, TDM_COLL_BCAST, &a));
     CHECK(tdm_check_count(fn, "count", count));
@@ -152,12 +205,16 @@ int tdm_ibcast(const char *fn, void *buffer, int count, MPI_Datatype datatype, i
     a.count = count;
     a.datatype = datatype;
     a.root = root;
-    return start(fn, &a, comm, request);
+    return start(fn, &a, &key, comm, request);
 }
 
 int tdm_ireduce(const char *fn, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                 MPI_Op op, int root, MPI_Comm comm, TDM_Request *request)
 {
+    tdm_sched_key key = {.kind = TDM_COLL_REDUCE, .sendbuf = sendbuf, .recvbuf = recvbuf, .count = count, .datatype = datatype, .op = op, .root = root};
+    int cached_rc;
+    if (start_cached(fn, &key, comm, request, &cached_rc))
+        return cached_rc;
     tdm_coll_args a;
     CHECK(tdm_check_call(fn, comm, request, TDM_COLL_REDUCE, &a));
     CHECK(tdm_check_root(fn, root, a.size));
@@ -165,35 +222,47 @@ int tdm_ireduce(const char *fn, const void *sendbuf, void *recvbuf, int count, M
         return tdm_error(fn, MPI_ERR_BUFFER, "MPI_IN_PLACE is allowed at the root only (argument sendbuf)");
     CHECK(check_reduction(fn, &a, sendbuf, recvbuf, count, datatype, op, count, a.rank == root));
     a.root = root;
-    return start(fn, &a, comm, request);
+    return start(fn, &a, &key, comm, request);
 }
 
 int tdm_iallreduce(const char *fn, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                    MPI_Op op, MPI_Comm comm, TDM_Request *request)
 {
+    tdm_sched_key key = {.kind = TDM_COLL_ALLREDUCE, .sendbuf = sendbuf, .recvbuf = recvbuf, .count = count, .datatype = datatype, .op = op};
+    int cached_rc;
+    if (start_cached(fn, &key, comm, request, &cached_rc))
+        return cached_rc;
     tdm_coll_args a;
     CHECK(tdm_check_call(fn, comm, request, TDM_COLL_ALLREDUCE, &a));
     CHECK(check_reduction(fn, &a, sendbuf, recvbuf, count, datatype, op, count, 1));
-    return start(fn, &a, comm, request);
+    return start(fn, &a, &key, comm, request);
 }
 
 int tdm_iscan(const char *fn, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
               MPI_Op op, MPI_Comm comm, TDM_Request *request)
 {
+    tdm_sched_key key = {.kind = TDM_COLL_SCAN, .sendbuf = sendbuf, .recvbuf = recvbuf, .count = count, .datatype = datatype, .op = op};
+    int cached_rc;
+    if (start_cached(fn, &key, comm, request, &cached_rc))
+        return cached_rc;
     tdm_coll_args a;
     CHECK(tdm_check_call(fn, comm, request, TDM_COLL_SCAN, &a));
     CHECK(check_reduction(fn, &a, sendbuf, recvbuf, count, datatype, op, count, 1));
-    return start(fn, &a, comm, request);
+    return start(fn, &a, &key, comm, request);
 }
 
 int tdm_iexscan(const char *fn, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                 MPI_Op op, MPI_Comm comm, TDM_Request *request)
 {
+    tdm_sched_key key = {.kind = TDM_COLL_EXSCAN, .sendbuf = sendbuf, .recvbuf = recvbuf, .count = count, .datatype = datatype, .op = op};
+    int cached_rc;
+    if (start_cached(fn, &key, comm, request, &cached_rc))
+        return cached_rc;
     tdm_coll_args a;
     CHECK(tdm_check_call(fn, comm, request, TDM_COLL_EXSCAN, &a));
     /* rank 0's recvbuf is not significant: MPI leaves it undefined */
     CHECK(check_reduction(fn, &a, sendbuf, recvbuf, count, datatype, op, count, a.rank > 0));
-    return start(fn, &a, comm, request);
+    return start(fn, &a, &key, comm, request);
 }
 
 int tdm_ireduce_scatter(const char *fn, const void *sendbuf, void *recvbuf, const int recvcounts[],
@@ -209,12 +278,16 @@ int tdm_ireduce_scatter(const char *fn, const void *sendbuf, void *recvbuf, cons
         return tdm_error(fn, MPI_ERR_COUNT, "the recvcounts add up to more than INT_MAX (argument recvcounts)");
     CHECK(check_reduction(fn, &a, sendbuf, recvbuf, (int)total, datatype, op, recvcounts[a.rank], 1));
     a.recvcounts = recvcounts;
-    return start(fn, &a, comm, request);
+    return start(fn, &a, NULL, comm, request);
 }
 
 int tdm_ireduce_scatter_block(const char *fn, const void *sendbuf, void *recvbuf, int recvcount,
                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, TDM_Request *request)
 {
+    tdm_sched_key key = {.kind = TDM_COLL_REDUCE_SCATTER_BLOCK, .sendbuf = sendbuf, .recvbuf = recvbuf, .count = recvcount, .datatype = datatype, .op = op};
+    int cached_rc;
+    if (start_cached(fn, &key, comm, request, &cached_rc))
+        return cached_rc;
     tdm_coll_args a;
     CHECK(tdm_check_call(fn, comm, request, TDM_COLL_REDUCE_SCATTER_BLOCK, &a));
     CHECK(tdm_check_count(fn, "recvcount", recvcount));
@@ -222,7 +295,7 @@ int tdm_ireduce_scatter_block(const char *fn, const void *sendbuf, void *recvbuf
         return tdm_error(fn, MPI_ERR_COUNT, "recvcount times the communicator size exceeds INT_MAX (argument recvcount)");
     CHECK(check_reduction(fn, &a, sendbuf, recvbuf, recvcount * a.size, datatype, op, recvcount, 1));
     a.count = recvcount; /* the algorithms read the blocks from recvcounts, filled at start */
-    return start(fn, &a, comm, request);
+    return start(fn, &a, &key, comm, request);
 }
 
 /* The send side of gather-like calls, or the in-place case (then the receive side stands for it). */
@@ -308,6 +381,10 @@ static void send_side_from_recv_side(tdm_coll_args *a)
 int tdm_igather(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, TDM_Request *request)
 {
+    tdm_sched_key key = {.kind = TDM_COLL_GATHER, .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype, .root = root};
+    int cached_rc;
+    if (start_cached(fn, &key, comm, request, &cached_rc))
+        return cached_rc;
     tdm_coll_args a;
     CHECK(tdm_check_call(fn, comm, request, TDM_COLL_GATHER, &a));
     CHECK(tdm_check_root(fn, root, a.size));
@@ -319,7 +396,7 @@ int tdm_igather(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype
             send_side_from_recv_side(&a);
     }
     a.root = root;
-    return start(fn, &a, comm, request);
+    return start(fn, &a, &key, comm, request);
 }
 
 int tdm_igatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -337,13 +414,17 @@ int tdm_igatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatyp
         CHECK(check_recv_side_v(fn, &a, recvbuf, recvcounts, displs, recvtype));
     }
     a.root = root;
-    return start(fn, &a, comm, request);
+    return start(fn, &a, NULL, comm, request);
 }
 
 int tdm_iscatter(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                  TDM_Request *request)
 {
+    tdm_sched_key key = {.kind = TDM_COLL_SCATTER, .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype, .root = root};
+    int cached_rc;
+    if (start_cached(fn, &key, comm, request, &cached_rc))
+        return cached_rc;
     tdm_coll_args a;
     CHECK(tdm_check_call(fn, comm, request, TDM_COLL_SCATTER, &a));
     CHECK(tdm_check_root(fn, root, a.size));
@@ -358,7 +439,7 @@ int tdm_iscatter(const char *fn, const void *sendbuf, int sendcount, MPI_Datatyp
         }
     }
     a.root = root;
-    return start(fn, &a, comm, request);
+    return start(fn, &a, &key, comm, request);
 }
 
 int tdm_iscatterv(const char *fn, const void *sendbuf, const int sendcounts[], const int displs[],
@@ -373,13 +454,17 @@ int tdm_iscatterv(const char *fn, const void *sendbuf, const int sendcounts[], c
     if (is_root)
         CHECK(check_send_side_v(fn, &a, sendbuf, sendcounts, displs, sendtype));
     a.root = root;
-    return start(fn, &a, comm, request);
+    return start(fn, &a, NULL, comm, request);
 }
 
 int tdm_iallgather(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                    void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                    TDM_Request *request)
 {
+    tdm_sched_key key = {.kind = TDM_COLL_ALLGATHER, .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype};
+    int cached_rc;
+    if (start_cached(fn, &key, comm, request, &cached_rc))
+        return cached_rc;
     tdm_coll_args a;
     CHECK(tdm_check_call(fn, comm, request, TDM_COLL_ALLGATHER, &a));
     CHECK(check_send_side(fn, &a, sendbuf, sendcount, sendtype, 1));
@@ -388,7 +473,7 @@ int tdm_iallgather(const char *fn, const void *sendbuf, int sendcount, MPI_Datat
         send_side_from_recv_side(&a);
     else
         CHECK(tdm_check_not_aliased(fn, sendbuf, recvbuf, sendcount));
-    return start(fn, &a, comm, request);
+    return start(fn, &a, &key, comm, request);
 }
 
 int tdm_iallgatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -408,13 +493,17 @@ int tdm_iallgatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Data
     } else {
         CHECK(tdm_check_not_aliased(fn, sendbuf, recvbuf, sendcount));
     }
-    return start(fn, &a, comm, request);
+    return start(fn, &a, NULL, comm, request);
 }
 
 int tdm_ialltoall(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                   TDM_Request *request)
 {
+    tdm_sched_key key = {.kind = TDM_COLL_ALLTOALL, .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype};
+    int cached_rc;
+    if (start_cached(fn, &key, comm, request, &cached_rc))
+        return cached_rc;
     tdm_coll_args a;
     CHECK(tdm_check_call(fn, comm, request, TDM_COLL_ALLTOALL, &a));
     CHECK(check_send_side(fn, &a, sendbuf, sendcount, sendtype, 1));
@@ -423,7 +512,7 @@ int tdm_ialltoall(const char *fn, const void *sendbuf, int sendcount, MPI_Dataty
         send_side_from_recv_side(&a);
     else
         CHECK(tdm_check_not_aliased(fn, sendbuf, recvbuf, sendcount));
-    return start(fn, &a, comm, request);
+    return start(fn, &a, &key, comm, request);
 }
 
 int tdm_ialltoallv(const char *fn, const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -443,7 +532,7 @@ int tdm_ialltoallv(const char *fn, const void *sendbuf, const int sendcounts[], 
         CHECK(check_send_side_v(fn, &a, sendbuf, sendcounts, sdispls, sendtype));
         CHECK(tdm_check_not_aliased(fn, sendbuf, recvbuf, 1));
     }
-    return start(fn, &a, comm, request);
+    return start(fn, &a, NULL, comm, request);
 }
 
 /* The public non-blocking functions. */

@@ -81,6 +81,12 @@ int TDM_Finalize(void)
     if (running > 0 && tdm_global.verbose)
         fprintf(stderr, "tandem: TDM_Finalize with %d collectives still running; they are abandoned\n",
                 running);
+    if (tdm_global.verbose) {
+        int rank = 0;
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        fprintf(stderr, "tandem: rank %d: %lu schedules built, %lu reused from the cache\n", rank,
+                tdm_global.schedules_built, tdm_global.schedules_reused);
+    }
     tdm_shadow_module_finalize();
     tdm_agent_finalize();
     tdm_request_pool_finalize();

@@ -15,6 +15,7 @@ struct tdm_request *tdm_request_alloc(void)
     memset(req, 0, offsetof(struct tdm_request, sched));
     req->magic = TDM_REQUEST_MAGIC;
     req->nowned = 0;
+    req->cacheable = 0;
     req->shadow = NULL;
     req->active_prev = req->active_next = req->shadow_prev = req->shadow_next = NULL;
     tdm_sched_init(&req->sched, "none", 0, 0);
@@ -23,6 +24,23 @@ struct tdm_request *tdm_request_alloc(void)
 }
 
 void tdm_request_free(struct tdm_request *req)
+{
+    tdm_shadow *sh = req->shadow;
+    req->magic = 0;
+    if (!tdm_sched_cache_keep(req))
+        tdm_request_release(req);
+    if (sh)
+        tdm_shadow_put(sh);
+}
+
+void tdm_request_revive(struct tdm_request *req)
+{
+    req->magic = TDM_REQUEST_MAGIC;
+    req->complete = 0;
+    req->shadow = NULL;
+}
+
+void tdm_request_release(struct tdm_request *req)
 {
     tdm_exec_destroy(&req->exec);
     tdm_sched_destroy(&req->sched);

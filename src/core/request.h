@@ -9,6 +9,7 @@
 #include "../engine/exec.h"
 #include "../engine/shadow_comm.h"
 #include "../schedule/schedule.h"
+#include "sched_cache.h"
 
 #define TDM_REQUEST_MAGIC 0x7a4d5251u /* a live request; cleared when it returns to the pool */
 
@@ -25,11 +26,18 @@ struct tdm_request {
     struct tdm_request *active_prev, *active_next; /* the agent's list of running requests */
     struct tdm_request *shadow_prev, *shadow_next; /* the shadow's list, for tag reuse */
     struct tdm_request *pool_next;
+    tdm_sched_key key;         /* the call, if its schedule may be cached (see sched_cache.h) */
+    int cacheable;
 };
 
 struct tdm_request *tdm_request_alloc(void);
-/* Releases everything the request holds and returns it to the pool. */
+/* The user is done with the request (Wait/Test, or a start that failed): its schedule is kept in the
+ * cache, or the request is released. */
 void tdm_request_free(struct tdm_request *req);
+/* Releases everything the request holds and returns it to the pool. */
+void tdm_request_release(struct tdm_request *req);
+/* A request taken from the schedule cache becomes live again, for a new call. */
+void tdm_request_revive(struct tdm_request *req);
 void tdm_request_pool_finalize(void);
 
 static inline int tdm_request_is_live(const struct tdm_request *req)

@@ -11,6 +11,8 @@ typedef struct tdm_state {
     int verbose;              /* TANDEM_VERBOSE */
     int dump_schedules;       /* TANDEM_DUMP_SCHEDULE */
     size_t segment_bytes;     /* TANDEM_SEGMENT_SIZE */
+    unsigned long schedules_built, schedules_reused; /* reported at TDM_Finalize by TANDEM_VERBOSE */
+    unsigned settings_epoch;  /* bumped when a selection setting changes: cached schedules expire */
 } tdm_state;
 
 extern tdm_state tdm_global;

@@ -9,11 +9,7 @@ int tdm_exec_init(tdm_exec *e, const tdm_schedule *s, MPI_Comm comm, int tag)
 {
     e->sched = s;
     e->comm = comm;
-    e->tag = tag;
-    e->round = 0;
-    e->posted = -1;
-    e->error = MPI_SUCCESS;
-    e->draining = 0;
+    tdm_exec_restart(e, tag);
     e->reqs = e->reqs_inline;
     if (s->max_round_messages > TDM_EXEC_INLINE_REQUESTS) {
         e->reqs = malloc(sizeof(MPI_Request) * (size_t)s->max_round_messages);
@@ -23,6 +19,15 @@ int tdm_exec_init(tdm_exec *e, const tdm_schedule *s, MPI_Comm comm, int tag)
         }
     }
     return MPI_SUCCESS;
+}
+
+void tdm_exec_restart(tdm_exec *e, int tag)
+{
+    e->tag = tag;
+    e->round = 0;
+    e->posted = -1;
+    e->error = MPI_SUCCESS;
+    e->draining = 0;
 }
 
 void tdm_exec_destroy(tdm_exec *e)

@@ -24,6 +24,8 @@ typedef struct tdm_exec {
 } tdm_exec;
 
 int tdm_exec_init(tdm_exec *e, const tdm_schedule *s, MPI_Comm comm, int tag);
+/* Runs the same schedule again, from its first round, with a new tag (a reused, cached schedule). */
+void tdm_exec_restart(tdm_exec *e, int tag);
 void tdm_exec_destroy(tdm_exec *e);
 
 /* Starts the first round (local actions run, messages are posted) without testing anything. */

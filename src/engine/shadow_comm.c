@@ -2,6 +2,7 @@
 
 #include "../agents/agent.h"
 #include "../core/request.h"
+#include "../core/sched_cache.h"
 
 #include <stdlib.h>
 
@@ -19,6 +20,7 @@ void tdm_shadow_testing_dups(int on) { testing_dups = on; }
 
 static void shadow_destroy(tdm_shadow *sh)
 {
+    tdm_sched_cache_clear(sh);
     if (!sh->ready)
         MPI_Wait(&sh->dup_request, MPI_STATUS_IGNORE);
     if (sh->comm != MPI_COMM_NULL)
@@ -173,10 +175,12 @@ static unsigned long tag_range(void)
     return cached_tag_range;
 }
 
-int tdm_shadow_claim_tag(tdm_shadow *sh, struct tdm_request *req, unsigned long *seq, int *tag)
+int tdm_shadow_claim_tag(tdm_shadow *sh, struct tdm_request *req, int *tag)
 {
     unsigned long range = tag_range();
     unsigned long s = sh->next_seq++;
+    int claimed = sh->next_tag; /* s modulo range */
+    sh->next_tag = (unsigned long)claimed + 1 == range ? 0 : claimed + 1;
     /* Outstanding sequence numbers lie in (s - range, s) unless the oldest still holds this tag. */
     while (sh->oldest && s - sh->oldest->seq >= range) {
         int rc = tdm_agent_progress_until(sh->oldest);
@@ -192,8 +196,7 @@ int tdm_shadow_claim_tag(tdm_shadow *sh, struct tdm_request *req, unsigned long 
         sh->oldest = req;
     sh->newest = req;
     sh->outstanding++;
-    *seq = s;
-    *tag = (int)(s % range);
+    *tag = claimed;
     return MPI_SUCCESS;
 }
 
@@ -208,6 +211,10 @@ void tdm_shadow_release(tdm_shadow *sh, struct tdm_request *req)
     else
         sh->newest = req->shadow_prev;
     req->shadow_prev = req->shadow_next = NULL;
+}
+
+void tdm_shadow_put(tdm_shadow *sh)
+{
     sh->outstanding--;
     if (sh->outstanding == 0 && sh->user_freed)
         shadow_destroy(sh);

@@ -17,6 +17,9 @@
 
 struct tdm_request;
 
+/* Schedules kept per communicator: enough for the distinct calls an iterative solver repeats. */
+#define TDM_SHADOW_CACHE_SLOTS 16
+
 typedef struct tdm_shadow {
     MPI_Comm user;             /* the application's communicator (not owned) */
     MPI_Comm comm;             /* the private duplicate */
@@ -24,9 +27,12 @@ typedef struct tdm_shadow {
     int ready;                 /* the duplicate is usable */
     int rank, size;
     unsigned long next_seq;
-    int outstanding;           /* collectives started here and not yet complete */
+    int next_tag;              /* next_seq modulo the tag range, kept without dividing */
+    int outstanding;           /* requests started here and not yet freed (Wait/Test) */
     struct tdm_request *oldest, *newest; /* those collectives, in start order */
-    int user_freed;            /* the user freed the communicator while collectives ran */
+    int user_freed;            /* the user freed the communicator while requests were out */
+    struct tdm_request *cache[TDM_SHADOW_CACHE_SLOTS]; /* finished schedules kept for reuse */
+    int cache_victim;          /* the slot replaced next when all are taken */
     struct tdm_shadow *prev, *next; /* registry of live shadows */
 } tdm_shadow;
 
@@ -43,9 +49,12 @@ int tdm_shadow_ready(tdm_shadow *sh, int *error);
 tdm_shadow *tdm_shadow_first(void);
 
 /* Sequence number and tag for a new collective; may progress other collectives (tag wrap). */
-int tdm_shadow_claim_tag(tdm_shadow *sh, struct tdm_request *req, unsigned long *seq, int *tag);
-/* The collective holding a tag completed. Frees the shadow if the user freed its communicator. */
+int tdm_shadow_claim_tag(tdm_shadow *sh, struct tdm_request *req, int *tag);
+/* The collective holding a tag completed: the tag may be reused. */
 void tdm_shadow_release(tdm_shadow *sh, struct tdm_request *req);
+/* The request that claimed a tag here was freed. Frees the shadow if the user freed its communicator
+ * and no request refers to it any more. */
+void tdm_shadow_put(tdm_shadow *sh);
 
 /* Tandem is inside an MPI call that may complete duplication requests (see on_user_comm_delete). */
 void tdm_shadow_testing_dups(int on);

@@ -18,6 +18,7 @@ void tdm_sched_init(tdm_schedule *s, const char *algorithm, int rank, int size)
     s->open_round_messages = 0;
     s->tmp = s->tmp_inline;
     s->ntmp = 0;
+    s->tmp_bytes = 0;
     s->tmp_cap = TDM_SCHED_INLINE_TMP;
     s->error = MPI_SUCCESS;
     s->reduce_basic = MPI_DATATYPE_NULL;
@@ -34,6 +35,7 @@ void tdm_sched_destroy(tdm_schedule *s)
     if (s->tmp != s->tmp_inline)
         free(s->tmp);
     s->nactions = s->nrounds = s->ntmp = 0;
+    s->tmp_bytes = 0;
 }
 
 /* Grows an array that starts in inline storage; returns 0 on failure. */
@@ -162,6 +164,7 @@ void *tdm_sched_tmp(tdm_schedule *s, size_t bytes)
         return NULL;
     }
     s->tmp[s->ntmp++] = p;
+    s->tmp_bytes += bytes;
     return p;
 }
 

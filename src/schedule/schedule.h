@@ -50,6 +50,7 @@ typedef struct tdm_schedule {
 
     void **tmp;             /* temporary buffers owned by the schedule */
     int ntmp, tmp_cap;
+    size_t tmp_bytes;       /* their total size */
 
     int error;              /* first build error (MPI error class), MPI_SUCCESS if none */
     /* A predefined op on a derived datatype is applied through the one predefined type the datatype

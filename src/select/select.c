@@ -163,6 +163,7 @@ int tdm_select_force(const char *fn, const char *collective, const char *algorit
                          collective ? collective : "(null)");
     if (!algorithm)
         return tdm_error(fn, MPI_ERR_ARG, "algorithm is NULL (argument algorithm)");
+    tdm_global.settings_epoch++; /* schedules cached under the old choice expire */
     if (strcmp(algorithm, "auto") == 0) {
         forced[k] = 0;
         return MPI_SUCCESS;
@@ -178,6 +179,7 @@ int tdm_select_force(const char *fn, const char *collective, const char *algorit
 
 int tdm_select_init_from_env(const char *fn)
 {
+    tdm_global.settings_epoch++;
     memset(forced, 0, sizeof forced);
     memset(fallback_reported, 0, sizeof fallback_reported);
     for (int k = 0; k < TDM_NCOLLECTIVES; k++) {
