@@ -124,6 +124,22 @@ int TDM_Set_algorithm(const char *collective, const char *algorithm);
 /* The names known for a collective, space separated, "auto" first; NULL for an unknown collective. */
 const char *TDM_Algorithm_names(const char *collective);
 
+/*
+ * Progress. "inline": schedules advance inside Tandem calls on the application's thread (the default).
+ * "thread": one progress thread per process advances every collective in the background; it needs
+ * MPI_THREAD_MULTIPLE (TDM_Init asks for it) and is refused with MPI_ERR_OTHER otherwise. Callable
+ * before TDM_Init (applied there; TANDEM_PROGRESS=inline|thread does the same) and between
+ * collectives: collectives already running keep the agent they started with.
+ */
+int TDM_Set_progress(const char *mode);
+/* Where the progress thread runs: "none" (inherits the rank's binding), "bind" (the rank's core),
+ * "numa", "odd-even", "cores:LIST" (see README). Before TDM_Init only, on every rank (placement is
+ * computed with the node's other ranks); TANDEM_PROGRESS_PLACEMENT does the same. */
+int TDM_Set_progress_placement(const char *policy);
+/* The cores (hwloc logical numbers) where the calling thread and the progress thread run now; -1 if
+ * unknown or there is no progress thread. */
+int TDM_Get_placement(int *app_core, int *progress_core);
+
 /* The algorithm a request runs ("allreduce_ring"); NULL if request is not an active request. */
 const char *TDM_Request_algorithm(TDM_Request request);
 /* Prints the schedule behind a request (algorithm, rounds, actions) readably. TANDEM_DUMP_SCHEDULE=1

@@ -234,11 +234,15 @@ int main(int argc, char **argv)
             size_t total = (size_t)b.count * elem * (c->per_rank_blocks ? size : 1);
             b.send = calloc(total ? total : 1, 1);
             b.recv = calloc(total ? total : 1, 1);
+            /* written, so that every page is backed by its own memory (calloc'd pages may all map
+             * the one zero page until first written) */
+            memset(b.send, 1, total);
+            memset(b.recv, 2, total);
             int iters = (int)(64L * 1024 * 1024 / (bytes > 65536 ? bytes : 65536));
             if (iters > 1000)
                 iters = 1000;
-            if (iters < 2)
-                iters = 2;
+            if (iters < 16)
+                iters = 16;
             double samples[NMODES][64];
             for (int r = 0; r < reps && r < 64; r++)
                 for (int m = 0; m < NMODES; m++)

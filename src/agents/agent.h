@@ -1,23 +1,60 @@
 /*
- * Agents drive the engine for running requests. This issue has the inline agent: schedules advance
- * inside Tandem calls (Test, Wait, and any collective start) on the application's thread.
+ * Agents drive the engine for running requests. Two exist:
+ *   inline  schedules advance inside Tandem calls (Test, Wait, any collective start) on the
+ *           application's thread (inline.c);
+ *   thread  one progress thread per process drives every schedule handed to it; the application only
+ *           hands a request over and later picks up its completion (thread.c).
+ * The progress mode picks the agent of each new request; it may change between collectives, and
+ * requests already running stay with the agent that started them.
  */
 #ifndef TANDEM_AGENT_H
 #define TANDEM_AGENT_H
 
 struct tdm_request;
 
-/* Takes over a request whose schedule and tag are set, and advances it as far as it can. */
+typedef enum { TDM_PROGRESS_INLINE, TDM_PROGRESS_THREAD } tdm_progress_mode;
+
+/* Applies the progress mode asked for before TDM_Init (TDM_Set_progress, TANDEM_PROGRESS); a thread
+ * mode MPI cannot support falls back to inline with a message. */
+int tdm_agents_init(const char *fn);
+/* Stops the progress thread; requests still running are abandoned. */
+void tdm_agents_finalize(void);
+/* Selects the agent of the collectives started from now on. */
+int tdm_progress_set(const char *fn, const char *mode);
+tdm_progress_mode tdm_progress_current(void);
+
+/* Takes over a request whose schedule and tag are set. */
 void tdm_agent_start(struct tdm_request *req);
-/* Advances every running request as far as possible without blocking. */
+/* Advances what the application thread drives (inline requests), without blocking. */
 void tdm_agent_progress(void);
-/* Blocks until at least one message of a running request completes (or returns at once if none is
- * running), then advances. */
-int tdm_agent_block(void);
-/* Progresses everything until req is complete. */
-int tdm_agent_progress_until(struct tdm_request *req);
-/* Running requests, for Finalize's check. */
+/* A mark to block on: take it before looking at the requests' completion flags. */
+unsigned long tdm_agent_completion_mark(void);
+/* Blocks until some running request may have completed since the mark was taken (or returns at once
+ * if none is running). */
+int tdm_agent_block(unsigned long mark);
+/* Blocks until req is complete, advancing inline requests meanwhile. */
+int tdm_agent_wait(struct tdm_request *req);
+/* Requests started and not yet complete, over both agents. */
 int tdm_agent_running(void);
-void tdm_agent_finalize(void);
+
+/* The agents' own entry points, used by the dispatch above. */
+void tdm_inline_start(struct tdm_request *req);
+void tdm_inline_progress(void);
+int tdm_inline_block(unsigned long mark);
+int tdm_inline_wait(struct tdm_request *req);
+int tdm_inline_running(void);
+void tdm_inline_finalize(void);
+
+int tdm_thread_agent_start_thread(void);
+void tdm_thread_agent_stop(void);
+void tdm_thread_agent_hand_over(struct tdm_request *req);
+/* Hands over the requests that waited for their shadow communicator, if it is ready now. */
+void tdm_thread_agent_pump(void);
+int tdm_thread_agent_wait(struct tdm_request *req);
+/* Completions the progress thread has signalled so far: a wait for any completion watches it. */
+unsigned long tdm_thread_agent_completions(void);
+/* Sleeps until the completion count differs from seen (or a short time passed). */
+void tdm_thread_agent_wait_change(unsigned long seen);
+int tdm_thread_agent_running(void);
 
 #endif

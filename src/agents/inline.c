@@ -3,6 +3,8 @@
  * schedule. Blocking waits gather the pending MPI requests of all running schedules (and of shadow
  * communicators still being created) into one MPI_Testsome loop, so that a rank waiting for one collective
  * keeps serving all the others: no deadlock when ranks complete collectives in different orders.
+ * A blocking wait also returns when the progress thread completes something (requests of both agents
+ * may be waited for together).
  */
 #include "agent.h"
 
@@ -41,37 +43,21 @@ static void complete(struct tdm_request *req)
 {
     unlink_running(req);
     tdm_shadow_release(req->shadow, req);
-    req->complete = 1;
-}
-
-/* A request runs on its shadow communicator once that exists; 0 while it is still being created. */
-static int bind_comm(struct tdm_request *req)
-{
-    tdm_exec *e = &req->exec;
-    if (e->comm != MPI_COMM_NULL)
-        return 1;
-    int error = MPI_SUCCESS;
-    if (!tdm_shadow_ready(req->shadow, &error)) {
-        if (error == MPI_SUCCESS)
-            return 0;
-        tdm_exec_fail(e, error);
-    }
-    e->comm = req->shadow->comm;
-    return 1;
+    tdm_request_mark_done(req);
 }
 
 /* Advances one request; completes it when its schedule is done. */
 static void advance(struct tdm_request *req)
 {
-    if (bind_comm(req) && tdm_exec_progress(&req->exec))
+    if (tdm_request_bind_comm(req) && tdm_exec_progress(&req->exec))
         complete(req);
 }
 
-void tdm_agent_start(struct tdm_request *req)
+void tdm_inline_start(struct tdm_request *req)
 {
     /* Opportunistic progress: the collectives already running advance in every Tandem call. */
     if (nrunning > 0)
-        tdm_agent_progress();
+        tdm_inline_progress();
     req->active_prev = NULL;
     req->active_next = running;
     if (running)
@@ -79,14 +65,14 @@ void tdm_agent_start(struct tdm_request *req)
     running = req;
     nrunning++;
     /* post the first round at once; testing it so soon would rarely find anything done */
-    if (bind_comm(req)) {
+    if (tdm_request_bind_comm(req)) {
         tdm_exec_kick(&req->exec);
         if (tdm_exec_finished(&req->exec))
             complete(req);
     }
 }
 
-void tdm_agent_progress(void)
+void tdm_inline_progress(void)
 {
     for (struct tdm_request *req = running, *next; req; req = next) {
         next = req->active_next;
@@ -130,7 +116,7 @@ static void gather(MPI_Request *slot, tdm_exec *owner, int *n)
     (*n)++;
 }
 
-int tdm_agent_block(void)
+int tdm_inline_block(unsigned long mark)
 {
     int total = 0;
     for (struct tdm_request *req = running; req; req = req->active_next)
@@ -149,7 +135,7 @@ int tdm_agent_block(void)
         for (int i = 0; i < req->exec.posted; i++)
             gather(&req->exec.reqs[i], &req->exec, &n);
     if (n == 0) { /* nothing is waiting on MPI: the schedules can only move by progress */
-        tdm_agent_progress();
+        tdm_inline_progress();
         return MPI_SUCCESS;
     }
     int outcount = 0;
@@ -160,7 +146,7 @@ int tdm_agent_block(void)
         tdm_shadow_testing_dups(1);
         rc = MPI_Testsome(n, wait_reqs, &outcount, wait_index, wait_status);
         tdm_shadow_testing_dups(0);
-        if (rc != MPI_SUCCESS || outcount != 0)
+        if (rc != MPI_SUCCESS || outcount != 0 || tdm_thread_agent_completions() != mark)
             break;
         if (polls >= SPIN_POLLS)
             sched_yield();
@@ -176,32 +162,32 @@ int tdm_agent_block(void)
     } else if (rc != MPI_SUCCESS) {
         return rc;
     }
-    tdm_agent_progress();
+    tdm_inline_progress();
     return MPI_SUCCESS;
 }
 
-int tdm_agent_progress_until(struct tdm_request *req)
+int tdm_inline_wait(struct tdm_request *req)
 {
     /* Only this request runs: poll its messages directly, yielding after a short spin. */
     for (int polls = 0; nrunning == 1 && running == req && req->exec.comm != MPI_COMM_NULL; polls++) {
         advance(req);
-        if (req->complete)
+        if (tdm_request_done(req))
             return MPI_SUCCESS;
         if (polls >= SPIN_POLLS)
             sched_yield();
     }
-    tdm_agent_progress();
-    while (!req->complete) {
-        int rc = tdm_agent_block();
+    tdm_inline_progress();
+    while (!tdm_request_done(req)) {
+        int rc = tdm_inline_block(tdm_thread_agent_completions());
         if (rc != MPI_SUCCESS)
             return rc;
     }
     return MPI_SUCCESS;
 }
 
-int tdm_agent_running(void) { return nrunning; }
+int tdm_inline_running(void) { return nrunning; }
 
-void tdm_agent_finalize(void)
+void tdm_inline_finalize(void)
 {
     running = NULL; /* requests never completed are abandoned with their shadows */
     nrunning = 0;

@@ -73,7 +73,7 @@ int tdm_wait(const char *fn, TDM_Request *request, MPI_Status *status)
         set_status(status, MPI_SUCCESS);
         return MPI_SUCCESS;
     }
-    rc = tdm_agent_progress_until(*request);
+    rc = tdm_agent_wait(*request);
     if (rc != MPI_SUCCESS)
         return tdm_mpi_error(fn, "waiting for messages", rc);
     return finish(fn, request, status);
@@ -98,7 +98,7 @@ int TDM_Test(TDM_Request *request, int *flag, MPI_Status *status)
         return MPI_SUCCESS;
     }
     tdm_agent_progress();
-    *flag = (*request)->complete;
+    *flag = tdm_request_done(*request);
     return *flag ? finish(fn, request, status) : MPI_SUCCESS;
 }
 
@@ -127,7 +127,7 @@ int TDM_Waitall(int count, TDM_Request requests[], MPI_Status *statuses)
     if (rc != MPI_SUCCESS)
         return rc;
     for (int i = 0; i < count; i++)
-        if (requests[i] && (rc = tdm_agent_progress_until(requests[i])) != MPI_SUCCESS)
+        if (requests[i] && (rc = tdm_agent_wait(requests[i])) != MPI_SUCCESS)
             return tdm_mpi_error(fn, "waiting for messages", rc);
     return finish_all(fn, count, requests, statuses);
 }
@@ -145,7 +145,7 @@ int TDM_Testall(int count, TDM_Request requests[], int *flag, MPI_Status *status
     tdm_agent_progress();
     *flag = 1;
     for (int i = 0; i < count; i++)
-        if (requests[i] && !requests[i]->complete)
+        if (requests[i] && !tdm_request_done(requests[i]))
             *flag = 0;
     return *flag ? finish_all(fn, count, requests, statuses) : MPI_SUCCESS;
 }
@@ -162,12 +162,13 @@ int TDM_Waitany(int count, TDM_Request requests[], int *index, MPI_Status *statu
         return tdm_error(fn, MPI_ERR_ARG, "index is NULL (argument index)");
     tdm_agent_progress();
     for (;;) {
+        unsigned long mark = tdm_agent_completion_mark(); /* before looking at the flags */
         int live = 0;
         for (int i = 0; i < count; i++) {
             if (!requests[i])
                 continue;
             live = 1;
-            if (requests[i]->complete) {
+            if (tdm_request_done(requests[i])) {
                 *index = i;
                 return finish(fn, &requests[i], status);
             }
@@ -177,7 +178,7 @@ int TDM_Waitany(int count, TDM_Request requests[], int *index, MPI_Status *statu
             set_status(status, MPI_SUCCESS);
             return MPI_SUCCESS;
         }
-        if ((rc = tdm_agent_block()) != MPI_SUCCESS)
+        if ((rc = tdm_agent_block(mark)) != MPI_SUCCESS)
             return tdm_mpi_error(fn, "waiting for messages", rc);
     }
 }

@@ -1,6 +1,7 @@
 /* Life cycle and settings: TDM_Init, TDM_Finalize, the environment, algorithm forcing. */
 #include "../agents/agent.h"
 #include "../engine/shadow_comm.h"
+#include "../placement/placement.h"
 #include "../select/select.h"
 #include "error.h"
 #include "op_rules.h"
@@ -18,6 +19,28 @@ static int env_flag(const char *name)
 {
     const char *v = getenv(name);
     return v && *v && strcmp(v, "0") != 0;
+}
+
+/* The placement policy: TDM_Set_progress_placement before TDM_Init, else TANDEM_PROGRESS_PLACEMENT. */
+static char placement_text[128] = "none";
+static int placement_asked;
+
+static int placement_from_environment(const char *fn)
+{
+    const char *env = getenv("TANDEM_PROGRESS_PLACEMENT");
+    if (!placement_asked && env && *env) {
+        if (strlen(env) >= sizeof placement_text)
+            return tdm_error(fn, MPI_ERR_ARG, "TANDEM_PROGRESS_PLACEMENT is too long");
+        strcpy(placement_text, env);
+    }
+    placement_asked = 0;
+    tdm_placement_policy policy;
+    int rc = tdm_placement_parse(fn, placement_text, &policy);
+    if (rc == MPI_SUCCESS)
+        rc = tdm_placement_init(fn, &policy);
+    if (rc != MPI_SUCCESS)
+        return tdm_error(fn, rc, "TANDEM_PROGRESS_PLACEMENT=%s: %s", placement_text, TDM_Last_error());
+    return MPI_SUCCESS;
 }
 
 /* Settings read once at TDM_Init. */
@@ -47,13 +70,18 @@ int TDM_Init(int *argc, char ***argv)
     if (mpi_done)
         return tdm_error(fn, MPI_ERR_OTHER, "MPI is already finalized");
     MPI_Initialized(&mpi_ready);
-    if (!mpi_ready) {
-        int rc = MPI_Init(argc, argv);
+    if (!mpi_ready) { /* the progress thread, if it is ever wanted, calls MPI beside the application */
+        int rc = MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &tdm_global.mpi_thread_level);
         if (rc != MPI_SUCCESS)
-            return tdm_mpi_error(fn, "MPI_Init", rc);
+            return tdm_mpi_error(fn, "MPI_Init_thread", rc);
         tdm_global.we_initialized_mpi = 1;
+    } else {
+        MPI_Query_thread(&tdm_global.mpi_thread_level);
     }
     int rc = read_environment(fn);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = placement_from_environment(fn);
     if (rc != MPI_SUCCESS)
         return rc;
     rc = tdm_shadow_module_init();
@@ -62,12 +90,19 @@ int TDM_Init(int *argc, char ***argv)
     tdm_op_rules_init();
     tdm_global.initialized = 1;
     tdm_global.finalized = 0;
+    rc = tdm_agents_init(fn);
+    if (rc != MPI_SUCCESS) {
+        tdm_global.initialized = 0;
+        return rc;
+    }
     if (tdm_global.verbose) {
         int rank = 0;
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
         if (rank == 0)
-            fprintf(stderr, "tandem %d.%d: inline progress, segment %zu bytes\n", TANDEM_VERSION_MAJOR,
-                    TANDEM_VERSION_MINOR, tdm_global.segment_bytes);
+            fprintf(stderr, "tandem %d.%d: %s progress, placement %s, segment %zu bytes\n",
+                    TANDEM_VERSION_MAJOR, TANDEM_VERSION_MINOR,
+                    tdm_progress_current() == TDM_PROGRESS_THREAD ? "thread" : "inline", placement_text,
+                    tdm_global.segment_bytes);
     }
     return MPI_SUCCESS;
 }
@@ -87,8 +122,9 @@ int TDM_Finalize(void)
         fprintf(stderr, "tandem: rank %d: %lu schedules built, %lu reused from the cache\n", rank,
                 tdm_global.schedules_built, tdm_global.schedules_reused);
     }
+    tdm_agents_finalize(); /* the progress thread stops before its shadows go */
     tdm_shadow_module_finalize();
-    tdm_agent_finalize();
+    tdm_placement_finalize();
     tdm_request_pool_finalize();
     tdm_global.initialized = 0;
     tdm_global.finalized = 1;
@@ -117,3 +153,31 @@ int TDM_Set_algorithm(const char *collective, const char *algorithm)
 }
 
 const char *TDM_Algorithm_names(const char *collective) { return tdm_select_names(collective); }
+
+int TDM_Set_progress(const char *mode) { return tdm_progress_set("TDM_Set_progress", mode); }
+
+int TDM_Set_progress_placement(const char *policy)
+{
+    static const char *fn = "TDM_Set_progress_placement";
+    if (tdm_global.initialized)
+        return tdm_error(fn, MPI_ERR_OTHER, "the placement is chosen before TDM_Init");
+    tdm_placement_policy parsed;
+    int rc = tdm_placement_parse(fn, policy, &parsed);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (strlen(policy) >= sizeof placement_text)
+        return tdm_error(fn, MPI_ERR_ARG, "placement is too long (argument policy)");
+    strcpy(placement_text, policy);
+    placement_asked = 1;
+    return MPI_SUCCESS;
+}
+
+int TDM_Get_placement(int *app_core, int *progress_core)
+{
+    if (!app_core || !progress_core)
+        return tdm_error("TDM_Get_placement", MPI_ERR_ARG, "%s is NULL (argument %s)",
+                         app_core ? "progress_core" : "app_core", app_core ? "progress_core" : "app_core");
+    *app_core = tdm_placement_current_core();
+    *progress_core = tdm_placement_progress_core();
+    return MPI_SUCCESS;
+}

@@ -27,6 +27,8 @@ void tdm_request_free(struct tdm_request *req)
 {
     tdm_shadow *sh = req->shadow;
     req->magic = 0;
+    if (sh) /* a request completed by the progress thread gives its tag back here */
+        tdm_shadow_release(sh, req);
     if (!tdm_sched_cache_keep(req))
         tdm_request_release(req);
     if (sh)
@@ -36,7 +38,7 @@ void tdm_request_free(struct tdm_request *req)
 void tdm_request_revive(struct tdm_request *req)
 {
     req->magic = TDM_REQUEST_MAGIC;
-    req->complete = 0;
+    __atomic_store_n(&req->complete, 0, __ATOMIC_RELAXED);
     req->shadow = NULL;
 }
 
@@ -59,4 +61,19 @@ void tdm_request_pool_finalize(void)
         free(pool);
         pool = next;
     }
+}
+
+int tdm_request_bind_comm(struct tdm_request *req)
+{
+    tdm_exec *e = &req->exec;
+    if (e->comm != MPI_COMM_NULL)
+        return 1;
+    int error = MPI_SUCCESS;
+    if (!tdm_shadow_ready(req->shadow, &error)) {
+        if (error == MPI_SUCCESS)
+            return 0;
+        tdm_exec_fail(e, error);
+    }
+    e->comm = req->shadow->comm;
+    return 1;
 }

@@ -15,7 +15,9 @@
 
 struct tdm_request {
     unsigned magic;
-    int complete;              /* the schedule finished (or failed); the request awaits Wait/Test */
+    int complete;              /* the schedule finished (or failed); the request awaits Wait/Test.
+                                  Set by the agent's thread: read with tdm_request_done */
+    int agent;                 /* tdm_progress_mode of the agent running it */
     tdm_coll_kind kind;
     tdm_schedule sched;
     tdm_exec exec;
@@ -25,7 +27,9 @@ struct tdm_request {
     int nowned;
     struct tdm_request *active_prev, *active_next; /* the agent's list of running requests */
     struct tdm_request *shadow_prev, *shadow_next; /* the shadow's list, for tag reuse */
+    int holds_tag;             /* on that list */
     struct tdm_request *pool_next;
+    struct tdm_request *handoff_next; /* the progress thread's hand-off stack */
     tdm_sched_key key;         /* the call, if its schedule may be cached (see sched_cache.h) */
     int cacheable;
 };
@@ -44,5 +48,19 @@ static inline int tdm_request_is_live(const struct tdm_request *req)
 {
     return req != NULL && req->magic == TDM_REQUEST_MAGIC;
 }
+
+/* Completion crosses threads: everything the agent wrote before marking is visible after done. */
+static inline int tdm_request_done(const struct tdm_request *req)
+{
+    return __atomic_load_n(&req->complete, __ATOMIC_ACQUIRE);
+}
+static inline void tdm_request_mark_done(struct tdm_request *req)
+{
+    __atomic_store_n(&req->complete, 1, __ATOMIC_SEQ_CST);
+}
+
+/* A request runs on its shadow communicator once that exists: binds the engine to it; 0 while it
+ * is still being created (a failed creation fails the request). */
+int tdm_request_bind_comm(struct tdm_request *req);
 
 #endif

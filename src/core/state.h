@@ -8,6 +8,7 @@ typedef struct tdm_state {
     int initialized;          /* between TDM_Init and TDM_Finalize */
     int finalized;
     int we_initialized_mpi;
+    int mpi_thread_level;     /* what MPI provides (TDM_Init asks for MPI_THREAD_MULTIPLE) */
     int verbose;              /* TANDEM_VERBOSE */
     int dump_schedules;       /* TANDEM_DUMP_SCHEDULE */
     size_t segment_bytes;     /* TANDEM_SEGMENT_SIZE */

@@ -18,6 +18,13 @@ static tdm_shadow *last_shadow;
 
 void tdm_shadow_testing_dups(int on) { testing_dups = on; }
 
+/* Tandem reports MPI's errors on its own traffic as return codes. */
+static void mark_ready(tdm_shadow *sh)
+{
+    MPI_Comm_set_errhandler(sh->comm, MPI_ERRORS_RETURN);
+    __atomic_store_n(&sh->ready, 1, __ATOMIC_RELEASE);
+}
+
 static void shadow_destroy(tdm_shadow *sh)
 {
     tdm_sched_cache_clear(sh);
@@ -49,10 +56,8 @@ static int on_user_comm_delete(MPI_Comm comm, int key, void *value, void *extra)
      * calls this from MPI_Comm_free at once). MPICH instead calls it when the duplication completes,
      * possibly inside the very MPI call of Tandem that tests it: then it must not be waited for again;
      * that call finishes it. */
-    if (!sh->ready && !testing_dups && MPI_Wait(&sh->dup_request, MPI_STATUS_IGNORE) == MPI_SUCCESS) {
-        MPI_Comm_set_errhandler(sh->comm, MPI_ERRORS_RETURN);
-        sh->ready = 1;
-    }
+    if (!sh->ready && !testing_dups && MPI_Wait(&sh->dup_request, MPI_STATUS_IGNORE) == MPI_SUCCESS)
+        mark_ready(sh);
     if (sh->outstanding > 0 || !sh->ready)
         sh->user_freed = 1;
     else
@@ -144,7 +149,7 @@ int tdm_shadow_get(MPI_Comm comm, tdm_shadow **shadow)
 
 int tdm_shadow_ready(tdm_shadow *sh, int *error)
 {
-    if (sh->ready)
+    if (__atomic_load_n(&sh->ready, __ATOMIC_ACQUIRE))
         return 1;
     int done = 0;
     testing_dups = 1;
@@ -154,10 +159,8 @@ int tdm_shadow_ready(tdm_shadow *sh, int *error)
         *error = rc;
         return 0;
     }
-    if (done) { /* Tandem reports MPI's errors on its own traffic as return codes */
-        MPI_Comm_set_errhandler(sh->comm, MPI_ERRORS_RETURN);
-        sh->ready = 1;
-    }
+    if (done)
+        mark_ready(sh);
     return done;
 }
 
@@ -183,11 +186,14 @@ int tdm_shadow_claim_tag(tdm_shadow *sh, struct tdm_request *req, int *tag)
     sh->next_tag = (unsigned long)claimed + 1 == range ? 0 : claimed + 1;
     /* Outstanding sequence numbers lie in (s - range, s) unless the oldest still holds this tag. */
     while (sh->oldest && s - sh->oldest->seq >= range) {
-        int rc = tdm_agent_progress_until(sh->oldest);
+        struct tdm_request *oldest = sh->oldest;
+        int rc = tdm_agent_wait(oldest);
         if (rc != MPI_SUCCESS)
             return rc;
+        tdm_shadow_release(sh, oldest); /* if its agent did not already */
     }
     req->seq = s;
+    req->holds_tag = 1;
     req->shadow_prev = sh->newest;
     req->shadow_next = NULL;
     if (sh->newest)
@@ -202,6 +208,9 @@ int tdm_shadow_claim_tag(tdm_shadow *sh, struct tdm_request *req, int *tag)
 
 void tdm_shadow_release(tdm_shadow *sh, struct tdm_request *req)
 {
+    if (!req->holds_tag)
+        return;
+    req->holds_tag = 0;
     if (req->shadow_prev)
         req->shadow_prev->shadow_next = req->shadow_next;
     else

@@ -24,7 +24,7 @@ typedef struct tdm_shadow {
     MPI_Comm user;             /* the application's communicator (not owned) */
     MPI_Comm comm;             /* the private duplicate */
     MPI_Request dup_request;   /* the MPI_Comm_idup in flight */
-    int ready;                 /* the duplicate is usable */
+    int ready;                 /* the duplicate is usable (read by the progress thread: atomic) */
     int rank, size;
     unsigned long next_seq;
     int next_tag;              /* next_seq modulo the tag range, kept without dividing */
@@ -43,7 +43,8 @@ void tdm_shadow_module_finalize(void);
 int tdm_shadow_get(MPI_Comm comm, tdm_shadow **shadow);
 /* The shadow of comm if it has one, else NULL. */
 tdm_shadow *tdm_shadow_lookup(MPI_Comm comm);
-/* 1 when the duplicate is ready; progresses its creation. Sets *error on failure. */
+/* 1 when the duplicate is ready; progresses its creation. Sets *error on failure. Only the
+ * application's thread creates shadows: the progress thread gets requests whose shadow is ready. */
 int tdm_shadow_ready(tdm_shadow *sh, int *error);
 /* The registry of shadows, to find duplicates still being created. */
 tdm_shadow *tdm_shadow_first(void);

@@ -1,0 +1,129 @@
+/*
+ * Agent dispatch: the progress mode picks the agent of each new request, and completion calls go to
+ * the agent that runs the request. Requests of both agents may be outstanding at once (the mode may
+ * change between collectives).
+ */
+#include "agent.h"
+
+#include "../core/error.h"
+#include "../core/request.h"
+#include "../core/state.h"
+#include "tandem.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static tdm_progress_mode mode = TDM_PROGRESS_INLINE;
+static int mode_asked;       /* a mode was set before TDM_Init: applied there */
+static tdm_progress_mode asked;
+
+static int parse_mode(const char *fn, const char *name, tdm_progress_mode *out)
+{
+    if (name && strcmp(name, "inline") == 0)
+        *out = TDM_PROGRESS_INLINE;
+    else if (name && strcmp(name, "thread") == 0)
+        *out = TDM_PROGRESS_THREAD;
+    else
+        return tdm_error(fn, MPI_ERR_ARG, "unknown progress mode \"%s\" (argument mode); known: inline thread",
+                         name ? name : "(null)");
+    return MPI_SUCCESS;
+}
+
+static const char *thread_level_name(int level)
+{
+    return level == MPI_THREAD_SINGLE       ? "MPI_THREAD_SINGLE"
+           : level == MPI_THREAD_FUNNELED   ? "MPI_THREAD_FUNNELED"
+           : level == MPI_THREAD_SERIALIZED ? "MPI_THREAD_SERIALIZED"
+                                            : "MPI_THREAD_MULTIPLE";
+}
+
+static int switch_to(const char *fn, tdm_progress_mode wanted)
+{
+    if (wanted == TDM_PROGRESS_THREAD) {
+        if (tdm_global.mpi_thread_level < MPI_THREAD_MULTIPLE)
+            return tdm_error(fn, MPI_ERR_OTHER,
+                             "thread progress needs MPI_THREAD_MULTIPLE, MPI provides %s; progress stays inline",
+                             thread_level_name(tdm_global.mpi_thread_level));
+        int rc = tdm_thread_agent_start_thread();
+        if (rc != MPI_SUCCESS)
+            return tdm_error(fn, rc, "could not start the progress thread; progress stays inline");
+    }
+    mode = wanted;
+    return MPI_SUCCESS;
+}
+
+int tdm_progress_set(const char *fn, const char *name)
+{
+    tdm_progress_mode wanted = TDM_PROGRESS_INLINE;
+    int rc = parse_mode(fn, name, &wanted);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!tdm_global.initialized) { /* before TDM_Init: applied there */
+        mode_asked = 1;
+        asked = wanted;
+        return MPI_SUCCESS;
+    }
+    return switch_to(fn, wanted);
+}
+
+tdm_progress_mode tdm_progress_current(void) { return mode; }
+
+int tdm_agents_init(const char *fn)
+{
+    mode = TDM_PROGRESS_INLINE;
+    tdm_progress_mode wanted = TDM_PROGRESS_INLINE;
+    const char *env = getenv("TANDEM_PROGRESS");
+    if (mode_asked) {
+        wanted = asked; /* the C call wins over the environment */
+    } else if (env && *env) {
+        int rc = parse_mode(fn, env, &wanted);
+        if (rc != MPI_SUCCESS)
+            return tdm_error(fn, rc, "TANDEM_PROGRESS=%s: unknown progress mode; known: inline thread", env);
+    }
+    mode_asked = 0;
+    if (wanted != TDM_PROGRESS_INLINE && switch_to(fn, wanted) != MPI_SUCCESS)
+        fprintf(stderr, "tandem: %s\n", TDM_Last_error());
+    return MPI_SUCCESS;
+}
+
+void tdm_agents_finalize(void)
+{
+    tdm_thread_agent_stop();
+    tdm_inline_finalize();
+    mode = TDM_PROGRESS_INLINE;
+}
+
+void tdm_agent_start(struct tdm_request *req)
+{
+    req->agent = mode;
+    if (mode == TDM_PROGRESS_THREAD)
+        tdm_thread_agent_hand_over(req);
+    else
+        tdm_inline_start(req);
+}
+
+void tdm_agent_progress(void)
+{
+    tdm_inline_progress();
+    tdm_thread_agent_pump();
+}
+
+unsigned long tdm_agent_completion_mark(void) { return tdm_thread_agent_completions(); }
+
+int tdm_agent_block(unsigned long mark)
+{
+    if (tdm_inline_running() > 0)
+        return tdm_inline_block(mark); /* it also returns when the progress thread completes something */
+    tdm_thread_agent_wait_change(mark);
+    return MPI_SUCCESS;
+}
+
+int tdm_agent_wait(struct tdm_request *req)
+{
+    if (req->agent == TDM_PROGRESS_THREAD)
+        return tdm_thread_agent_wait(req);
+    return tdm_inline_wait(req);
+}
+
+int tdm_agent_running(void) { return tdm_inline_running() + tdm_thread_agent_running(); }

@@ -1,0 +1,309 @@
+/*
+ * The thread agent: one progress thread per process drives every schedule handed to it.
+ *
+ * Hand-off is a lock-free stack: the application pushes a request with one compare-and-swap and the
+ * progress thread takes the whole stack with one exchange, so no lock is ever held while the progress
+ * thread is in MPI. Completion is a flag on the request (release store / acquire load) and a counter
+ * of completions for waits on any request. Only the progress thread touches a handed-over request
+ * until it marks it complete; after that only the application does.
+ *
+ * Idle: the thread spins a little after its last piece of work, then sleeps on a condition variable
+ * until a request arrives. A waiting application thread spins a little on the flag, then sleeps until
+ * the progress thread signals a completion.
+ *
+ * A request whose shadow communicator is still being created waits on the application side (the
+ * duplication request is only ever tested by the application's thread) and is handed over as soon as
+ * a Tandem call finds the shadow ready.
+ */
+#include "agent.h"
+
+#include "../core/request.h"
+#include "../placement/placement.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <time.h>
+
+/* Polls of an idle progress thread before it sleeps, and of a busy one finding nothing done before it
+ * starts yielding its core between polls. */
+#define IDLE_SPINS 20000
+#define BUSY_SPINS 200
+/* Polls of an application thread waiting for a completion before it sleeps. */
+#define WAIT_SPINS 2000
+
+#if defined(__x86_64__) || defined(__i386__)
+#define cpu_relax() __builtin_ia32_pause()
+#elif defined(__aarch64__)
+#define cpu_relax() __asm__ __volatile__("yield")
+#else
+#define cpu_relax() ((void)0)
+#endif
+
+static pthread_t thread;
+static int thread_started;
+
+static struct tdm_request *incoming; /* the hand-off stack (atomic) */
+static int stop;                     /* atomic: finalize asks the thread to leave */
+
+static pthread_mutex_t wake_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wake_cond = PTHREAD_COND_INITIALIZER;
+static int sleeping; /* atomic: the thread sleeps on wake_cond */
+
+static pthread_mutex_t done_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t done_cond = PTHREAD_COND_INITIALIZER;
+static int waiters;                /* atomic: application threads sleeping on done_cond */
+static unsigned long completions;  /* atomic: requests the thread completed */
+static unsigned long handed_over;  /* application side */
+
+static struct tdm_request *pending; /* application side: shadows not ready yet */
+static int npending;
+
+/* ---- the progress thread ---- */
+
+/* The thread's own list of running requests (active_prev/next are free while it owns them). */
+static struct tdm_request *mine;
+
+static void link_mine(struct tdm_request *req)
+{
+    req->active_prev = NULL;
+    req->active_next = mine;
+    if (mine)
+        mine->active_prev = req;
+    mine = req;
+}
+
+static void complete(struct tdm_request *req)
+{
+    if (req->active_prev)
+        req->active_prev->active_next = req->active_next;
+    else
+        mine = req->active_next;
+    if (req->active_next)
+        req->active_next->active_prev = req->active_prev;
+    req->active_prev = req->active_next = NULL;
+    tdm_request_mark_done(req);
+    __atomic_add_fetch(&completions, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Takes the requests handed over since last time, oldest first, and posts their first rounds. */
+static int take_incoming(void)
+{
+    struct tdm_request *stack = __atomic_exchange_n(&incoming, NULL, __ATOMIC_ACQUIRE), *fifo = NULL;
+    if (!stack)
+        return 0;
+    while (stack) { /* the stack holds the newest first */
+        struct tdm_request *next = stack->handoff_next;
+        stack->handoff_next = fifo;
+        fifo = stack;
+        stack = next;
+    }
+    for (struct tdm_request *req = fifo, *next; req; req = next) {
+        next = req->handoff_next;
+        link_mine(req);
+        tdm_request_bind_comm(req); /* the shadow is ready: this only binds */
+        tdm_exec_kick(&req->exec);
+    }
+    return 1;
+}
+
+/* Advances every request; returns how many completed. */
+static int advance_all(void)
+{
+    int done = 0;
+    for (struct tdm_request *req = mine, *next; req; req = next) {
+        next = req->active_next;
+        if (tdm_exec_progress(&req->exec)) {
+            complete(req);
+            done++;
+        }
+    }
+    return done;
+}
+
+static void wake_waiters(void)
+{
+    if (__atomic_load_n(&waiters, __ATOMIC_SEQ_CST) > 0) {
+        pthread_mutex_lock(&done_lock);
+        pthread_cond_broadcast(&done_cond);
+        pthread_mutex_unlock(&done_lock);
+    }
+}
+
+static void sleep_until_work(void)
+{
+    pthread_mutex_lock(&wake_lock);
+    __atomic_store_n(&sleeping, 1, __ATOMIC_SEQ_CST);
+    while (!__atomic_load_n(&incoming, __ATOMIC_SEQ_CST) && !__atomic_load_n(&stop, __ATOMIC_SEQ_CST))
+        pthread_cond_wait(&wake_cond, &wake_lock);
+    __atomic_store_n(&sleeping, 0, __ATOMIC_SEQ_CST);
+    pthread_mutex_unlock(&wake_lock);
+}
+
+static void *progress_main(void *arg)
+{
+    (void)arg;
+    tdm_placement_bind_progress_thread();
+    int polls = 0;
+    while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
+        int moved = take_incoming();
+        int done = advance_all();
+        if (done)
+            wake_waiters();
+        if (moved || done) {
+            polls = 0;
+            continue;
+        }
+        polls++;
+        if (mine) { /* waiting for messages */
+            if (polls > BUSY_SPINS)
+                sched_yield();
+        } else if (polls > IDLE_SPINS) {
+            sleep_until_work();
+            polls = 0;
+        } else {
+            cpu_relax();
+        }
+    }
+    return NULL; /* requests still running are abandoned (TDM_Finalize reports them) */
+}
+
+/* ---- the application side ---- */
+
+int tdm_thread_agent_start_thread(void)
+{
+    if (thread_started)
+        return MPI_SUCCESS;
+    __atomic_store_n(&stop, 0, __ATOMIC_SEQ_CST);
+    if (pthread_create(&thread, NULL, progress_main, NULL) != 0)
+        return MPI_ERR_OTHER;
+    thread_started = 1;
+    return MPI_SUCCESS;
+}
+
+void tdm_thread_agent_stop(void)
+{
+    if (thread_started) {
+        pthread_mutex_lock(&wake_lock);
+        __atomic_store_n(&stop, 1, __ATOMIC_SEQ_CST);
+        pthread_cond_signal(&wake_cond);
+        pthread_mutex_unlock(&wake_lock);
+        pthread_join(thread, NULL);
+        thread_started = 0;
+    }
+    incoming = NULL;
+    mine = NULL;
+    pending = NULL;
+    npending = 0;
+    handed_over = completions = 0;
+}
+
+static void push(struct tdm_request *req)
+{
+    struct tdm_request *top = __atomic_load_n(&incoming, __ATOMIC_RELAXED);
+    do
+        req->handoff_next = top;
+    while (!__atomic_compare_exchange_n(&incoming, &top, req, 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+    handed_over++;
+    if (__atomic_load_n(&sleeping, __ATOMIC_SEQ_CST)) {
+        pthread_mutex_lock(&wake_lock);
+        pthread_cond_signal(&wake_cond);
+        pthread_mutex_unlock(&wake_lock);
+    }
+}
+
+void tdm_thread_agent_hand_over(struct tdm_request *req)
+{
+    if (tdm_request_bind_comm(req)) {
+        push(req);
+        return;
+    }
+    req->handoff_next = pending;
+    pending = req;
+    npending++;
+}
+
+/* Hands over the pending requests whose shadow became ready. */
+void tdm_thread_agent_pump(void)
+{
+    for (struct tdm_request **link = &pending; *link;) {
+        struct tdm_request *req = *link;
+        if (tdm_request_bind_comm(req)) {
+            *link = req->handoff_next;
+            npending--;
+            push(req);
+        } else {
+            link = &req->handoff_next;
+        }
+    }
+}
+
+static int is_pending(const struct tdm_request *req)
+{
+    for (const struct tdm_request *p = pending; p; p = p->handoff_next)
+        if (p == req)
+            return 1;
+    return 0;
+}
+
+unsigned long tdm_thread_agent_completions(void) { return __atomic_load_n(&completions, __ATOMIC_SEQ_CST); }
+
+/* Sleeps on done_cond until cond(arg) holds, at most timeout_ms (0: no limit). */
+static void sleep_until(int (*cond)(const void *), const void *arg, int timeout_ms)
+{
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_nsec += (long)timeout_ms * 1000000L;
+    deadline.tv_sec += deadline.tv_nsec / 1000000000L;
+    deadline.tv_nsec %= 1000000000L;
+    pthread_mutex_lock(&done_lock);
+    __atomic_add_fetch(&waiters, 1, __ATOMIC_SEQ_CST);
+    while (!cond(arg)) {
+        if (timeout_ms == 0)
+            pthread_cond_wait(&done_cond, &done_lock);
+        else if (pthread_cond_timedwait(&done_cond, &done_lock, &deadline) == ETIMEDOUT)
+            break;
+    }
+    __atomic_sub_fetch(&waiters, 1, __ATOMIC_SEQ_CST);
+    pthread_mutex_unlock(&done_lock);
+}
+
+static int request_done(const void *req) { return tdm_request_done(req); }
+
+int tdm_thread_agent_wait(struct tdm_request *req)
+{
+    while (is_pending(req)) { /* its shadow is being created: only this thread can finish that */
+        tdm_thread_agent_pump();
+        if (is_pending(req))
+            sched_yield();
+    }
+    for (int spins = 0; !tdm_request_done(req); spins++) {
+        if (spins < WAIT_SPINS)
+            cpu_relax();
+        else
+            sleep_until(request_done, req, 0);
+    }
+    return MPI_SUCCESS;
+}
+
+static int completions_moved(const void *mark) { return tdm_thread_agent_completions() != *(const unsigned long *)mark; }
+
+void tdm_thread_agent_wait_change(unsigned long mark)
+{
+    if (npending > 0) {
+        tdm_thread_agent_pump();
+        sched_yield();
+        return;
+    }
+    for (int spins = 0; spins < WAIT_SPINS; spins++) {
+        if (completions_moved(&mark))
+            return;
+        cpu_relax();
+    }
+    sleep_until(completions_moved, &mark, 10);
+}
+
+int tdm_thread_agent_running(void)
+{
+    return (int)(handed_over - tdm_thread_agent_completions()) + npending;
+}
