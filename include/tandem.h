@@ -112,7 +112,7 @@ int TDM_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatyp
 int TDM_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                MPI_Comm comm);
 
-/* Errors: the message of the last failed Tandem call of this process ("" if none). */
+/* Errors: the message of the last failed Tandem call of the calling thread ("" if none). */
 const char *TDM_Last_error(void);
 
 /*

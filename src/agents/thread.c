@@ -54,9 +54,12 @@ static pthread_mutex_t done_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t done_cond = PTHREAD_COND_INITIALIZER;
 static int waiters;                /* atomic: application threads sleeping on done_cond */
 static unsigned long completions;  /* atomic: requests the thread completed */
-static unsigned long handed_over;  /* application side */
+static unsigned long handed_over;  /* atomic: application threads hand over */
 
-static struct tdm_request *pending; /* application side: shadows not ready yet */
+/* Application side: requests whose shadow is not ready yet (several application threads may start
+ * collectives at once: under pending_lock; npending is read without it). */
+static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct tdm_request *pending;
 static int npending;
 
 /* ---- the progress thread ---- */
@@ -204,7 +207,7 @@ static void push(struct tdm_request *req)
     do
         req->handoff_next = top;
     while (!__atomic_compare_exchange_n(&incoming, &top, req, 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
-    handed_over++;
+    __atomic_add_fetch(&handed_over, 1, __ATOMIC_RELAXED);
     if (__atomic_load_n(&sleeping, __ATOMIC_SEQ_CST)) {
         pthread_mutex_lock(&wake_lock);
         pthread_cond_signal(&wake_cond);
@@ -214,36 +217,53 @@ static void push(struct tdm_request *req)
 
 void tdm_thread_agent_hand_over(struct tdm_request *req)
 {
+    if (__atomic_load_n(&req->shadow->ready, __ATOMIC_ACQUIRE)) {
+        tdm_request_bind_comm(req);
+        push(req);
+        return;
+    }
+    /* the duplication request is tested by one application thread at a time */
+    pthread_mutex_lock(&pending_lock);
     if (tdm_request_bind_comm(req)) {
+        pthread_mutex_unlock(&pending_lock);
         push(req);
         return;
     }
     req->handoff_next = pending;
     pending = req;
-    npending++;
+    __atomic_add_fetch(&npending, 1, __ATOMIC_SEQ_CST);
+    pthread_mutex_unlock(&pending_lock);
 }
 
 /* Hands over the pending requests whose shadow became ready. */
 void tdm_thread_agent_pump(void)
 {
+    if (__atomic_load_n(&npending, __ATOMIC_SEQ_CST) == 0)
+        return;
+    pthread_mutex_lock(&pending_lock);
     for (struct tdm_request **link = &pending; *link;) {
         struct tdm_request *req = *link;
         if (tdm_request_bind_comm(req)) {
             *link = req->handoff_next;
-            npending--;
+            __atomic_sub_fetch(&npending, 1, __ATOMIC_SEQ_CST);
             push(req);
         } else {
             link = &req->handoff_next;
         }
     }
+    pthread_mutex_unlock(&pending_lock);
 }
 
 static int is_pending(const struct tdm_request *req)
 {
-    for (const struct tdm_request *p = pending; p; p = p->handoff_next)
-        if (p == req)
-            return 1;
-    return 0;
+    if (__atomic_load_n(&npending, __ATOMIC_SEQ_CST) == 0)
+        return 0;
+    pthread_mutex_lock(&pending_lock);
+    int found = 0;
+    for (const struct tdm_request *p = pending; p && !found; p = p->handoff_next)
+        found = p == req;
+    pthread_mutex_unlock(&pending_lock);
+    return found;
 }
 
 unsigned long tdm_thread_agent_completions(void) { return __atomic_load_n(&completions, __ATOMIC_SEQ_CST); }
@@ -290,7 +310,7 @@ static int completions_moved(const void *mark) { return tdm_thread_agent_complet
 
 void tdm_thread_agent_wait_change(unsigned long mark)
 {
-    if (npending > 0) {
+    if (__atomic_load_n(&npending, __ATOMIC_SEQ_CST) > 0) {
         tdm_thread_agent_pump();
         sched_yield();
         return;
@@ -305,5 +325,6 @@ void tdm_thread_agent_wait_change(unsigned long mark)
 
 int tdm_thread_agent_running(void)
 {
-    return (int)(handed_over - tdm_thread_agent_completions()) + npending;
+    return (int)(__atomic_load_n(&handed_over, __ATOMIC_SEQ_CST) - tdm_thread_agent_completions()) +
+           __atomic_load_n(&npending, __ATOMIC_SEQ_CST);
 }

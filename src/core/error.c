@@ -5,7 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-static char last_error[512];
+static __thread char last_error[512]; /* per thread: several threads may call Tandem */
 
 int tdm_error(const char *fn, int error_class, const char *fmt, ...)
 {

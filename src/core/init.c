@@ -38,8 +38,11 @@ static int placement_from_environment(const char *fn)
     int rc = tdm_placement_parse(fn, placement_text, &policy);
     if (rc == MPI_SUCCESS)
         rc = tdm_placement_init(fn, &policy);
-    if (rc != MPI_SUCCESS)
-        return tdm_error(fn, rc, "TANDEM_PROGRESS_PLACEMENT=%s: %s", placement_text, TDM_Last_error());
+    if (rc != MPI_SUCCESS) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", TDM_Last_error());
+        return tdm_error(fn, rc, "placement %s: %s", placement_text, why);
+    }
     return MPI_SUCCESS;
 }
 

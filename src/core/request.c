@@ -1,16 +1,20 @@
 #include "request.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 static struct tdm_request *pool; /* free requests */
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER; /* application threads may call at once */
 
 struct tdm_request *tdm_request_alloc(void)
 {
+    pthread_mutex_lock(&pool_lock);
     struct tdm_request *req = pool;
     if (req)
         pool = req->pool_next;
-    else if (!(req = malloc(sizeof *req)))
+    pthread_mutex_unlock(&pool_lock);
+    if (!req && !(req = malloc(sizeof *req)))
         return NULL;
     memset(req, 0, offsetof(struct tdm_request, sched));
     req->magic = TDM_REQUEST_MAGIC;
@@ -50,8 +54,10 @@ void tdm_request_release(struct tdm_request *req)
         MPI_Type_free(&req->owned_types[i]);
     req->nowned = 0;
     req->magic = 0;
+    pthread_mutex_lock(&pool_lock);
     req->pool_next = pool;
     pool = req;
+    pthread_mutex_unlock(&pool_lock);
 }
 
 void tdm_request_pool_finalize(void)

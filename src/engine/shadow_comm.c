@@ -4,6 +4,7 @@
 #include "../core/request.h"
 #include "../core/sched_cache.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 
 static int keyval = MPI_KEYVAL_INVALID;
@@ -11,10 +12,15 @@ static tdm_shadow *registry;
 static int tag_range_override;
 static int testing_dups; /* inside an MPI call that may complete a duplication request */
 static unsigned long cached_tag_range;
-/* The last communicator looked up and its shadow: most programs use one communicator. Cleared when
- * that communicator is freed, since MPI may reuse its handle value. */
-static MPI_Comm last_user = MPI_COMM_NULL;
-static tdm_shadow *last_shadow;
+/* The registry changes under this lock: application threads may create and free shadows at once. */
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The last communicator each thread looked up and its shadow: most programs use one communicator.
+ * Valid while no shadow was destroyed since (MPI may reuse a freed communicator's handle value). */
+#define TLS_FAST __attribute__((tls_model("initial-exec")))
+static __thread MPI_Comm last_user TLS_FAST = MPI_COMM_NULL;
+static __thread tdm_shadow *last_shadow TLS_FAST;
+static __thread unsigned last_generation TLS_FAST;
+static unsigned generation = 1; /* atomic: bumped when a shadow is destroyed */
 
 void tdm_shadow_testing_dups(int on) { testing_dups = on; }
 
@@ -27,17 +33,20 @@ static void mark_ready(tdm_shadow *sh)
 
 static void shadow_destroy(tdm_shadow *sh)
 {
+    __atomic_add_fetch(&generation, 1, __ATOMIC_SEQ_CST);
     tdm_sched_cache_clear(sh);
     if (!sh->ready)
         MPI_Wait(&sh->dup_request, MPI_STATUS_IGNORE);
     if (sh->comm != MPI_COMM_NULL)
         MPI_Comm_free(&sh->comm);
+    pthread_mutex_lock(&registry_lock);
     if (sh->prev)
         sh->prev->next = sh->next;
     else
         registry = sh->next;
     if (sh->next)
         sh->next->prev = sh->prev;
+    pthread_mutex_unlock(&registry_lock);
     free(sh);
 }
 
@@ -47,10 +56,6 @@ static int on_user_comm_delete(MPI_Comm comm, int key, void *value, void *extra)
 {
     (void)key, (void)extra;
     tdm_shadow *sh = value;
-    if (last_shadow == sh) {
-        last_user = MPI_COMM_NULL;
-        last_shadow = NULL;
-    }
     (void)comm;
     /* The duplication reads the user's communicator: it must end before that one goes away (Open MPI
      * calls this from MPI_Comm_free at once). MPICH instead calls it when the duplication completes,
@@ -76,6 +81,7 @@ void tdm_shadow_module_finalize(void)
 {
     last_user = MPI_COMM_NULL;
     last_shadow = NULL;
+    __atomic_add_fetch(&generation, 1, __ATOMIC_SEQ_CST);
     cached_tag_range = 0;
     while (registry) {
         tdm_shadow *sh = registry;
@@ -116,17 +122,20 @@ static int create_shadow(MPI_Comm comm, tdm_shadow **out)
         free(sh);
         return rc;
     }
+    pthread_mutex_lock(&registry_lock);
     sh->next = registry;
     if (registry)
         registry->prev = sh;
     registry = sh;
+    pthread_mutex_unlock(&registry_lock);
     *out = sh;
     return MPI_SUCCESS;
 }
 
 tdm_shadow *tdm_shadow_lookup(MPI_Comm comm)
 {
-    if (comm == last_user && last_shadow)
+    unsigned now = __atomic_load_n(&generation, __ATOMIC_ACQUIRE);
+    if (comm == last_user && last_generation == now)
         return last_shadow;
     void *value;
     int found = 0;
@@ -134,6 +143,7 @@ tdm_shadow *tdm_shadow_lookup(MPI_Comm comm)
         return NULL;
     last_user = comm;
     last_shadow = value;
+    last_generation = now;
     return value;
 }
 
