@@ -49,8 +49,20 @@ int main(int argc, char **argv)
     int init_failed = rc == MPI_ERR_ARG && strstr(TDM_Last_error(), "TANDEM_ALLREDUCE=bogus") &&
                       strstr(TDM_Last_error(), "ring");
     unsetenv("TANDEM_ALLREDUCE");
+    /* the same for the progress mode and its placement */
+    setenv("TANDEM_PROGRESS", "fast", 1);
+    rc = TDM_Init(&argc, &argv);
+    int progress_failed = rc == MPI_ERR_ARG && strstr(TDM_Last_error(), "TANDEM_PROGRESS=fast") &&
+                          strstr(TDM_Last_error(), "thread");
+    unsetenv("TANDEM_PROGRESS");
+    setenv("TANDEM_PROGRESS_PLACEMENT", "cores:x", 1);
+    rc = TDM_Init(&argc, &argv);
+    int placement_failed = rc == MPI_ERR_ARG && strstr(TDM_Last_error(), "cores:x");
+    unsetenv("TANDEM_PROGRESS_PLACEMENT");
     harness_init("test_errors", &argc, &argv);
     check(init_failed, "TDM_Init with TANDEM_ALLREDUCE=bogus: expected MPI_ERR_ARG listing the known names");
+    check(progress_failed, "TDM_Init with TANDEM_PROGRESS=fast: expected MPI_ERR_ARG listing the modes");
+    check(placement_failed, "TDM_Init with TANDEM_PROGRESS_PLACEMENT=cores:x: expected MPI_ERR_ARG");
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);

@@ -7,11 +7,12 @@
  *
  *   mpirun -np 2 tandem-bench [--quick] [--collectives allreduce,bcast] [--sizes 8,1M] [--reps 7]
  *                             [--csv FILE]
+ *   mpirun -np 2 tandem-bench --show-placement   (where ranks and progress threads run)
  *
  * Size: the whole vector for bcast and the reductions, one rank's block for the gather/scatter/all*
  * collectives (as in the OSU benchmarks).
  */
-#include "tandem.h"
+#include "bench.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -163,7 +164,11 @@ int main(int argc, char **argv)
     char wanted[256] = "allreduce,bcast,allgather,reduce,alltoall";
     const char *csv_path = "tandem-bench.csv";
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--quick")) {
+        if (!strcmp(argv[i], "--show-placement")) {
+            int rc = bench_show_placement();
+            TDM_Finalize();
+            return rc;
+        } else if (!strcmp(argv[i], "--quick")) {
             long q[] = {8, 4096, 262144, 1 << 20, 4 << 20};
             memcpy(sizes, q, sizeof q);
             nsizes = 5;
@@ -182,7 +187,7 @@ int main(int argc, char **argv)
         } else {
             if (rank == 0)
                 fprintf(stderr, "usage: tandem-bench [--quick] [--collectives a,b] [--sizes 8,64K,1M] "
-                                "[--reps N] [--csv FILE]\n");
+                                "[--reps N] [--csv FILE] | --show-placement\n");
             TDM_Finalize();
             return 2;
         }

@@ -28,22 +28,19 @@ static int placement_asked;
 static int placement_from_environment(const char *fn)
 {
     const char *env = getenv("TANDEM_PROGRESS_PLACEMENT");
-    if (!placement_asked && env && *env) {
-        if (strlen(env) >= sizeof placement_text)
+    if (!placement_asked) {
+        if (env && strlen(env) >= sizeof placement_text)
             return tdm_error(fn, MPI_ERR_ARG, "TANDEM_PROGRESS_PLACEMENT is too long");
-        strcpy(placement_text, env);
+        strcpy(placement_text, env && *env ? env : "none");
     }
     placement_asked = 0;
+    char where[200]; /* errors name the setting */
+    snprintf(where, sizeof where, "%s (placement %s)", fn, placement_text);
     tdm_placement_policy policy;
-    int rc = tdm_placement_parse(fn, placement_text, &policy);
+    int rc = tdm_placement_parse(where, placement_text, &policy);
     if (rc == MPI_SUCCESS)
-        rc = tdm_placement_init(fn, &policy);
-    if (rc != MPI_SUCCESS) {
-        char why[512];
-        snprintf(why, sizeof why, "%s", TDM_Last_error());
-        return tdm_error(fn, rc, "placement %s: %s", placement_text, why);
-    }
-    return MPI_SUCCESS;
+        rc = tdm_placement_init(where, &policy);
+    return rc;
 }
 
 /* Settings read once at TDM_Init. */
