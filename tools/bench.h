@@ -1,12 +1,46 @@
-/* tandem-bench's parts: the latency table (tandem_bench.c), the overlap sweep (bench_overlap.c) and
- * the placement report (bench_placement.c). */
+/* tandem-bench's parts: the latency table (tandem_bench.c), the overlap sweep (bench_overlap.c), the
+ * placement report (bench_placement.c), and what they share: the collectives, their buffers, and
+ * small helpers (bench_collectives.c). */
 #ifndef TANDEM_BENCH_H
 #define TANDEM_BENCH_H
 
 #include "tandem.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 
+typedef struct {
+    const char *name;
+    int per_rank_blocks; /* buffers hold one block per rank */
+    int reduction;       /* doubles and MPI_SUM, else bytes */
+} bench_collective;
+
+extern const bench_collective bench_collectives[];
+extern const int BENCH_NCOLLECTIVES;
+
+typedef struct {
+    void *send, *recv;
+    int count; /* elements: doubles for reductions, bytes otherwise */
+    MPI_Datatype type;
+} bench_buffers;
+
+/* Size: the whole vector for bcast and the reductions, one rank's block for the others (as OSU). */
+void bench_buffers_alloc(bench_buffers *b, const bench_collective *c, long bytes, int ranks);
+void bench_buffers_free(bench_buffers *b);
+
+int bench_start_tandem(const bench_collective *c, bench_buffers *b, TDM_Request *req);
+int bench_start_mpi(const bench_collective *c, bench_buffers *b, MPI_Request *req);
+int bench_run_blocking(const bench_collective *c, bench_buffers *b);
+
+/* name is in the comma-separated list */
+int bench_wanted(const char *list, const char *name);
+long bench_parse_size(const char *text); /* 8, 64K, 1M */
+int bench_ranks_on_node(void);
+int bench_cmp_double(const void *a, const void *b);
+double bench_median(double *values, int n); /* sorts values */
+
 int bench_show_placement(void);
+/* tandem-bench --overlap: see bench_overlap.c */
+int bench_overlap(int argc, char **argv);
 
 #endif

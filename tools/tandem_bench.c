@@ -8,6 +8,7 @@
  *   mpirun -np 2 tandem-bench [--quick] [--collectives allreduce,bcast] [--sizes 8,1M] [--reps 7]
  *                             [--csv FILE]
  *   mpirun -np 2 tandem-bench --show-placement   (where ranks and progress threads run)
+ *   mpirun -np 2 tandem-bench --overlap ...      (overhead and overlap against computation: bench_overlap.c)
  *
  * Size: the whole vector for bcast and the reductions, one rank's block for the gather/scatter/all*
  * collectives (as in the OSU benchmarks).
@@ -22,70 +23,19 @@
 enum { MODE_TANDEM, MODE_NATIVE_NB, MODE_NATIVE_BLOCKING, NMODES };
 static const char *mode_names[NMODES] = {"tandem", "mpi-nonblocking", "mpi-blocking"};
 
-typedef struct {
-    const char *name;
-    int per_rank_blocks; /* buffers hold one block per rank */
-    int reduction;
-} collective;
-
-static const collective collectives[] = {
-    {"allreduce", 0, 1}, {"bcast", 0, 0},     {"allgather", 1, 0}, {"reduce", 0, 1},
-    {"alltoall", 1, 0},  {"reduce_scatter_block", 1, 1}, {"gather", 1, 0}, {"scatter", 1, 0},
-    {"barrier", 0, 0},
-};
-#define NCOLLECTIVES ((int)(sizeof collectives / sizeof collectives[0]))
-
-typedef struct {
-    void *send, *recv;
-    int count; /* elements: doubles for reductions, bytes otherwise */
-    MPI_Datatype type;
-} buffers;
-
 static int rank, size;
 
 /* Starts (or, for blocking mode, runs) one collective. */
-static int run_once(const collective *c, int mode, buffers *b, TDM_Request *treq, MPI_Request *mreq)
+static int run_once(const bench_collective *c, int mode, bench_buffers *b, TDM_Request *treq, MPI_Request *mreq)
 {
-    const char *n = c->name;
-    MPI_Comm w = MPI_COMM_WORLD;
-    int k = b->count;
-    MPI_Datatype t = b->type;
-    if (mode == MODE_TANDEM) {
-        if (!strcmp(n, "allreduce")) return TDM_Iallreduce(b->send, b->recv, k, t, MPI_SUM, w, treq);
-        if (!strcmp(n, "bcast")) return TDM_Ibcast(b->recv, k, t, 0, w, treq);
-        if (!strcmp(n, "allgather")) return TDM_Iallgather(b->send, k, t, b->recv, k, t, w, treq);
-        if (!strcmp(n, "reduce")) return TDM_Ireduce(b->send, b->recv, k, t, MPI_SUM, 0, w, treq);
-        if (!strcmp(n, "alltoall")) return TDM_Ialltoall(b->send, k, t, b->recv, k, t, w, treq);
-        if (!strcmp(n, "reduce_scatter_block"))
-            return TDM_Ireduce_scatter_block(b->send, b->recv, k, t, MPI_SUM, w, treq);
-        if (!strcmp(n, "gather")) return TDM_Igather(b->send, k, t, b->recv, k, t, 0, w, treq);
-        if (!strcmp(n, "scatter")) return TDM_Iscatter(b->send, k, t, b->recv, k, t, 0, w, treq);
-        return TDM_Ibarrier(w, treq);
-    }
-    if (mode == MODE_NATIVE_NB) {
-        if (!strcmp(n, "allreduce")) return MPI_Iallreduce(b->send, b->recv, k, t, MPI_SUM, w, mreq);
-        if (!strcmp(n, "bcast")) return MPI_Ibcast(b->recv, k, t, 0, w, mreq);
-        if (!strcmp(n, "allgather")) return MPI_Iallgather(b->send, k, t, b->recv, k, t, w, mreq);
-        if (!strcmp(n, "reduce")) return MPI_Ireduce(b->send, b->recv, k, t, MPI_SUM, 0, w, mreq);
-        if (!strcmp(n, "alltoall")) return MPI_Ialltoall(b->send, k, t, b->recv, k, t, w, mreq);
-        if (!strcmp(n, "reduce_scatter_block"))
-            return MPI_Ireduce_scatter_block(b->send, b->recv, k, t, MPI_SUM, w, mreq);
-        if (!strcmp(n, "gather")) return MPI_Igather(b->send, k, t, b->recv, k, t, 0, w, mreq);
-        if (!strcmp(n, "scatter")) return MPI_Iscatter(b->send, k, t, b->recv, k, t, 0, w, mreq);
-        return MPI_Ibarrier(w, mreq);
-    }
-    if (!strcmp(n, "allreduce")) return MPI_Allreduce(b->send, b->recv, k, t, MPI_SUM, w);
-    if (!strcmp(n, "bcast")) return MPI_Bcast(b->recv, k, t, 0, w);
-    if (!strcmp(n, "allgather")) return MPI_Allgather(b->send, k, t, b->recv, k, t, w);
-    if (!strcmp(n, "reduce")) return MPI_Reduce(b->send, b->recv, k, t, MPI_SUM, 0, w);
-    if (!strcmp(n, "alltoall")) return MPI_Alltoall(b->send, k, t, b->recv, k, t, w);
-    if (!strcmp(n, "reduce_scatter_block")) return MPI_Reduce_scatter_block(b->send, b->recv, k, t, MPI_SUM, w);
-    if (!strcmp(n, "gather")) return MPI_Gather(b->send, k, t, b->recv, k, t, 0, w);
-    if (!strcmp(n, "scatter")) return MPI_Scatter(b->send, k, t, b->recv, k, t, 0, w);
-    return MPI_Barrier(w);
+    if (mode == MODE_TANDEM)
+        return bench_start_tandem(c, b, treq);
+    if (mode == MODE_NATIVE_NB)
+        return bench_start_mpi(c, b, mreq);
+    return bench_run_blocking(c, b);
 }
 
-static int start_and_wait(const collective *c, int mode, buffers *b)
+static int start_and_wait(const bench_collective *c, int mode, bench_buffers *b)
 {
     TDM_Request treq;
     MPI_Request mreq;
@@ -96,7 +46,7 @@ static int start_and_wait(const collective *c, int mode, buffers *b)
 }
 
 /* Seconds per operation over `iters` iterations, the slowest rank's. */
-static double time_mode(const collective *c, int mode, buffers *b, int iters)
+static double time_mode(const bench_collective *c, int mode, bench_buffers *b, int iters)
 {
     start_and_wait(c, mode, b); /* warm-up */
     MPI_Barrier(MPI_COMM_WORLD);
@@ -112,14 +62,8 @@ static double time_mode(const collective *c, int mode, buffers *b, int iters)
     return slowest;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* The algorithm Tandem's selection gives this call. */
-static void tandem_algorithm(const collective *c, buffers *b, char *out, size_t len)
+static void tandem_algorithm(const bench_collective *c, bench_buffers *b, char *out, size_t len)
 {
     TDM_Request req;
     snprintf(out, len, "?");
@@ -127,27 +71,6 @@ static void tandem_algorithm(const collective *c, buffers *b, char *out, size_t 
         return;
     snprintf(out, len, "%s", TDM_Request_algorithm(req));
     TDM_Wait(&req, MPI_STATUS_IGNORE);
-}
-
-static long parse_size(const char *s)
-{
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (*end == 'K' || *end == 'k')
-        v <<= 10;
-    else if (*end == 'M' || *end == 'm')
-        v <<= 20;
-    return v;
-}
-
-static int ranks_on_this_node(void)
-{
-    MPI_Comm node;
-    int n;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    MPI_Comm_size(node, &n);
-    MPI_Comm_free(&node);
-    return n;
 }
 
 int main(int argc, char **argv)
@@ -164,7 +87,11 @@ int main(int argc, char **argv)
     char wanted[256] = "allreduce,bcast,allgather,reduce,alltoall";
     const char *csv_path = "tandem-bench.csv";
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--show-placement")) {
+        if (!strcmp(argv[i], "--overlap")) {
+            int rc = bench_overlap(argc - i - 1, argv + i + 1);
+            TDM_Finalize();
+            return rc;
+        } else if (!strcmp(argv[i], "--show-placement")) {
             int rc = bench_show_placement();
             TDM_Finalize();
             return rc;
@@ -183,11 +110,11 @@ int main(int argc, char **argv)
         } else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
             nsizes = 0;
             for (char *tok = strtok(argv[++i], ","); tok && nsizes < 32; tok = strtok(NULL, ","))
-                sizes[nsizes++] = parse_size(tok);
+                sizes[nsizes++] = bench_parse_size(tok);
         } else {
             if (rank == 0)
                 fprintf(stderr, "usage: tandem-bench [--quick] [--collectives a,b] [--sizes 8,64K,1M] "
-                                "[--reps N] [--csv FILE] | --show-placement\n");
+                                "[--reps N] [--csv FILE] | --overlap ... | --show-placement\n");
             TDM_Finalize();
             return 2;
         }
@@ -196,7 +123,7 @@ int main(int argc, char **argv)
         reps = 1;
 
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int local = ranks_on_this_node();
+    int local = bench_ranks_on_node();
     char version[MPI_MAX_LIBRARY_VERSION_STRING];
     int vlen;
     MPI_Get_library_version(version, &vlen);
@@ -220,29 +147,16 @@ int main(int argc, char **argv)
                          "iterations,median_s,min_s,max_s\n");
     }
 
-    for (int ci = 0; ci < NCOLLECTIVES; ci++) {
-        const collective *c = &collectives[ci];
-        char pattern[64];
-        snprintf(pattern, sizeof pattern, ",%s,", c->name);
-        char list[260];
-        snprintf(list, sizeof list, ",%s,", wanted);
-        if (!strstr(list, pattern))
+    for (int ci = 0; ci < BENCH_NCOLLECTIVES; ci++) {
+        const bench_collective *c = &bench_collectives[ci];
+        if (!bench_wanted(wanted, c->name))
             continue;
         for (int si = 0; si < nsizes; si++) {
             long bytes = sizes[si];
             if (!strcmp(c->name, "barrier") && si > 0)
                 break;
-            buffers b;
-            b.type = c->reduction ? MPI_DOUBLE : MPI_BYTE;
-            b.count = (int)(c->reduction ? (bytes + 7) / 8 : bytes);
-            size_t elem = c->reduction ? 8 : 1;
-            size_t total = (size_t)b.count * elem * (c->per_rank_blocks ? size : 1);
-            b.send = calloc(total ? total : 1, 1);
-            b.recv = calloc(total ? total : 1, 1);
-            /* written, so that every page is backed by its own memory (calloc'd pages may all map
-             * the one zero page until first written) */
-            memset(b.send, 1, total);
-            memset(b.recv, 2, total);
+            bench_buffers b;
+            bench_buffers_alloc(&b, c, bytes, size);
             int iters = (int)(64L * 1024 * 1024 / (bytes > 65536 ? bytes : 65536));
             if (iters > 1000)
                 iters = 1000;
@@ -257,7 +171,7 @@ int main(int argc, char **argv)
             if (rank == 0) {
                 double med[NMODES], lo[NMODES], hi[NMODES];
                 for (int m = 0; m < NMODES; m++) {
-                    qsort(samples[m], (size_t)reps, sizeof(double), cmp_double);
+                    qsort(samples[m], (size_t)reps, sizeof(double), bench_cmp_double);
                     med[m] = samples[m][reps / 2];
                     lo[m] = samples[m][0];
                     hi[m] = samples[m][reps - 1];
@@ -275,8 +189,7 @@ int main(int argc, char **argv)
                             cores, local > cores, mode_names[m], m == MODE_TANDEM ? alg : "native", reps, iters,
                             med[m], lo[m], hi[m]);
             }
-            free(b.send);
-            free(b.recv);
+            bench_buffers_free(&b);
         }
     }
     if (csv) {

@@ -25,12 +25,13 @@
 #include <sched.h>
 #include <time.h>
 
-/* Polls of an idle progress thread before it sleeps, and of a busy one finding nothing done before it
- * starts yielding its core between polls. */
-#define IDLE_SPINS 20000
-#define BUSY_SPINS 200
-/* Polls of an application thread waiting for a completion before it sleeps. */
-#define WAIT_SPINS 2000
+/* Waiting, on either side, first spins on the CPU (PAUSE_SPINS), then yields the core between polls
+ * (a thread sharing the core, as with the bind placement, gets it at once), and only then sleeps: an
+ * idle progress thread after IDLE_YIELDS polls, a waiting application thread after WAIT_YIELDS. A busy
+ * progress thread (messages in flight) yields after PAUSE_SPINS polls that found nothing done. */
+#define PAUSE_SPINS 64
+#define IDLE_YIELDS 2000
+#define WAIT_YIELDS 20000
 
 #if defined(__x86_64__) || defined(__i386__)
 #define cpu_relax() __builtin_ia32_pause()
@@ -158,12 +159,11 @@ static void *progress_main(void *arg)
             continue;
         }
         polls++;
-        if (mine) { /* waiting for messages */
-            if (polls > BUSY_SPINS)
-                sched_yield();
-        } else if (polls > IDLE_SPINS) {
+        if (!mine && polls > PAUSE_SPINS + IDLE_YIELDS) {
             sleep_until_work();
             polls = 0;
+        } else if (polls > PAUSE_SPINS) {
+            sched_yield();
         } else {
             cpu_relax();
         }
@@ -298,8 +298,10 @@ int tdm_thread_agent_wait(struct tdm_request *req)
             sched_yield();
     }
     for (int spins = 0; !tdm_request_done(req); spins++) {
-        if (spins < WAIT_SPINS)
+        if (spins < PAUSE_SPINS)
             cpu_relax();
+        else if (spins < PAUSE_SPINS + WAIT_YIELDS)
+            sched_yield();
         else
             sleep_until(request_done, req, 0);
     }
@@ -315,10 +317,13 @@ void tdm_thread_agent_wait_change(unsigned long mark)
         sched_yield();
         return;
     }
-    for (int spins = 0; spins < WAIT_SPINS; spins++) {
+    for (int spins = 0; spins < PAUSE_SPINS + WAIT_YIELDS; spins++) {
         if (completions_moved(&mark))
             return;
-        cpu_relax();
+        if (spins < PAUSE_SPINS)
+            cpu_relax();
+        else
+            sched_yield();
     }
     sleep_until(completions_moved, &mark, 10);
 }

@@ -1,0 +1,128 @@
+/* The collectives tandem-bench times, their buffers, and small helpers. */
+#include "bench.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const bench_collective bench_collectives[] = {
+    {"allreduce", 0, 1}, {"bcast", 0, 0},     {"allgather", 1, 0}, {"reduce", 0, 1},
+    {"alltoall", 1, 0},  {"reduce_scatter_block", 1, 1}, {"gather", 1, 0}, {"scatter", 1, 0},
+    {"barrier", 0, 0},
+};
+const int BENCH_NCOLLECTIVES = (int)(sizeof bench_collectives / sizeof bench_collectives[0]);
+
+void bench_buffers_alloc(bench_buffers *b, const bench_collective *c, long bytes, int ranks)
+{
+    b->type = c->reduction ? MPI_DOUBLE : MPI_BYTE;
+    b->count = (int)(c->reduction ? (bytes + 7) / 8 : bytes);
+    size_t elem = c->reduction ? 8 : 1;
+    size_t total = (size_t)b->count * elem * (c->per_rank_blocks ? (size_t)ranks : 1);
+    b->send = calloc(total ? total : 1, 1);
+    b->recv = calloc(total ? total : 1, 1);
+    if (!b->send || !b->recv) {
+        fprintf(stderr, "tandem-bench: out of memory for %ld-byte buffers\n", bytes);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    /* written, so that every page is backed by its own memory (calloc'd pages may all map the one
+     * zero page until first written) */
+    memset(b->send, 1, total);
+    memset(b->recv, 2, total);
+}
+
+void bench_buffers_free(bench_buffers *b)
+{
+    free(b->send);
+    free(b->recv);
+}
+
+int bench_start_tandem(const bench_collective *c, bench_buffers *b, TDM_Request *req)
+{
+    const char *n = c->name;
+    MPI_Comm w = MPI_COMM_WORLD;
+    int k = b->count;
+    MPI_Datatype t = b->type;
+    if (!strcmp(n, "allreduce")) return TDM_Iallreduce(b->send, b->recv, k, t, MPI_SUM, w, req);
+    if (!strcmp(n, "bcast")) return TDM_Ibcast(b->recv, k, t, 0, w, req);
+    if (!strcmp(n, "allgather")) return TDM_Iallgather(b->send, k, t, b->recv, k, t, w, req);
+    if (!strcmp(n, "reduce")) return TDM_Ireduce(b->send, b->recv, k, t, MPI_SUM, 0, w, req);
+    if (!strcmp(n, "alltoall")) return TDM_Ialltoall(b->send, k, t, b->recv, k, t, w, req);
+    if (!strcmp(n, "reduce_scatter_block")) return TDM_Ireduce_scatter_block(b->send, b->recv, k, t, MPI_SUM, w, req);
+    if (!strcmp(n, "gather")) return TDM_Igather(b->send, k, t, b->recv, k, t, 0, w, req);
+    if (!strcmp(n, "scatter")) return TDM_Iscatter(b->send, k, t, b->recv, k, t, 0, w, req);
+    return TDM_Ibarrier(w, req);
+}
+
+int bench_start_mpi(const bench_collective *c, bench_buffers *b, MPI_Request *req)
+{
+    const char *n = c->name;
+    MPI_Comm w = MPI_COMM_WORLD;
+    int k = b->count;
+    MPI_Datatype t = b->type;
+    if (!strcmp(n, "allreduce")) return MPI_Iallreduce(b->send, b->recv, k, t, MPI_SUM, w, req);
+    if (!strcmp(n, "bcast")) return MPI_Ibcast(b->recv, k, t, 0, w, req);
+    if (!strcmp(n, "allgather")) return MPI_Iallgather(b->send, k, t, b->recv, k, t, w, req);
+    if (!strcmp(n, "reduce")) return MPI_Ireduce(b->send, b->recv, k, t, MPI_SUM, 0, w, req);
+    if (!strcmp(n, "alltoall")) return MPI_Ialltoall(b->send, k, t, b->recv, k, t, w, req);
+    if (!strcmp(n, "reduce_scatter_block")) return MPI_Ireduce_scatter_block(b->send, b->recv, k, t, MPI_SUM, w, req);
+    if (!strcmp(n, "gather")) return MPI_Igather(b->send, k, t, b->recv, k, t, 0, w, req);
+    if (!strcmp(n, "scatter")) return MPI_Iscatter(b->send, k, t, b->recv, k, t, 0, w, req);
+    return MPI_Ibarrier(w, req);
+}
+
+int bench_run_blocking(const bench_collective *c, bench_buffers *b)
+{
+    const char *n = c->name;
+    MPI_Comm w = MPI_COMM_WORLD;
+    int k = b->count;
+    MPI_Datatype t = b->type;
+    if (!strcmp(n, "allreduce")) return MPI_Allreduce(b->send, b->recv, k, t, MPI_SUM, w);
+    if (!strcmp(n, "bcast")) return MPI_Bcast(b->recv, k, t, 0, w);
+    if (!strcmp(n, "allgather")) return MPI_Allgather(b->send, k, t, b->recv, k, t, w);
+    if (!strcmp(n, "reduce")) return MPI_Reduce(b->send, b->recv, k, t, MPI_SUM, 0, w);
+    if (!strcmp(n, "alltoall")) return MPI_Alltoall(b->send, k, t, b->recv, k, t, w);
+    if (!strcmp(n, "reduce_scatter_block")) return MPI_Reduce_scatter_block(b->send, b->recv, k, t, MPI_SUM, w);
+    if (!strcmp(n, "gather")) return MPI_Gather(b->send, k, t, b->recv, k, t, 0, w);
+    if (!strcmp(n, "scatter")) return MPI_Scatter(b->send, k, t, b->recv, k, t, 0, w);
+    return MPI_Barrier(w);
+}
+
+int bench_wanted(const char *list, const char *name)
+{
+    char pattern[64], padded[300];
+    snprintf(pattern, sizeof pattern, ",%s,", name);
+    snprintf(padded, sizeof padded, ",%s,", list);
+    return strstr(padded, pattern) != NULL;
+}
+
+long bench_parse_size(const char *text)
+{
+    char *end;
+    long v = strtol(text, &end, 10);
+    if (*end == 'K' || *end == 'k')
+        v <<= 10;
+    else if (*end == 'M' || *end == 'm')
+        v <<= 20;
+    return v;
+}
+
+int bench_ranks_on_node(void)
+{
+    MPI_Comm node;
+    int n;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &n);
+    MPI_Comm_free(&node);
+    return n;
+}
+
+int bench_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+double bench_median(double *values, int n)
+{
+    qsort(values, (size_t)n, sizeof(double), bench_cmp_double);
+    return values[n / 2];
+}

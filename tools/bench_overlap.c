@@ -1,0 +1,310 @@
+/*
+ * tandem-bench --overlap: how much of a collective hides behind computation, measured the way the
+ * OSU non-blocking collective benchmarks do.
+ *
+ * For each collective and size, every mode first runs start + wait alone (its pure latency). Then a
+ * computation of length Tcomp runs between start and wait, Tcomp swept from 0 to a few times the
+ * native latency. Per point the application-side overhead (time inside the start call plus time
+ * inside the wait) and the total are measured, and
+ *     overlap % = max(0, 100 * (1 - (t_total - t_compute) / t_pure))
+ * with t_compute the computation's own time, measured alone. The computation is a fixed amount of
+ * arithmetic (calibrated once), so a progress thread that steals its core makes it longer and lowers
+ * the overlap, as it should.
+ *
+ * Modes: native MPI_Ixxx + MPI_Wait, the same with MPI_Test calls inside the computation, Tandem
+ * inline (with and without TDM_Test calls), Tandem thread (if MPI gives MPI_THREAD_MULTIPLE). The
+ * placement of the progress thread is the one of the run (TANDEM_PROGRESS_PLACEMENT): run once per
+ * placement to compare them.
+ *
+ *   mpirun -np 2 tandem-bench --overlap [--collectives allreduce] [--sizes 8,1M] [--reps 5] [--csv FILE]
+ *                             [--compute busy|sleep]
+ * --compute sleep makes the "computation" a sleep, leaving the core idle: on a machine without a free
+ * core per rank it emulates one for the progress thread (and says so in the output).
+ */
+#include "bench.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { OV_MPI, OV_MPI_TEST, OV_INLINE, OV_INLINE_TEST, OV_THREAD, OV_NMODES };
+static const char *ov_names[OV_NMODES] = {"mpi", "mpi+test", "tandem-inline", "tandem-inline+test",
+                                          "tandem-thread"};
+/* The computation is cut in this many pieces, with a test call after each, in the "+test" modes. */
+#define TEST_CALLS 10
+static const double tcomp_factors[] = {0, 0.25, 0.5, 1, 1.5, 2, 3, 4};
+#define NPOINTS ((int)(sizeof tcomp_factors / sizeof tcomp_factors[0]))
+
+static int rank, size;
+static double work_per_second; /* calibrated iterations of compute_work per second */
+static volatile double sink;
+
+static int compute_sleeps; /* --compute sleep: the computation leaves its core idle */
+
+static void compute_work(long iterations)
+{
+    if (compute_sleeps) { /* iterations are nanoseconds */
+        struct timespec ts = {iterations / 1000000000L, iterations % 1000000000L};
+        if (iterations > 0)
+            nanosleep(&ts, NULL);
+        return;
+    }
+    double x = 1.0;
+    for (long i = 0; i < iterations; i++)
+        x = x * 1.0000001 + 1e-9;
+    sink = x;
+}
+
+/* Iterations per second of compute_work on this core, the median of a few trials. */
+static void calibrate(void)
+{
+    if (compute_sleeps) {
+        work_per_second = 1e9;
+        return;
+    }
+    double rates[7];
+    for (int t = 0; t < 7; t++) {
+        long n = 200000;
+        double t0 = MPI_Wtime();
+        compute_work(n);
+        rates[t] = n / (MPI_Wtime() - t0);
+    }
+    double mine = bench_median(rates, 7);
+    /* the slowest rank's rate: every rank then computes at least Tcomp */
+    MPI_Allreduce(&mine, &work_per_second, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+}
+
+typedef struct {
+    double start, wait, total; /* seconds per iteration, averaged */
+} sample;
+
+static int start_op(int mode, const bench_collective *c, bench_buffers *b, TDM_Request *t, MPI_Request *m)
+{
+    return mode <= OV_MPI_TEST ? bench_start_mpi(c, b, m) : bench_start_tandem(c, b, t);
+}
+
+static int test_op(int mode, TDM_Request *t, MPI_Request *m)
+{
+    int flag;
+    return mode <= OV_MPI_TEST ? MPI_Test(m, &flag, MPI_STATUS_IGNORE) : TDM_Test(t, &flag, MPI_STATUS_IGNORE);
+}
+
+static int wait_op(int mode, TDM_Request *t, MPI_Request *m)
+{
+    return mode <= OV_MPI_TEST ? MPI_Wait(m, MPI_STATUS_IGNORE) : TDM_Wait(t, MPI_STATUS_IGNORE);
+}
+
+/* One measurement: iters times start, compute `work` iterations, wait. The slowest rank's averages. */
+static sample run_point(int mode, const bench_collective *c, bench_buffers *b, long work, int iters)
+{
+    int with_tests = mode == OV_MPI_TEST || mode == OV_INLINE_TEST;
+    double in_start = 0, in_wait = 0;
+    TDM_Request treq = TDM_REQUEST_NULL;
+    MPI_Request mreq = MPI_REQUEST_NULL;
+    start_op(mode, c, b, &treq, &mreq); /* warm-up */
+    wait_op(mode, &treq, &mreq);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < iters; i++) {
+        double a = MPI_Wtime();
+        int rc = start_op(mode, c, b, &treq, &mreq);
+        double s = MPI_Wtime();
+        if (with_tests) {
+            for (int k = 0; k < TEST_CALLS; k++) {
+                compute_work(work / TEST_CALLS);
+                rc |= test_op(mode, &treq, &mreq);
+            }
+        } else {
+            compute_work(work);
+        }
+        double w = MPI_Wtime();
+        rc |= wait_op(mode, &treq, &mreq);
+        double e = MPI_Wtime();
+        if (rc != MPI_SUCCESS) {
+            fprintf(stderr, "tandem-bench: %s (%s) failed: %s\n", c->name, ov_names[mode],
+                    mode <= OV_MPI_TEST ? "MPI error" : TDM_Last_error());
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        in_start += s - a;
+        in_wait += e - w;
+    }
+    double mine[3] = {in_start / iters, in_wait / iters, (MPI_Wtime() - t0) / iters}, slowest[3];
+    MPI_Allreduce(mine, slowest, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return (sample){slowest[0], slowest[1], slowest[2]};
+}
+
+/* The computation's own time, alone (the slowest rank's), whole or cut as the "+test" modes cut it. */
+static double compute_time(long work, int iters, int pieces)
+{
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < iters; i++)
+        for (int k = 0; k < pieces; k++)
+            compute_work(work / pieces);
+    double mine = (MPI_Wtime() - t0) / iters, slowest;
+    MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return slowest;
+}
+
+static int set_mode_progress(int mode)
+{
+    return TDM_Set_progress(mode == OV_THREAD ? "thread" : "inline");
+}
+
+static void overlap_one(const bench_collective *c, long bytes, int reps, FILE *csv, int cores, int local,
+                        const int *available)
+{
+    bench_buffers b;
+    bench_buffers_alloc(&b, c, bytes, size);
+    int iters = (int)(16L * 1024 * 1024 / (bytes > 16384 ? bytes : 16384));
+    iters = iters > 200 ? 200 : iters < 8 ? 8 : iters;
+
+    /* pure latencies */
+    double pure[OV_NMODES] = {0};
+    for (int m = 0; m < OV_NMODES; m++) {
+        if (!available[m])
+            continue;
+        set_mode_progress(m);
+        double s[64];
+        for (int r = 0; r < reps; r++)
+            s[r] = run_point(m, c, &b, 0, iters).total;
+        pure[m] = bench_median(s, reps);
+    }
+    set_mode_progress(OV_MPI);
+    double ref = pure[OV_MPI];
+
+    sample result[OV_NMODES][NPOINTS];
+    double tcomp[NPOINTS], tcompute[NPOINTS][2]; /* [1]: cut in TEST_CALLS pieces */
+    long work[NPOINTS];
+    for (int p = 0; p < NPOINTS; p++) {
+        tcomp[p] = tcomp_factors[p] * ref;
+        work[p] = (long)(tcomp[p] * work_per_second);
+        for (int cut = 0; cut < 2; cut++) {
+            double s[64];
+            for (int r = 0; r < reps; r++)
+                s[r] = compute_time(work[p], iters, cut ? TEST_CALLS : 1);
+            tcompute[p][cut] = bench_median(s, reps);
+        }
+    }
+    for (int m = 0; m < OV_NMODES; m++) {
+        if (!available[m])
+            continue;
+        set_mode_progress(m);
+        for (int p = 0; p < NPOINTS; p++) {
+            double st[64], wt[64], tt[64];
+            for (int r = 0; r < reps; r++) {
+                sample x = run_point(m, c, &b, work[p], iters);
+                st[r] = x.start, wt[r] = x.wait, tt[r] = x.total;
+            }
+            result[m][p] = (sample){bench_median(st, reps), bench_median(wt, reps), bench_median(tt, reps)};
+        }
+    }
+    set_mode_progress(OV_MPI);
+    bench_buffers_free(&b);
+    if (rank != 0)
+        return;
+
+    printf("\n%s, %ld bytes, %d ranks (%d on this node, %d cores); Tcomp up to %.3g s\n", c->name, bytes, size,
+           local, cores, tcomp[NPOINTS - 1]);
+    printf("  %-20s %12s %12s %12s %14s %12s\n", "mode", "latency", "ovh@Tcomp=0", "ovh floor", "Tcomp@floor",
+           "overlap@max");
+    for (int m = 0; m < OV_NMODES; m++) {
+        if (!available[m]) {
+            printf("  %-20s (not available: %s)\n", ov_names[m], "MPI does not provide MPI_THREAD_MULTIPLE");
+            continue;
+        }
+        double floor = 1e30;
+        for (int p = 0; p < NPOINTS; p++) {
+            double ovh = result[m][p].start + result[m][p].wait;
+            floor = ovh < floor ? ovh : floor;
+        }
+        int reached = NPOINTS - 1;
+        for (int p = 0; p < NPOINTS; p++)
+            if (result[m][p].start + result[m][p].wait <= floor * 1.1 + 50e-9) {
+                reached = p;
+                break;
+            }
+        double last_overlap = 0;
+        int cut = m == OV_MPI_TEST || m == OV_INLINE_TEST;
+        for (int p = 0; p < NPOINTS; p++) {
+            double ovh = result[m][p].start + result[m][p].wait;
+            double overlap = 100 * (1 - (result[m][p].total - tcompute[p][cut]) / pure[m]);
+            overlap = overlap < 0 ? 0 : overlap > 100 ? 100 : overlap;
+            if (p == NPOINTS - 1)
+                last_overlap = overlap;
+            if (csv)
+                fprintf(csv, "%s,%ld,%d,%d,%d,%s,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.2f\n", c->name, bytes, size,
+                        local, cores, ov_names[m], tcomp[p], tcompute[p][cut], pure[m], result[m][p].start,
+                        result[m][p].wait, ovh, result[m][p].total, overlap);
+        }
+        printf("  %-20s %12.3g %12.3g %12.3g %14.3g %11.1f%%\n", ov_names[m], pure[m],
+               result[m][0].start + result[m][0].wait, floor, tcomp[reached], last_overlap);
+    }
+    fflush(stdout);
+}
+
+int bench_overlap(int argc, char **argv)
+{
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    long sizes[32] = {8, 1 << 20};
+    int nsizes = 2, reps = 5;
+    char wanted[256] = "allreduce";
+    const char *csv_path = "tandem-overlap.csv";
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
+            reps = atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "--csv") && i + 1 < argc) {
+            csv_path = argv[++i];
+        } else if (!strcmp(argv[i], "--compute") && i + 1 < argc) {
+            const char *how = argv[++i];
+            compute_sleeps = !strcmp(how, "sleep");
+            if (!compute_sleeps && strcmp(how, "busy")) {
+                if (rank == 0)
+                    fprintf(stderr, "tandem-bench: --compute busy|sleep\n");
+                return 2;
+            }
+        } else if (!strcmp(argv[i], "--collectives") && i + 1 < argc) {
+            snprintf(wanted, sizeof wanted, "%s", argv[++i]);
+        } else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
+            nsizes = 0;
+            for (char *tok = strtok(argv[++i], ","); tok && nsizes < 32; tok = strtok(NULL, ","))
+                sizes[nsizes++] = bench_parse_size(tok);
+        } else {
+            if (rank == 0)
+                fprintf(stderr, "usage: tandem-bench --overlap [--collectives a,b] [--sizes 8,1M] [--reps N] "
+                                "[--csv FILE] [--compute busy|sleep]\n");
+            return 2;
+        }
+    }
+    reps = reps < 1 ? 1 : reps > 64 ? 64 : reps;
+    int available[OV_NMODES] = {1, 1, 1, 1, 1};
+    available[OV_THREAD] = TDM_Set_progress("thread") == MPI_SUCCESS;
+    TDM_Set_progress("inline");
+    calibrate();
+    int cores = (int)sysconf(_SC_NPROCESSORS_ONLN), local = bench_ranks_on_node();
+    FILE *csv = NULL;
+    if (rank == 0) {
+        const char *placement = getenv("TANDEM_PROGRESS_PLACEMENT");
+        printf("tandem-bench --overlap: %d ranks, %d on this node with %d cores%s; progress placement %s\n", size,
+               local, cores, local > cores ? "  ** OVERSUBSCRIBED **" : "", placement ? placement : "none");
+        printf("computation: %s\n", compute_sleeps ? "SLEEP (the core stays idle: emulates a free core for the progress "
+                                                     "thread; not a real computation)"
+                                                   : "busy arithmetic on the application's core");
+        printf("overhead = time in the start call + time in the wait (medians over %d repetitions, slowest rank)\n",
+               reps);
+        csv = fopen(csv_path, "w");
+        if (csv)
+            fprintf(csv, "collective,bytes,ranks,ranks_per_node,cores,mode,tcomp_s,compute_s,pure_s,start_s,wait_s,"
+                         "overhead_s,total_s,overlap_pct\n");
+    }
+    for (int ci = 0; ci < BENCH_NCOLLECTIVES; ci++)
+        if (bench_wanted(wanted, bench_collectives[ci].name))
+            for (int si = 0; si < nsizes; si++)
+                overlap_one(&bench_collectives[ci], sizes[si], reps, csv, cores, local, available);
+    if (csv) {
+        fclose(csv);
+        printf("\nCSV: %s (plot: tools/plot_overlap.py %s overlap.png)\n", csv_path, csv_path);
+    }
+    return 0;
+}
