@@ -31,14 +31,15 @@ static void check_sum(const int *got, int iter, const char *what)
     check(1, "%s", what);
 }
 
-/* Rounds of collectives started under alternating modes, completed all at once. */
+/* Rounds of collectives started under modes in turn, completed all at once. */
 static void switch_modes(void)
 {
     enum { ROUNDS = 6, PER_ROUND = 3 };
     int send[ROUNDS * PER_ROUND][N], recv[ROUNDS * PER_ROUND][N];
     TDM_Request req[ROUNDS * PER_ROUND];
     for (int round = 0; round < ROUNDS; round++) {
-        CHECK_TDM(TDM_Set_progress(round % 2 ? "thread" : "inline"));
+        static const char *modes[3] = {"inline", "thread", "split"};
+        CHECK_TDM(TDM_Set_progress(modes[round % 3]));
         for (int k = 0; k < PER_ROUND; k++) {
             int c = round * PER_ROUND + k;
             for (int i = 0; i < N; i++)
@@ -57,9 +58,9 @@ static void switch_modes(void)
     for (int c = 0; c < ROUNDS * PER_ROUND; c++)
         check_sum(recv[c], c, "allreduce started under a switched mode");
 
-    /* blocking forms and Test loops in thread mode */
-    CHECK_TDM(TDM_Set_progress("thread"));
+    /* blocking forms and Test loops in thread and split mode (the tree form of allreduce) */
     for (int iter = 0; iter < 20; iter++) {
+        CHECK_TDM(TDM_Set_progress(iter % 2 ? "split" : "thread"));
         int s[N], r[N], flag = 0;
         for (int i = 0; i < N; i++)
             s[i] = value(iter, rank, i);

@@ -8,6 +8,8 @@
 #include "../core/error.h"
 #include "../core/request.h"
 #include "../core/state.h"
+#include "../model/split_tree_model.h"
+#include "../placement/placement.h"
 #include "tandem.h"
 
 #include <stdio.h>
@@ -24,8 +26,11 @@ static int parse_mode(const char *fn, const char *name, tdm_progress_mode *out)
         *out = TDM_PROGRESS_INLINE;
     else if (name && strcmp(name, "thread") == 0)
         *out = TDM_PROGRESS_THREAD;
+    else if (name && strcmp(name, "split") == 0)
+        *out = TDM_PROGRESS_SPLIT;
     else
-        return tdm_error(fn, MPI_ERR_ARG, "unknown progress mode \"%s\" (argument mode); known: inline thread",
+        return tdm_error(fn, MPI_ERR_ARG,
+                         "unknown progress mode \"%s\" (argument mode); known: inline thread split",
                          name ? name : "(null)");
     return MPI_SUCCESS;
 }
@@ -40,15 +45,18 @@ static const char *thread_level_name(int level)
 
 static int switch_to(const char *fn, tdm_progress_mode wanted)
 {
-    if (wanted == TDM_PROGRESS_THREAD) {
+    if (wanted != TDM_PROGRESS_INLINE) {
         if (tdm_global.mpi_thread_level < MPI_THREAD_MULTIPLE)
             return tdm_error(fn, MPI_ERR_OTHER,
-                             "thread progress needs MPI_THREAD_MULTIPLE, MPI provides %s; progress stays inline",
+                             "%s progress needs MPI_THREAD_MULTIPLE, MPI provides %s; progress stays inline",
+                             wanted == TDM_PROGRESS_SPLIT ? "split" : "thread",
                              thread_level_name(tdm_global.mpi_thread_level));
         int rc = tdm_thread_agent_start_thread();
         if (rc != MPI_SUCCESS)
             return tdm_error(fn, rc, "could not start the progress thread; progress stays inline");
     }
+    if (mode != wanted)
+        tdm_global.settings_epoch++; /* cached schedules were built for the old mode */
     mode = wanted;
     return MPI_SUCCESS;
 }
@@ -69,17 +77,57 @@ int tdm_progress_set(const char *fn, const char *name)
 
 tdm_progress_mode tdm_progress_current(void) { return mode; }
 
+/* The split-tree model's inputs: ranks and cores of this node; TANDEM_SPLIT_S overrides the model. */
+static int node_ranks = 1, node_cores = 1, split_s_env = -1;
+
+static int read_split_settings(const char *fn)
+{
+    MPI_Comm node;
+    int rc = MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    if (rc != MPI_SUCCESS)
+        return tdm_mpi_error(fn, "finding the ranks of this node", rc);
+    MPI_Comm_size(node, &node_ranks);
+    MPI_Comm_free(&node);
+    node_cores = tdm_placement_node_cores();
+    split_s_env = -1;
+    const char *env = getenv("TANDEM_SPLIT_S");
+    if (env && *env) {
+        char *end;
+        long v = strtol(env, &end, 10);
+        if (*end || v < 0 || v > 30)
+            return tdm_error(fn, MPI_ERR_ARG, "TANDEM_SPLIT_S=%s: expected a number of tree levels (0..30)", env);
+        split_s_env = (int)v;
+    }
+    return MPI_SUCCESS;
+}
+
+int tdm_split_levels_for(int size)
+{
+    if (mode != TDM_PROGRESS_SPLIT)
+        return -1;
+    int height = tdm_split_height(size);
+    int s = split_s_env;
+    if (s < 0) {
+        tdm_split_model model = {node_cores, 0};
+        s = tdm_split_best_s(&model, node_ranks < node_cores ? node_ranks : node_cores);
+    }
+    return s < height ? s : height;
+}
+
 int tdm_agents_init(const char *fn)
 {
     mode = TDM_PROGRESS_INLINE;
+    int rc = read_split_settings(fn);
+    if (rc != MPI_SUCCESS)
+        return rc;
     tdm_progress_mode wanted = TDM_PROGRESS_INLINE;
     const char *env = getenv("TANDEM_PROGRESS");
     if (mode_asked) {
         wanted = asked; /* the C call wins over the environment */
     } else if (env && *env) {
-        int rc = parse_mode(fn, env, &wanted);
+        rc = parse_mode(fn, env, &wanted);
         if (rc != MPI_SUCCESS)
-            return tdm_error(fn, rc, "TANDEM_PROGRESS=%s: unknown progress mode; known: inline thread", env);
+            return tdm_error(fn, rc, "TANDEM_PROGRESS=%s: unknown progress mode; known: inline thread split", env);
     }
     mode_asked = 0;
     if (wanted != TDM_PROGRESS_INLINE && switch_to(fn, wanted) != MPI_SUCCESS)
@@ -96,11 +144,16 @@ void tdm_agents_finalize(void)
 
 void tdm_agent_start(struct tdm_request *req)
 {
-    req->agent = mode;
-    if (mode == TDM_PROGRESS_THREAD)
+    req->split_tail = 0;
+    if (mode == TDM_PROGRESS_SPLIT) {
+        tdm_split_start(req);
+    } else if (mode == TDM_PROGRESS_THREAD) {
+        req->agent = TDM_PROGRESS_THREAD;
         tdm_thread_agent_hand_over(req);
-    else
+    } else {
+        req->agent = TDM_PROGRESS_INLINE;
         tdm_inline_start(req);
+    }
 }
 
 void tdm_agent_progress(void)
@@ -122,8 +175,13 @@ int tdm_agent_block(unsigned long mark)
 int tdm_agent_wait(struct tdm_request *req)
 {
     if (req->agent == TDM_PROGRESS_THREAD)
-        return tdm_thread_agent_wait(req);
+        return req->split_tail ? tdm_split_wait(req) : tdm_thread_agent_wait(req);
     return tdm_inline_wait(req);
+}
+
+int tdm_agent_check(struct tdm_request *req)
+{
+    return req->split_tail ? tdm_split_check(req) : tdm_request_done(req);
 }
 
 int tdm_agent_running(void) { return tdm_inline_running() + tdm_thread_agent_running(); }

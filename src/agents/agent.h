@@ -4,6 +4,9 @@
  *           application's thread (inline.c);
  *   thread  one progress thread per process drives every schedule handed to it; the application only
  *           hands a request over and later picks up its completion (thread.c).
+ *   split   the thread agent, with tree schedules cut in split-tree form: the S levels nearest the
+ *           leaves run on the application thread (in the starting call for all-to-one trees, in
+ *           Wait/Test for one-to-all trees), the others on the progress thread (split.c).
  * The progress mode picks the agent of each new request; it may change between collectives, and
  * requests already running stay with the agent that started them.
  */
@@ -12,7 +15,7 @@
 
 struct tdm_request;
 
-typedef enum { TDM_PROGRESS_INLINE, TDM_PROGRESS_THREAD } tdm_progress_mode;
+typedef enum { TDM_PROGRESS_INLINE, TDM_PROGRESS_THREAD, TDM_PROGRESS_SPLIT } tdm_progress_mode;
 
 /* Applies the progress mode asked for before TDM_Init (TDM_Set_progress, TANDEM_PROGRESS); a thread
  * mode MPI cannot support falls back to inline with a message. */
@@ -34,6 +37,11 @@ unsigned long tdm_agent_completion_mark(void);
 int tdm_agent_block(unsigned long mark);
 /* Blocks until req is complete, advancing inline requests meanwhile. */
 int tdm_agent_wait(struct tdm_request *req);
+/* Whether req is complete, without blocking; moves a split request on to its last segment. */
+int tdm_agent_check(struct tdm_request *req);
+/* The split level S for a tree collective on a communicator of `size` ranks in split mode (-1 in the
+ * other modes): TANDEM_SPLIT_S if set, else the split-tree model for this node's ranks and cores. */
+int tdm_split_levels_for(int size);
 /* Requests started and not yet complete, over both agents. */
 int tdm_agent_running(void);
 
@@ -56,5 +64,10 @@ unsigned long tdm_thread_agent_completions(void);
 /* Sleeps until the completion count differs from seen (or a short time passed). */
 void tdm_thread_agent_wait_change(unsigned long seen);
 int tdm_thread_agent_running(void);
+
+/* Split execution (split.c). */
+void tdm_split_start(struct tdm_request *req);
+int tdm_split_wait(struct tdm_request *req);
+int tdm_split_check(struct tdm_request *req);
 
 #endif

@@ -42,7 +42,8 @@ static void unlink_running(struct tdm_request *req)
 static void complete(struct tdm_request *req)
 {
     unlink_running(req);
-    tdm_shadow_release(req->shadow, req);
+    if (tdm_exec_all_done(&req->exec)) /* not after the first segment of a split schedule */
+        tdm_shadow_release(req->shadow, req);
     tdm_request_mark_done(req);
 }
 

@@ -68,6 +68,8 @@ typedef struct tdm_coll_args {
 
     /* tuning */
     size_t segment_bytes;   /* pipelining segment of ring algorithms */
+    int split_levels;       /* split-tree mode: tree levels nearest the leaves that run on the
+                               application thread (S); -1: not split */
 } tdm_coll_args;
 
 /* Address of element i of a buffer of the given geometry. */

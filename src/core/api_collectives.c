@@ -76,6 +76,7 @@ static int build(const char *fn, tdm_coll_args *a, struct tdm_request *req, int 
     int rc = hold_types(req, a);
     if (rc != MPI_SUCCESS)
         return tdm_mpi_error(fn, "duplicating a derived datatype", rc);
+    a->split_levels = tdm_split_levels_for(a->size); /* -1 unless in split-tree mode */
     const tdm_algorithm *alg = tdm_select(a);
     tdm_sched_init(&req->sched, alg->full_name, a->rank, a->size);
     req->sched.reduce_basic = a->reduce_basic;

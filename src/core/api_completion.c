@@ -98,7 +98,7 @@ int TDM_Test(TDM_Request *request, int *flag, MPI_Status *status)
         return MPI_SUCCESS;
     }
     tdm_agent_progress();
-    *flag = tdm_request_done(*request);
+    *flag = tdm_agent_check(*request);
     return *flag ? finish(fn, request, status) : MPI_SUCCESS;
 }
 
@@ -145,7 +145,7 @@ int TDM_Testall(int count, TDM_Request requests[], int *flag, MPI_Status *status
     tdm_agent_progress();
     *flag = 1;
     for (int i = 0; i < count; i++)
-        if (requests[i] && !tdm_request_done(requests[i]))
+        if (requests[i] && !tdm_agent_check(requests[i]))
             *flag = 0;
     return *flag ? finish_all(fn, count, requests, statuses) : MPI_SUCCESS;
 }
@@ -168,7 +168,7 @@ int TDM_Waitany(int count, TDM_Request requests[], int *index, MPI_Status *statu
             if (!requests[i])
                 continue;
             live = 1;
-            if (tdm_request_done(requests[i])) {
+            if (tdm_agent_check(requests[i])) {
                 *index = i;
                 return finish(fn, &requests[i], status);
             }

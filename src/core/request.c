@@ -42,6 +42,7 @@ void tdm_request_free(struct tdm_request *req)
 void tdm_request_revive(struct tdm_request *req)
 {
     req->magic = TDM_REQUEST_MAGIC;
+    req->split_tail = 0;
     __atomic_store_n(&req->complete, 0, __ATOMIC_RELAXED);
     req->shadow = NULL;
 }

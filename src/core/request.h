@@ -18,6 +18,7 @@ struct tdm_request {
     int complete;              /* the schedule finished (or failed); the request awaits Wait/Test.
                                   Set by the agent's thread: read with tdm_request_done */
     int agent;                 /* tdm_progress_mode of the agent running it */
+    int split_tail;            /* split: a foreground segment follows the background one */
     tdm_coll_kind kind;
     tdm_schedule sched;
     tdm_exec exec;

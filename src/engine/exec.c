@@ -25,6 +25,7 @@ void tdm_exec_restart(tdm_exec *e, int tag)
 {
     e->tag = tag;
     e->round = 0;
+    e->end_round = e->sched->nrounds;
     e->posted = -1;
     e->error = MPI_SUCCESS;
     e->draining = 0;
@@ -128,7 +129,7 @@ int tdm_exec_progress(tdm_exec *e)
             if (e->posted > 0 && !drain_round(e))
                 return 0;
             e->posted = 0;
-            e->round = e->sched->nrounds;
+            e->round = e->end_round = e->sched->nrounds; /* a failure ends every segment */
             return 1;
         }
         e->round++;

@@ -16,6 +16,7 @@ typedef struct tdm_exec {
     MPI_Comm comm;
     int tag;
     int round;        /* the round in flight; sched->nrounds once finished */
+    int end_round;    /* the driver runs rounds up to this one (a split schedule runs in segments) */
     int posted;       /* messages of that round posted; -1 before the round started */
     MPI_Request *reqs;
     int error;        /* MPI error code of the first failure, MPI_SUCCESS if none */
@@ -35,7 +36,14 @@ void tdm_exec_kick(tdm_exec *e);
  * MPI no longer uses the schedule's buffers when the request is released. */
 int tdm_exec_progress(tdm_exec *e);
 
+/* The segment being driven is done (all of the schedule, unless it runs split). */
 static inline int tdm_exec_finished(const tdm_exec *e)
+{
+    return e->round >= e->end_round;
+}
+
+/* Every round of the schedule is done (or abandoned after a failure). */
+static inline int tdm_exec_all_done(const tdm_exec *e)
 {
     return e->round >= e->sched->nrounds;
 }

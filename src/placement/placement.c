@@ -15,6 +15,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 static hwloc_topology_t topology;
 static int have_topology;
@@ -149,3 +150,14 @@ void tdm_placement_bind_progress_thread(void)
 }
 
 int tdm_placement_progress_core(void) { return __atomic_load_n(&progress_core, __ATOMIC_RELAXED); }
+
+int tdm_placement_node_cores(void)
+{
+    if (load_topology()) {
+        int n = hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_CORE);
+        if (n > 0)
+            return n;
+    }
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}

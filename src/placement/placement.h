@@ -60,6 +60,8 @@ void tdm_placement_bind_progress_thread(void);
 /* Cores (hwloc logical core numbers) where the calling thread and the progress thread last ran;
  * -1 if unknown or no progress thread. */
 int tdm_placement_current_core(void);
+/* Cores of this machine (hwloc; the online processors if hwloc fails). */
+int tdm_placement_node_cores(void);
 int tdm_placement_progress_core(void);
 
 #endif

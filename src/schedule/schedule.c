@@ -22,6 +22,7 @@ void tdm_sched_init(tdm_schedule *s, const char *algorithm, int rank, int size)
     s->tmp_cap = TDM_SCHED_INLINE_TMP;
     s->error = MPI_SUCCESS;
     s->reduce_basic = MPI_DATATYPE_NULL;
+    s->bg_begin = s->bg_end = -1;
 }
 
 void tdm_sched_destroy(tdm_schedule *s)
@@ -147,6 +148,20 @@ void tdm_sched_round(tdm_schedule *s)
     if (s->open_round_messages > s->max_round_messages)
         s->max_round_messages = s->open_round_messages;
     s->open_round_messages = 0;
+}
+
+void tdm_sched_split_background(tdm_schedule *s)
+{
+    tdm_sched_round(s);
+    if (s->bg_begin < 0)
+        s->bg_begin = s->nrounds;
+}
+
+void tdm_sched_split_foreground(tdm_schedule *s)
+{
+    tdm_sched_round(s);
+    if (s->bg_end < 0)
+        s->bg_end = s->nrounds;
 }
 
 void *tdm_sched_tmp(tdm_schedule *s, size_t bytes)

@@ -52,6 +52,11 @@ typedef struct tdm_schedule {
     int ntmp, tmp_cap;
     size_t tmp_bytes;       /* their total size */
 
+    /* Split schedules (split-tree mode): rounds [0, bg_begin) run on the application thread in the
+     * starting call, [bg_begin, bg_end) on the progress agent, [bg_end, nrounds) on the application
+     * thread in Wait/Test. -1: not set (bg_begin 0, bg_end the end). */
+    int bg_begin, bg_end;
+
     int error;              /* first build error (MPI error class), MPI_SUCCESS if none */
     /* A predefined op on a derived datatype is applied through the one predefined type the datatype
      * repeats (some MPIs refuse it in MPI_Reduce_local); MPI_DATATYPE_NULL: apply directly. */
@@ -75,6 +80,13 @@ void tdm_sched_copy(tdm_schedule *s, const void *src, int src_count, MPI_Datatyp
                     int dst_count, MPI_Datatype dst_type);
 /* Ends the current round (no-op if it is empty). */
 void tdm_sched_round(tdm_schedule *s);
+/* Split-tree builders: the rounds from here on run in the background (first call counts), or from
+ * here on in the foreground after the background ones (first call counts). Both end the round. */
+void tdm_sched_split_background(tdm_schedule *s);
+void tdm_sched_split_foreground(tdm_schedule *s);
+static inline int tdm_sched_bg_begin(const tdm_schedule *s) { return s->bg_begin < 0 ? 0 : s->bg_begin; }
+/* Rounds of the trailing foreground segment start here (nrounds if none). */
+static inline int tdm_sched_bg_end(const tdm_schedule *s) { return s->bg_end < 0 ? s->nrounds : s->bg_end; }
 /* Temporary memory freed with the schedule; NULL (and s->error set) if out of memory. */
 void *tdm_sched_tmp(tdm_schedule *s, size_t bytes);
 /* Closes the last round; returns s->error. */

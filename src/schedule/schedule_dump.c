@@ -38,6 +38,10 @@ void tdm_sched_dump(const tdm_schedule *s, FILE *out)
 {
     fprintf(out, "schedule %s: rank %d of %d, %d rounds, %d actions\n", s->algorithm, s->rank, s->size,
             s->nrounds, s->nactions);
+    if (tdm_sched_bg_begin(s) > 0 || tdm_sched_bg_end(s) < s->nrounds)
+        fprintf(out, "  split: rounds [0, %d) on the application thread at start, [%d, %d) in the background, "
+                     "[%d, %d) on the application thread in Wait\n",
+                tdm_sched_bg_begin(s), tdm_sched_bg_begin(s), tdm_sched_bg_end(s), tdm_sched_bg_end(s), s->nrounds);
     for (int r = 0; r < s->nrounds; r++) {
         fprintf(out, "  round %d\n", r);
         for (int i = tdm_sched_round_begin(s, r); i < tdm_sched_round_end(s, r); i++)

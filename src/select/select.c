@@ -64,6 +64,8 @@ static int choose_bcast(const tdm_coll_args *a)
 static int choose_allreduce(const tdm_coll_args *a)
 {
     size_t bytes = vector_bytes(a);
+    if (bytes < ALLREDUCE_SHORT_BYTES && a->split_levels >= 0)
+        return 3; /* split-tree mode: the tree form (reduce + bcast), cut between the threads */
     if (bytes < ALLREDUCE_SHORT_BYTES || a->count < a->size)
         return 0;
     return a->commutative && bytes >= ALLREDUCE_RING_BYTES ? 2 : 1;
