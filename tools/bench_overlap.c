@@ -12,7 +12,8 @@
  * the overlap, as it should.
  *
  * Modes: native MPI_Ixxx + MPI_Wait, the same with MPI_Test calls inside the computation, Tandem
- * inline (with and without TDM_Test calls), Tandem thread (if MPI gives MPI_THREAD_MULTIPLE). The
+ * inline (with and without TDM_Test calls), Tandem thread and Tandem split-tree (if MPI gives
+ * MPI_THREAD_MULTIPLE; split uses the split-tree model's S unless TANDEM_SPLIT_S is set). The
  * placement of the progress thread is the one of the run (TANDEM_PROGRESS_PLACEMENT): run once per
  * placement to compare them.
  *
@@ -28,9 +29,9 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { OV_MPI, OV_MPI_TEST, OV_INLINE, OV_INLINE_TEST, OV_THREAD, OV_NMODES };
+enum { OV_MPI, OV_MPI_TEST, OV_INLINE, OV_INLINE_TEST, OV_THREAD, OV_SPLIT, OV_NMODES };
 static const char *ov_names[OV_NMODES] = {"mpi", "mpi+test", "tandem-inline", "tandem-inline+test",
-                                          "tandem-thread"};
+                                          "tandem-thread", "tandem-split"};
 /* The computation is cut in this many pieces, with a test call after each, in the "+test" modes. */
 #define TEST_CALLS 10
 static const double tcomp_factors[] = {0, 0.25, 0.5, 1, 1.5, 2, 3, 4};
@@ -148,7 +149,7 @@ static double compute_time(long work, int iters, int pieces)
 
 static int set_mode_progress(int mode)
 {
-    return TDM_Set_progress(mode == OV_THREAD ? "thread" : "inline");
+    return TDM_Set_progress(mode == OV_THREAD ? "thread" : mode == OV_SPLIT ? "split" : "inline");
 }
 
 static void overlap_one(const bench_collective *c, long bytes, int reps, FILE *csv, int cores, int local,
@@ -278,8 +279,8 @@ int bench_overlap(int argc, char **argv)
         }
     }
     reps = reps < 1 ? 1 : reps > 64 ? 64 : reps;
-    int available[OV_NMODES] = {1, 1, 1, 1, 1};
-    available[OV_THREAD] = TDM_Set_progress("thread") == MPI_SUCCESS;
+    int available[OV_NMODES] = {1, 1, 1, 1, 1, 1};
+    available[OV_THREAD] = available[OV_SPLIT] = TDM_Set_progress("thread") == MPI_SUCCESS;
     TDM_Set_progress("inline");
     calibrate();
     int cores = (int)sysconf(_SC_NPROCESSORS_ONLN), local = bench_ranks_on_node();

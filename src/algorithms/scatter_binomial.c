@@ -1,7 +1,8 @@
 /*
  * Binomial-tree scatter, the mirror of gather_binomial: the root sends each subtree its blocks in one
  * packed message (straight from sendbuf when sendtype is contiguous and the subtree's ranks do not
- * wrap past p-1), inner ranks keep their block and pass the rest on, largest subtree first.
+ * wrap past p-1), inner ranks keep their block and pass the rest on, largest subtree first. Split
+ * (split-tree mode), the edges spanning fewer than 2^S ranks run last, in the foreground.
  */
 #include "alg_util.h"
 
@@ -14,6 +15,7 @@ int tdm_scatter_binomial(tdm_schedule *s, const tdm_coll_args *a)
     while (lowbit < p && !(vr & lowbit))
         lowbit <<= 1;
     int subtree = vr == 0 ? p : (lowbit < p - vr ? lowbit : p - vr);
+    int split = a->split_levels >= 0, foreground_mask = split ? 1 << a->split_levels : 0;
     /* packed subtrees are counted in int bytes: past 2 GiB the root sends each block itself */
     size_t block = a->rank == root ? (size_t)a->sendcount * a->stype.size : (size_t)a->recvcount * a->rtype.size;
     if (block * (size_t)p > INT_MAX) {
@@ -31,6 +33,8 @@ int tdm_scatter_binomial(tdm_schedule *s, const tdm_coll_args *a)
             top *= 2;
         for (int m = top; m >= 1 && p > 1; m >>= 1) {
             int n = m < p - m ? m : p - m;
+            if (m < foreground_mask)
+                tdm_sched_split_foreground(s);
             int first = (root + m) % p, child = tdm_abs_rank(m, root, p);
             if (a->stype.contiguous && first + n <= p) {
                 tdm_sched_send(s, tdm_rank_block(a->sendbuf, &a->stype, a->sendcount, first),
@@ -46,6 +50,8 @@ int tdm_scatter_binomial(tdm_schedule *s, const tdm_coll_args *a)
     }
 
     int parent = tdm_abs_rank(vr - lowbit, root, p);
+    if (lowbit < foreground_mask)
+        tdm_sched_split_foreground(s);
     if (subtree == 1) {
         void *staged = tdm_recv_packed(s, a->recvbuf, a->recvcount, a->recvtype, &a->rtype, parent);
         tdm_sched_round(s);
@@ -61,6 +67,8 @@ int tdm_scatter_binomial(tdm_schedule *s, const tdm_coll_args *a)
         if (vr + m >= p)
             continue;
         int n = m < p - vr - m ? m : p - vr - m;
+        if (m < foreground_mask)
+            tdm_sched_split_foreground(s);
         tdm_sched_send(s, blocks + m * blk, (int)(n * blk), MPI_PACKED, tdm_abs_rank(vr + m, root, p));
     }
     return tdm_sched_finish(s);
