@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-PACKAGES="cmake ninja-build gcc pkg-config libopenmpi-dev openmpi-bin libmpich-dev mpich"
+PACKAGES="cmake ninja-build gcc pkg-config libhwloc-dev libopenmpi-dev openmpi-bin libmpich-dev mpich"
 
 ensure_packages() {
   local missing=()
