@@ -7,6 +7,7 @@
  *
  *   mpirun -np 2 tandem-bench [--quick] [--collectives allreduce,bcast] [--sizes 8,1M] [--reps 7]
  *                             [--csv FILE]
+ *   mpirun -np 2 tandem-bench --mpi-thread single ...   (MPI initialized with MPI_THREAD_SINGLE first)
  *   mpirun -np 2 tandem-bench --show-placement   (where ranks and progress threads run)
  *   mpirun -np 2 tandem-bench --overlap ...      (overhead and overlap against computation: bench_overlap.c)
  *
@@ -73,8 +74,29 @@ static void tandem_algorithm(const bench_collective *c, bench_buffers *b, char *
     TDM_Wait(&req, MPI_STATUS_IGNORE);
 }
 
+static int own_mpi; /* the program, not TDM_Init, initialized MPI */
+
+static int finish(int rc)
+{
+    TDM_Finalize();
+    if (own_mpi)
+        MPI_Finalize();
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
+    /* --mpi-thread single: the program initializes MPI itself with MPI_THREAD_SINGLE (as an application
+     * using only inline progress may), instead of TDM_Init asking for MPI_THREAD_MULTIPLE, which makes
+     * some MPIs' own calls slower. Must come first. */
+    if (argc > 2 && !strcmp(argv[1], "--mpi-thread") && !strcmp(argv[2], "single")) {
+        int provided;
+        own_mpi = 1;
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_SINGLE, &provided);
+        argv[2] = argv[0];
+        argc -= 2;
+        argv += 2;
+    }
     if (TDM_Init(&argc, &argv) != MPI_SUCCESS) {
         fprintf(stderr, "tandem-bench: %s\n", TDM_Last_error());
         return 1;
@@ -88,13 +110,9 @@ int main(int argc, char **argv)
     const char *csv_path = "tandem-bench.csv";
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--overlap")) {
-            int rc = bench_overlap(argc - i - 1, argv + i + 1);
-            TDM_Finalize();
-            return rc;
+            return finish(bench_overlap(argc - i - 1, argv + i + 1));
         } else if (!strcmp(argv[i], "--show-placement")) {
-            int rc = bench_show_placement();
-            TDM_Finalize();
-            return rc;
+            return finish(bench_show_placement());
         } else if (!strcmp(argv[i], "--quick")) {
             long q[] = {8, 4096, 262144, 1 << 20, 4 << 20};
             memcpy(sizes, q, sizeof q);
@@ -115,8 +133,7 @@ int main(int argc, char **argv)
             if (rank == 0)
                 fprintf(stderr, "usage: tandem-bench [--quick] [--collectives a,b] [--sizes 8,64K,1M] "
                                 "[--reps N] [--csv FILE] | --overlap ... | --show-placement\n");
-            TDM_Finalize();
-            return 2;
+            return finish(2);
         }
     }
     if (reps < 1)
@@ -134,7 +151,11 @@ int main(int argc, char **argv)
     if (rank == 0) {
         printf("tandem-bench: %d ranks, %d on this node with %ld cores%s\n", size, local, cores,
                local > cores ? "  ** OVERSUBSCRIBED: timings say nothing about speed **" : "");
-        printf("MPI: %s\n", version);
+        int level;
+        MPI_Query_thread(&level);
+        printf("MPI: %s (thread level %s)\n", version, level == MPI_THREAD_MULTIPLE ? "MPI_THREAD_MULTIPLE"
+                                                         : level == MPI_THREAD_SINGLE ? "MPI_THREAD_SINGLE"
+                                                                                       : "FUNNELED/SERIALIZED");
         printf("median seconds per operation over %d repetitions (min..max); ratio = tandem / best native\n\n",
                reps);
         printf("%-21s %9s  %-28s %-28s %-28s %6s  %s\n", "collective", "bytes", "mpi-blocking", "mpi-nonblocking",
@@ -196,6 +217,5 @@ int main(int argc, char **argv)
         fclose(csv);
         printf("\nCSV: %s\n", csv_path);
     }
-    TDM_Finalize();
-    return 0;
+    return finish(0);
 }
