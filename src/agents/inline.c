@@ -44,7 +44,7 @@ static void complete(struct tdm_request *req)
     unlink_running(req);
     if (tdm_exec_all_done(&req->exec)) /* not after the first segment of a split schedule */
         tdm_shadow_release(req->shadow, req);
-    tdm_request_mark_done(req);
+    tdm_request_mark_done_here(req);
 }
 
 /* Advances one request; completes it when its schedule is done. */

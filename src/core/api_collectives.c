@@ -115,7 +115,8 @@ static int start(const char *fn, tdm_coll_args *a, const tdm_sched_key *key, MPI
     req->shadow = shadow;
     if ((rc = build(fn, a, req, tag)) != MPI_SUCCESS)
         return abandon(req, rc);
-    __atomic_add_fetch(&tdm_global.schedules_built, 1, __ATOMIC_RELAXED);
+    if (tdm_global.verbose) /* counted only when reported: an atomic add costs as much as a message */
+        __atomic_add_fetch(&tdm_global.schedules_built, 1, __ATOMIC_RELAXED);
     if (key) {
         req->key = *key;
         req->cacheable = tdm_sched_cache_admits(req);
@@ -148,7 +149,8 @@ static int start_cached(const char *fn, tdm_sched_key *key, MPI_Comm comm, TDM_R
     }
     req->shadow = shadow;
     tdm_exec_restart(&req->exec, tag);
-    __atomic_add_fetch(&tdm_global.schedules_reused, 1, __ATOMIC_RELAXED);
+    if (tdm_global.verbose)
+        __atomic_add_fetch(&tdm_global.schedules_reused, 1, __ATOMIC_RELAXED);
     if (tdm_global.dump_schedules)
         tdm_sched_dump(&req->sched, stderr);
     tdm_agent_start(req);

@@ -50,7 +50,9 @@ static inline int tdm_request_is_live(const struct tdm_request *req)
     return req != NULL && req->magic == TDM_REQUEST_MAGIC;
 }
 
-/* Completion crosses threads: everything the agent wrote before marking is visible after done. */
+/* Completion crosses threads: everything the agent wrote before marking is visible after done. The
+ * progress thread marks with a full barrier (it then looks for sleeping waiters, see thread.c); the
+ * inline agent runs on the waiting thread itself and needs none. */
 static inline int tdm_request_done(const struct tdm_request *req)
 {
     return __atomic_load_n(&req->complete, __ATOMIC_ACQUIRE);
@@ -58,6 +60,10 @@ static inline int tdm_request_done(const struct tdm_request *req)
 static inline void tdm_request_mark_done(struct tdm_request *req)
 {
     __atomic_store_n(&req->complete, 1, __ATOMIC_SEQ_CST);
+}
+static inline void tdm_request_mark_done_here(struct tdm_request *req)
+{
+    __atomic_store_n(&req->complete, 1, __ATOMIC_RELEASE);
 }
 
 /* A request runs on its shadow communicator once that exists: binds the engine to it; 0 while it

@@ -1,0 +1,126 @@
+#include "collective_costs.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+int tdm_torus_ranks(const tdm_torus *t)
+{
+    int p = 1;
+    for (int i = 0; i < t->ndims; i++)
+        p *= t->dims[i];
+    return p;
+}
+
+int tdm_torus_parse(const char *text, tdm_torus *t)
+{
+    t->ndims = 0;
+    t->bidirectional = 1;
+    const char *s = text;
+    while (*s) {
+        char *end;
+        long d = strtol(s, &end, 10);
+        if (end == s || d < 1 || t->ndims == TDM_TORUS_MAX_DIMS)
+            return 0;
+        t->dims[t->ndims++] = (int)d;
+        s = end;
+        if (*s == 'x' || *s == 'X') {
+            if (!*++s)
+                return 0; /* "8x" */
+        } else if (*s) {
+            return 0;
+        }
+    }
+    return t->ndims > 0;
+}
+
+/* Dimensions of length 1 carry nothing: the torus the formulas see is the one without them. */
+static int real_dims(const tdm_torus *t)
+{
+    int n = 0;
+    for (int i = 0; i < t->ndims; i++)
+        n += t->dims[i] > 1;
+    return n;
+}
+
+/* Links used at once: 2N on a bidirectional torus, N on a unidirectional one. */
+static double links(const tdm_torus *t)
+{
+    int n = real_dims(t);
+    return (t->bidirectional ? 2.0 : 1.0) * (n > 0 ? n : 1);
+}
+
+/* A ring is a 1-D torus whose messages all go one way. */
+static double fraction(int p) { return (double)(p - 1) / p; }
+
+double tdm_cost_lower_bound(tdm_cost_collective c, const tdm_torus *t, double n, const tdm_loggp *m)
+{
+    int p = tdm_torus_ranks(t);
+    double bandwidth = fraction(p) * n * m->beta / links(t);
+    double compute = fraction(p) * n * m->gamma;
+    switch (c) {
+    case TDM_COST_REDUCE_SCATTER:
+        return bandwidth + compute;
+    case TDM_COST_ALLGATHER:
+        return bandwidth;
+    case TDM_COST_ALLREDUCE:
+        return 2 * bandwidth + compute;
+    }
+    return 0;
+}
+
+double tdm_cost_ring(tdm_cost_collective c, int p, double n, const tdm_loggp *m)
+{
+    double step = (p - 1) * m->alpha + fraction(p) * n * m->beta;
+    double compute = fraction(p) * n * m->gamma;
+    switch (c) {
+    case TDM_COST_REDUCE_SCATTER:
+        return step + compute;
+    case TDM_COST_ALLGATHER:
+        return step;
+    case TDM_COST_ALLREDUCE:
+        return 2 * step + compute;
+    }
+    return 0;
+}
+
+/* The multi-color bucket reduce-scatter or allgather (without gamma). */
+static double bucket_half(const tdm_torus *t, double n, const tdm_loggp *m, int with_reduction)
+{
+    int p = tdm_torus_ranks(t), ds = 0, dl = 1, steps = 0, nd = real_dims(t);
+    if (p == 1)
+        return 0;
+    for (int i = 0; i < t->ndims; i++) {
+        if (t->dims[i] == 1)
+            continue;
+        ds = ds == 0 || t->dims[i] < ds ? t->dims[i] : ds;
+        dl = t->dims[i] > dl ? t->dims[i] : dl;
+        steps += t->dims[i] - 1;
+    }
+    double alpha = links(t) * steps * m->alpha;
+    double shrink = (pow(ds, nd) - 1) / pow(ds, nd) * ds / (ds - 1.0);
+    double beta = (dl - 1.0) / dl * n * m->beta / links(t) * shrink;
+    return alpha + beta + (with_reduction ? fraction(p) * n * m->gamma : 0.0);
+}
+
+double tdm_cost_torus_bucket(tdm_cost_collective c, const tdm_torus *t, double n, const tdm_loggp *m)
+{
+    switch (c) {
+    case TDM_COST_REDUCE_SCATTER:
+        return bucket_half(t, n, m, 1);
+    case TDM_COST_ALLGATHER:
+        return bucket_half(t, n, m, 0);
+    case TDM_COST_ALLREDUCE:
+        return bucket_half(t, n, m, 1) + bucket_half(t, n, m, 0);
+    }
+    return 0;
+}
+
+double tdm_cost_recursive_doubling_allreduce(int p, double n, const tdm_loggp *m)
+{
+    return ceil(log2(p)) * (m->alpha + n * m->beta + n * m->gamma);
+}
+
+double tdm_cost_rabenseifner_allreduce(int p, double n, const tdm_loggp *m)
+{
+    return 2 * ceil(log2(p)) * m->alpha + 2 * fraction(p) * n * m->beta + fraction(p) * n * m->gamma;
+}

@@ -1,0 +1,47 @@
+/*
+ * Closed-form costs of the large-message collectives and their lower bounds, in the notation of the
+ * bucket-algorithm literature: p ranks, n elements, alpha the start-up cost of a message, beta the time
+ * per element on a link, gamma the time per element of a reduction. A torus has N dimensions
+ * d_1..d_N (d_s the shortest, d_l the longest); each rank has 2N links; "bidirectional" means every
+ * link carries one message each way at once.
+ *
+ *   ring reduce-scatter    (p-1) alpha + (p-1)/p n beta + (p-1)/p n gamma; allgather without gamma;
+ *                          allreduce = reduce-scatter + allgather
+ *   lower bounds           reduce-scatter, allgather: (p-1)/p n beta / (2N) bidirectional, / N
+ *                          unidirectional; allreduce twice that; reductions (p-1)/p n gamma
+ *   torus bucket (multi-color), bidirectional:
+ *     T_RS = 2N sum_i (d_i - 1) alpha + (p-1)/p n gamma
+ *            + (d_l - 1)/d_l n beta / (2N) (d_s^N - 1)/d_s^N d_s/(d_s - 1)
+ *     unidirectional: 2N becomes N in the alpha and beta terms; allgather without gamma.
+ *   recursive doubling allreduce   log2(p) (alpha + n beta + n gamma)
+ *   Rabenseifner allreduce         2 log2(p) alpha + 2 (p-1)/p n beta + (p-1)/p n gamma
+ */
+#ifndef TANDEM_COLLECTIVE_COSTS_H
+#define TANDEM_COLLECTIVE_COSTS_H
+
+#define TDM_TORUS_MAX_DIMS 8
+
+typedef struct tdm_loggp {
+    double alpha, beta, gamma; /* seconds per message, per element on a link, per element reduced */
+} tdm_loggp;
+
+typedef struct tdm_torus {
+    int ndims;
+    int dims[TDM_TORUS_MAX_DIMS];
+    int bidirectional;
+} tdm_torus;
+
+typedef enum { TDM_COST_REDUCE_SCATTER, TDM_COST_ALLGATHER, TDM_COST_ALLREDUCE } tdm_cost_collective;
+
+int tdm_torus_ranks(const tdm_torus *t);
+/* "8x8x8" into a torus (bidirectional); 0 if malformed. */
+int tdm_torus_parse(const char *text, tdm_torus *t);
+
+/* Lower bound on any algorithm's time on the torus (bandwidth term + computation term). */
+double tdm_cost_lower_bound(tdm_cost_collective c, const tdm_torus *t, double n, const tdm_loggp *m);
+double tdm_cost_ring(tdm_cost_collective c, int p, double n, const tdm_loggp *m);
+double tdm_cost_torus_bucket(tdm_cost_collective c, const tdm_torus *t, double n, const tdm_loggp *m);
+double tdm_cost_recursive_doubling_allreduce(int p, double n, const tdm_loggp *m);
+double tdm_cost_rabenseifner_allreduce(int p, double n, const tdm_loggp *m);
+
+#endif
