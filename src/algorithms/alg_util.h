@@ -38,6 +38,16 @@ void tdm_ring_reduce_scatter(tdm_schedule *s, const tdm_coll_args *a, const void
                              const MPI_Aint *offset, const int *count, void *out);
 void tdm_ring_allgather(tdm_schedule *s, int rank, int size, void *buf, const tdm_typeinfo *t,
                         MPI_Datatype type, const MPI_Aint *offset, const int *count, int first_step);
+/*
+ * The multi-color bucket algorithm on the torus of a->torus_dims (torus_bucket.c): reduce-scatter
+ * leaves block `rank` of input (p blocks given by offsets and counts), reduced over all ranks, at the
+ * start of out; allgather fills every block of out from each rank's own block (already in input at its
+ * offset); allreduce does both, every block of out. Commutative ops only.
+ */
+typedef enum { TDM_TORUS_REDUCE_SCATTER, TDM_TORUS_ALLGATHER, TDM_TORUS_ALLREDUCE } tdm_torus_bucket_op;
+int tdm_torus_bucket(tdm_schedule *s, const tdm_coll_args *a, tdm_torus_bucket_op op, int bidirectional,
+                     const void *input, const MPI_Aint *offset, const int *count, void *out);
+
 /* Arrays of p block offsets and counts for a vector of n elements split evenly (schedule memory).
  * Offsets are MPI_Aint: p blocks of an int count may add up past INT_MAX. */
 int tdm_even_blocks(tdm_schedule *s, MPI_Aint n, int p, MPI_Aint **offset, int **count);

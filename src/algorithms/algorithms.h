@@ -22,6 +22,8 @@ int tdm_reduce_linear(tdm_schedule *s, const tdm_coll_args *a);
 int tdm_allreduce_recursive_doubling(tdm_schedule *s, const tdm_coll_args *a);
 int tdm_allreduce_rabenseifner(tdm_schedule *s, const tdm_coll_args *a);
 int tdm_allreduce_ring(tdm_schedule *s, const tdm_coll_args *a);
+int tdm_allreduce_torus_bucket(tdm_schedule *s, const tdm_coll_args *a);
+int tdm_allreduce_torus_bucket_uni(tdm_schedule *s, const tdm_coll_args *a);
 int tdm_allreduce_reduce_bcast(tdm_schedule *s, const tdm_coll_args *a);
 
 int tdm_gather_binomial(tdm_schedule *s, const tdm_coll_args *a);
@@ -34,11 +36,15 @@ int tdm_scatterv_linear(tdm_schedule *s, const tdm_coll_args *a);
 
 int tdm_allgather_bruck(tdm_schedule *s, const tdm_coll_args *a);
 int tdm_allgather_ring(tdm_schedule *s, const tdm_coll_args *a);
+int tdm_allgather_torus_bucket(tdm_schedule *s, const tdm_coll_args *a);
+int tdm_allgather_torus_bucket_uni(tdm_schedule *s, const tdm_coll_args *a);
 int tdm_allgather_recursive_doubling(tdm_schedule *s, const tdm_coll_args *a);
 int tdm_allgatherv_ring(tdm_schedule *s, const tdm_coll_args *a);
 int tdm_allgatherv_linear(tdm_schedule *s, const tdm_coll_args *a);
 
 int tdm_reduce_scatter_ring(tdm_schedule *s, const tdm_coll_args *a);
+int tdm_reduce_scatter_torus_bucket(tdm_schedule *s, const tdm_coll_args *a);
+int tdm_reduce_scatter_torus_bucket_uni(tdm_schedule *s, const tdm_coll_args *a);
 int tdm_reduce_scatter_pairwise(tdm_schedule *s, const tdm_coll_args *a);
 
 

@@ -40,6 +40,10 @@ typedef struct tdm_typeinfo {
 
 int tdm_typeinfo_get(MPI_Datatype type, tdm_typeinfo *info);
 
+#ifndef TDM_TORUS_MAX_DIMS
+#define TDM_TORUS_MAX_DIMS 8
+#endif
+
 typedef struct tdm_coll_args {
     tdm_coll_kind kind;
     int rank, size;
@@ -70,6 +74,10 @@ typedef struct tdm_coll_args {
     size_t segment_bytes;   /* pipelining segment of ring algorithms */
     int split_levels;       /* split-tree mode: tree levels nearest the leaves that run on the
                                application thread (S); -1: not split */
+    int torus_ndims;        /* the torus the ranks form (torus_bucket algorithms): from the
+                               communicator's Cartesian topology, TANDEM_TORUS_DIMS or a
+                               factorization of size; 0: a ring */
+    int torus_dims[TDM_TORUS_MAX_DIMS];
 } tdm_coll_args;
 
 /* Address of element i of a buffer of the given geometry. */

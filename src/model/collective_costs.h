@@ -19,7 +19,9 @@
 #ifndef TANDEM_COLLECTIVE_COSTS_H
 #define TANDEM_COLLECTIVE_COSTS_H
 
+#ifndef TDM_TORUS_MAX_DIMS
 #define TDM_TORUS_MAX_DIMS 8
+#endif
 
 typedef struct tdm_loggp {
     double alpha, beta, gamma; /* seconds per message, per element on a link, per element reduced */

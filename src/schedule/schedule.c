@@ -23,6 +23,7 @@ void tdm_sched_init(tdm_schedule *s, const char *algorithm, int rank, int size)
     s->error = MPI_SUCCESS;
     s->reduce_basic = MPI_DATATYPE_NULL;
     s->bg_begin = s->bg_end = -1;
+    s->torus_ndims = 0;
 }
 
 void tdm_sched_destroy(tdm_schedule *s)

@@ -57,6 +57,9 @@ typedef struct tdm_schedule {
      * thread in Wait/Test. -1: not set (bg_begin 0, bg_end the end). */
     int bg_begin, bg_end;
 
+    /* torus_bucket schedules: the torus used (printed by the dump); 0 dimensions otherwise */
+    int torus_ndims, torus_dims[8], torus_bidirectional;
+
     int error;              /* first build error (MPI error class), MPI_SUCCESS if none */
     /* A predefined op on a derived datatype is applied through the one predefined type the datatype
      * repeats (some MPIs refuse it in MPI_Reduce_local); MPI_DATATYPE_NULL: apply directly. */

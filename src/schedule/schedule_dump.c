@@ -38,6 +38,12 @@ void tdm_sched_dump(const tdm_schedule *s, FILE *out)
 {
     fprintf(out, "schedule %s: rank %d of %d, %d rounds, %d actions\n", s->algorithm, s->rank, s->size,
             s->nrounds, s->nactions);
+    if (s->torus_ndims > 0) {
+        fprintf(out, "  torus ");
+        for (int i = 0; i < s->torus_ndims; i++)
+            fprintf(out, "%s%d", i ? "x" : "", s->torus_dims[i]);
+        fprintf(out, " (%s)\n", s->torus_bidirectional ? "bidirectional" : "unidirectional");
+    }
     if (tdm_sched_bg_begin(s) > 0 || tdm_sched_bg_end(s) < s->nrounds)
         fprintf(out, "  split: rounds [0, %d) on the application thread at start, [%d, %d) in the background, "
                      "[%d, %d) on the application thread in Wait\n",

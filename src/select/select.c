@@ -30,16 +30,20 @@ static const tdm_algorithm bcast_algs[] = {ALG(bcast, binomial, 0), ALG(bcast, l
 static const tdm_algorithm reduce_algs[] = {ALG(reduce, binomial, 0), ALG(reduce, linear, 0)};
 static const tdm_algorithm allreduce_algs[] = {
     ALG(allreduce, recursive_doubling, 0), ALG(allreduce, rabenseifner, 0),
-    ALG(allreduce, ring, COMM), ALG(allreduce, reduce_bcast, 0)};
+    ALG(allreduce, ring, COMM), ALG(allreduce, reduce_bcast, 0), ALG(allreduce, torus_bucket, COMM),
+    ALG(allreduce, torus_bucket_uni, COMM)};
 static const tdm_algorithm gather_algs[] = {ALG(gather, binomial, 0), ALG(gather, linear, 0)};
 static const tdm_algorithm gatherv_algs[] = {ALG(gatherv, linear, 0)};
 static const tdm_algorithm scatter_algs[] = {ALG(scatter, binomial, 0), ALG(scatter, linear, 0)};
 static const tdm_algorithm scatterv_algs[] = {ALG(scatterv, linear, 0)};
 static const tdm_algorithm allgather_algs[] = {ALG(allgather, bruck, 0), ALG(allgather, ring, 0),
-                                               ALG(allgather, recursive_doubling, POF2)};
+                                               ALG(allgather, recursive_doubling, POF2),
+                                               ALG(allgather, torus_bucket, 0), ALG(allgather, torus_bucket_uni, 0)};
 static const tdm_algorithm allgatherv_algs[] = {ALG(allgatherv, ring, 0), ALG(allgatherv, linear, 0)};
 static const tdm_algorithm reduce_scatter_algs[] = {ALG(reduce_scatter, pairwise, 0),
-                                                    ALG(reduce_scatter, ring, COMM)};
+                                                    ALG(reduce_scatter, ring, COMM),
+                                                    ALG(reduce_scatter, torus_bucket, COMM),
+                                                    ALG(reduce_scatter, torus_bucket_uni, COMM)};
 static const tdm_algorithm alltoall_algs[] = {ALG(alltoall, pairwise, 0), ALG(alltoall, bruck, 0),
                                               ALG(alltoall, linear, 0)};
 static const tdm_algorithm alltoallv_algs[] = {ALG(alltoallv, pairwise, 0), ALG(alltoallv, linear, 0)};
@@ -198,6 +202,9 @@ int tdm_select_init_from_env(const char *fn)
             return tdm_error(fn, rc, "%s=%s: unknown algorithm; known: %s", var, value,
                              tdm_select_names(tables[k].name));
     }
+    int rc = tdm_torus_init_from_env(fn);
+    if (rc != MPI_SUCCESS)
+        return rc;
     const char *seg = getenv("TANDEM_SEGMENT_SIZE");
     tdm_global.segment_bytes = DEFAULT_SEGMENT_BYTES;
     if (seg && *seg) {

@@ -28,4 +28,9 @@ const tdm_algorithm *tdm_select(const tdm_coll_args *a);
 int tdm_select_force(const char *fn, const char *collective, const char *algorithm);
 const char *tdm_select_names(const char *collective);
 
+/* TANDEM_TORUS_DIMS, read at TDM_Init. */
+int tdm_torus_init_from_env(const char *fn);
+/* Fills a->torus_ndims and a->torus_dims for the communicator (see torus_dims.c). */
+void tdm_torus_of(MPI_Comm comm, tdm_coll_args *a);
+
 #endif

@@ -1,0 +1,19 @@
+/* Reduce-scatter (and reduce_scatter_block) with the multi-color bucket algorithm on the ranks' torus
+ * (torus_bucket.c), bidirectional (torus_bucket) or unidirectional (torus_bucket_uni). Commutative ops
+ * only; selection gives others reduce_scatter_pairwise. */
+#include "alg_util.h"
+
+static int reduce_scatter_torus(tdm_schedule *s, const tdm_coll_args *a, int bidirectional)
+{
+    MPI_Aint *offset = tdm_prefix_offsets(s, a->recvcounts, a->size);
+    if (!offset)
+        return tdm_sched_finish(s);
+    return tdm_torus_bucket(s, a, TDM_TORUS_REDUCE_SCATTER, bidirectional, tdm_reduction_input(a), offset,
+                            a->recvcounts, a->recvbuf);
+}
+
+int tdm_reduce_scatter_torus_bucket(tdm_schedule *s, const tdm_coll_args *a) { return reduce_scatter_torus(s, a, 1); }
+int tdm_reduce_scatter_torus_bucket_uni(tdm_schedule *s, const tdm_coll_args *a)
+{
+    return reduce_scatter_torus(s, a, 0);
+}
