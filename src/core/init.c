@@ -2,6 +2,7 @@
 #include "../agents/agent.h"
 #include "../engine/shadow_comm.h"
 #include "../placement/placement.h"
+#include "../schedule/tmp_pool.h"
 #include "../select/select.h"
 #include "error.h"
 #include "op_rules.h"
@@ -125,6 +126,7 @@ int TDM_Finalize(void)
     tdm_agents_finalize(); /* the progress thread stops before its shadows go */
     tdm_shadow_module_finalize();
     tdm_placement_finalize();
+    tdm_tmp_pool_release();
     tdm_request_pool_finalize();
     tdm_global.initialized = 0;
     tdm_global.finalized = 1;

@@ -1,5 +1,7 @@
 #include "schedule.h"
 
+#include "tmp_pool.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,7 +31,7 @@ void tdm_sched_init(tdm_schedule *s, const char *algorithm, int rank, int size)
 void tdm_sched_destroy(tdm_schedule *s)
 {
     for (int i = 0; i < s->ntmp; i++)
-        free(s->tmp[i]);
+        tdm_tmp_free(s->tmp[i]);
     if (s->actions != s->actions_inline)
         free(s->actions);
     if (s->round_end != s->round_end_inline)
@@ -174,7 +176,7 @@ void *tdm_sched_tmp(tdm_schedule *s, size_t bytes)
         s->error = MPI_ERR_NO_MEM;
         return NULL;
     }
-    void *p = malloc(bytes ? bytes : 1);
+    void *p = tdm_tmp_alloc(bytes ? bytes : 1);
     if (!p) {
         s->error = MPI_ERR_NO_MEM;
         return NULL;
