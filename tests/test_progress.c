@@ -131,6 +131,39 @@ static void application_threads(void)
     CHECK_TDM(TDM_Set_progress("inline"));
 }
 
+/* Split mode: a rank blocked in the starting call of one collective (the leading segment of a reduce)
+ * must still send the tail of an earlier bcast that another rank waits for. Rank 0 starts the reduce
+ * before waiting for the bcast; the others wait for the bcast first. (Run with TANDEM_SPLIT_S=1 to cut
+ * the trees; otherwise the model may keep whole trees on the application thread.) */
+static void split_tails_progress(void)
+{
+    CHECK_TDM(TDM_Set_progress("split"));
+    for (int iter = 0; iter < 10; iter++) {
+        int b[N], s[N], r[N];
+        for (int i = 0; i < N; i++) {
+            b[i] = rank == 0 ? value(iter, 0, i) : -1;
+            s[i] = value(iter, rank, i);
+        }
+        TDM_Request bcast, reduce;
+        CHECK_TDM(TDM_Ibcast(b, N, MPI_INT, 0, MPI_COMM_WORLD, &bcast));
+        if (rank == 0) {
+            CHECK_TDM(TDM_Ireduce(s, r, N, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD, &reduce));
+            CHECK_TDM(TDM_Wait(&reduce, MPI_STATUS_IGNORE));
+            CHECK_TDM(TDM_Wait(&bcast, MPI_STATUS_IGNORE));
+            check_sum(r, iter, "reduce started before waiting for an earlier split bcast");
+        } else {
+            CHECK_TDM(TDM_Wait(&bcast, MPI_STATUS_IGNORE));
+            CHECK_TDM(TDM_Ireduce(s, r, N, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD, &reduce));
+            CHECK_TDM(TDM_Wait(&reduce, MPI_STATUS_IGNORE));
+        }
+        int ok = 1;
+        for (int i = 0; i < N; i++)
+            ok &= b[i] == value(iter, 0, i);
+        check(ok, "split bcast completed out of order, iteration %d", iter);
+    }
+    CHECK_TDM(TDM_Set_progress("inline"));
+}
+
 static void bad_modes(void)
 {
     check(TDM_Set_progress("fast") == MPI_ERR_ARG && strstr(TDM_Last_error(), "mode"),
@@ -174,6 +207,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     bad_modes();
     switch_modes();
+    split_tails_progress();
     application_threads();
     return harness_finish();
 }

@@ -138,6 +138,7 @@ int tdm_agents_init(const char *fn)
 void tdm_agents_finalize(void)
 {
     tdm_thread_agent_stop();
+    tdm_split_finalize();
     tdm_inline_finalize();
     mode = TDM_PROGRESS_INLINE;
 }

@@ -69,5 +69,9 @@ int tdm_thread_agent_running(void);
 void tdm_split_start(struct tdm_request *req);
 int tdm_split_wait(struct tdm_request *req);
 int tdm_split_check(struct tdm_request *req);
+/* Starts the tails whose background segment is done; 1 if any started. */
+int tdm_split_poll(void);
+int tdm_split_waiting(void);
+void tdm_split_finalize(void);
 
 #endif

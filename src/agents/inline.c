@@ -75,6 +75,9 @@ void tdm_inline_start(struct tdm_request *req)
 
 void tdm_inline_progress(void)
 {
+    if (tdm_split_waiting()) /* tails of split requests: other ranks may be waiting for them */
+        tdm_split_poll();
+    tdm_thread_agent_pump();
     for (struct tdm_request *req = running, *next; req; req = next) {
         next = req->active_next;
         advance(req);
@@ -149,6 +152,8 @@ int tdm_inline_block(unsigned long mark)
         tdm_shadow_testing_dups(0);
         if (rc != MPI_SUCCESS || outcount != 0 || tdm_thread_agent_completions() != mark)
             break;
+        if (tdm_split_waiting() && tdm_split_poll())
+            break; /* new messages of this rank to post and wait for */
         if (polls >= SPIN_POLLS)
             sched_yield();
     }
@@ -171,6 +176,8 @@ int tdm_inline_wait(struct tdm_request *req)
 {
     /* Only this request runs: poll its messages directly, yielding after a short spin. */
     for (int polls = 0; nrunning == 1 && running == req && req->exec.comm != MPI_COMM_NULL; polls++) {
+        if (tdm_split_waiting() && tdm_split_poll())
+            continue; /* a tail started: more than this request runs now */
         advance(req);
         if (tdm_request_done(req))
             return MPI_SUCCESS;

@@ -278,6 +278,7 @@ static void sleep_until(int (*cond)(const void *), const void *arg, int timeout_
     deadline.tv_nsec %= 1000000000L;
     pthread_mutex_lock(&done_lock);
     __atomic_add_fetch(&waiters, 1, __ATOMIC_SEQ_CST);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST); /* before reading the flag: pairs with the thread's marking */
     while (!cond(arg)) {
         if (timeout_ms == 0)
             pthread_cond_wait(&done_cond, &done_lock);
@@ -298,12 +299,17 @@ int tdm_thread_agent_wait(struct tdm_request *req)
             sched_yield();
     }
     for (int spins = 0; !tdm_request_done(req); spins++) {
+        /* work of this thread's own: inline requests and split tails may be what another rank needs
+         * before this request can finish */
+        int own_work = tdm_inline_running() > 0 || tdm_split_waiting();
+        if (own_work)
+            tdm_inline_progress();
         if (spins < PAUSE_SPINS)
             cpu_relax();
         else if (spins < PAUSE_SPINS + WAIT_YIELDS)
             sched_yield();
         else
-            sleep_until(request_done, req, 0);
+            sleep_until(request_done, req, own_work ? 1 : 0);
     }
     return MPI_SUCCESS;
 }
@@ -312,6 +318,8 @@ static int completions_moved(const void *mark) { return tdm_thread_agent_complet
 
 void tdm_thread_agent_wait_change(unsigned long mark)
 {
+    if (tdm_split_waiting() && tdm_split_poll())
+        return;
     if (__atomic_load_n(&npending, __ATOMIC_SEQ_CST) > 0) {
         tdm_thread_agent_pump();
         sched_yield();

@@ -19,6 +19,7 @@ struct tdm_request {
                                   Set by the agent's thread: read with tdm_request_done */
     int agent;                 /* tdm_progress_mode of the agent running it */
     int split_tail;            /* split: a foreground segment follows the background one */
+    struct tdm_request *split_next; /* split: the list of requests waiting for their tail */
     tdm_coll_kind kind;
     tdm_schedule sched;
     tdm_exec exec;

@@ -10,7 +10,9 @@
 static int keyval = MPI_KEYVAL_INVALID;
 static tdm_shadow *registry;
 static int tag_range_override;
-static int testing_dups; /* inside an MPI call that may complete a duplication request */
+/* This thread is inside an MPI call that may complete a duplication request (per thread: several
+ * application threads may call Tandem). */
+static __thread int testing_dups;
 static unsigned long cached_tag_range;
 /* The registry changes under this lock: application threads may create and free shadows at once. */
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -57,6 +59,8 @@ static int on_user_comm_delete(MPI_Comm comm, int key, void *value, void *extra)
     (void)key, (void)extra;
     tdm_shadow *sh = value;
     (void)comm;
+    /* every thread's memo of this communicator expires: MPI may give its handle to a new one */
+    __atomic_add_fetch(&generation, 1, __ATOMIC_SEQ_CST);
     /* The duplication reads the user's communicator: it must end before that one goes away (Open MPI
      * calls this from MPI_Comm_free at once). MPICH instead calls it when the duplication completes,
      * possibly inside the very MPI call of Tandem that tests it: then it must not be waited for again;
@@ -161,11 +165,16 @@ int tdm_shadow_ready(tdm_shadow *sh, int *error)
 {
     if (__atomic_load_n(&sh->ready, __ATOMIC_ACQUIRE))
         return 1;
+    if (sh->error != MPI_SUCCESS) { /* the duplication failed: so does every collective on it */
+        *error = sh->error;
+        return 0;
+    }
     int done = 0;
     testing_dups = 1;
     int rc = MPI_Test(&sh->dup_request, &done, MPI_STATUS_IGNORE);
     testing_dups = 0;
     if (rc != MPI_SUCCESS) {
+        sh->error = rc;
         *error = rc;
         return 0;
     }

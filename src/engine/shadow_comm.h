@@ -25,6 +25,7 @@ typedef struct tdm_shadow {
     MPI_Comm comm;             /* the private duplicate */
     MPI_Request dup_request;   /* the MPI_Comm_idup in flight */
     int ready;                 /* the duplicate is usable (read by the progress thread: atomic) */
+    int error;                 /* the duplication failed with this MPI error */
     int rank, size;
     unsigned long next_seq;
     int next_tag;              /* next_seq modulo the tag range, kept without dividing */
