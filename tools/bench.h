@@ -32,6 +32,17 @@ int bench_start_tandem(const bench_collective *c, bench_buffers *b, TDM_Request 
 int bench_start_mpi(const bench_collective *c, bench_buffers *b, MPI_Request *req);
 int bench_run_blocking(const bench_collective *c, bench_buffers *b);
 
+/* The options the latency table and the overlap sweep share. */
+typedef struct {
+    long sizes[32];
+    int nsizes, reps;
+    char wanted[256]; /* comma-separated collectives */
+    const char *csv_path;
+} bench_options;
+
+/* Consumes argv[*i] (and its value) if it is --reps, --csv, --collectives or --sizes; 1 if it did. */
+int bench_common_option(int argc, char **argv, int *i, bench_options *o);
+
 /* name is in the comma-separated list */
 int bench_wanted(const char *list, const char *name);
 long bench_parse_size(const char *text); /* 8, 64K, 1M */

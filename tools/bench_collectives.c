@@ -86,6 +86,27 @@ int bench_run_blocking(const bench_collective *c, bench_buffers *b)
     return MPI_Barrier(w);
 }
 
+int bench_common_option(int argc, char **argv, int *i, bench_options *o)
+{
+    const char *opt = argv[*i];
+    if (*i + 1 >= argc)
+        return 0;
+    if (!strcmp(opt, "--reps")) {
+        o->reps = atoi(argv[++*i]);
+    } else if (!strcmp(opt, "--csv")) {
+        o->csv_path = argv[++*i];
+    } else if (!strcmp(opt, "--collectives")) {
+        snprintf(o->wanted, sizeof o->wanted, "%s", argv[++*i]);
+    } else if (!strcmp(opt, "--sizes")) {
+        o->nsizes = 0;
+        for (char *tok = strtok(argv[++*i], ","); tok && o->nsizes < 32; tok = strtok(NULL, ","))
+            o->sizes[o->nsizes++] = bench_parse_size(tok);
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
 int bench_wanted(const char *list, const char *name)
 {
     char pattern[64], padded[300];

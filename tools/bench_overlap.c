@@ -248,15 +248,10 @@ int bench_overlap(int argc, char **argv)
 {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    long sizes[32] = {8, 1 << 20};
-    int nsizes = 2, reps = 5;
-    char wanted[256] = "allreduce";
-    const char *csv_path = "tandem-overlap.csv";
+    bench_options o = {{8, 1 << 20}, 2, 5, "allreduce", "tandem-overlap.csv"};
     for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
-            reps = atoi(argv[++i]);
-        } else if (!strcmp(argv[i], "--csv") && i + 1 < argc) {
-            csv_path = argv[++i];
+        if (bench_common_option(argc, argv, &i, &o)) {
+            continue;
         } else if (!strcmp(argv[i], "--compute") && i + 1 < argc) {
             const char *how = argv[++i];
             compute_sleeps = !strcmp(how, "sleep");
@@ -265,12 +260,6 @@ int bench_overlap(int argc, char **argv)
                     fprintf(stderr, "tandem-bench: --compute busy|sleep\n");
                 return 2;
             }
-        } else if (!strcmp(argv[i], "--collectives") && i + 1 < argc) {
-            snprintf(wanted, sizeof wanted, "%s", argv[++i]);
-        } else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
-            nsizes = 0;
-            for (char *tok = strtok(argv[++i], ","); tok && nsizes < 32; tok = strtok(NULL, ","))
-                sizes[nsizes++] = bench_parse_size(tok);
         } else {
             if (rank == 0)
                 fprintf(stderr, "usage: tandem-bench --overlap [--collectives a,b] [--sizes 8,1M] [--reps N] "
@@ -278,7 +267,7 @@ int bench_overlap(int argc, char **argv)
             return 2;
         }
     }
-    reps = reps < 1 ? 1 : reps > 64 ? 64 : reps;
+    o.reps = o.reps < 1 ? 1 : o.reps > 64 ? 64 : o.reps;
     int available[OV_NMODES] = {1, 1, 1, 1, 1, 1};
     available[OV_THREAD] = available[OV_SPLIT] = TDM_Set_progress("thread") == MPI_SUCCESS;
     TDM_Set_progress("inline");
@@ -293,19 +282,19 @@ int bench_overlap(int argc, char **argv)
                                                      "thread; not a real computation)"
                                                    : "busy arithmetic on the application's core");
         printf("overhead = time in the start call + time in the wait (medians over %d repetitions, slowest rank)\n",
-               reps);
-        csv = fopen(csv_path, "w");
+               o.reps);
+        csv = fopen(o.csv_path, "w");
         if (csv)
             fprintf(csv, "collective,bytes,ranks,ranks_per_node,cores,mode,tcomp_s,compute_s,pure_s,start_s,wait_s,"
                          "overhead_s,total_s,overlap_pct\n");
     }
     for (int ci = 0; ci < BENCH_NCOLLECTIVES; ci++)
-        if (bench_wanted(wanted, bench_collectives[ci].name))
-            for (int si = 0; si < nsizes; si++)
-                overlap_one(&bench_collectives[ci], sizes[si], reps, csv, cores, local, available);
+        if (bench_wanted(o.wanted, bench_collectives[ci].name))
+            for (int si = 0; si < o.nsizes; si++)
+                overlap_one(&bench_collectives[ci], o.sizes[si], o.reps, csv, cores, local, available);
     if (csv) {
         fclose(csv);
-        printf("\nCSV: %s (plot: tools/plot_overlap.py %s overlap.png)\n", csv_path, csv_path);
+        printf("\nCSV: %s (plot: tools/plot_overlap.py %s overlap.png)\n", o.csv_path, o.csv_path);
     }
     return 0;
 }

@@ -104,10 +104,8 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
 
-    long sizes[32] = {8, 64, 512, 4096, 32768, 262144, 1 << 20, 4 << 20, 16 << 20};
-    int nsizes = 9, reps = 7;
-    char wanted[256] = "allreduce,bcast,allgather,reduce,alltoall";
-    const char *csv_path = "tandem-bench.csv";
+    bench_options o = {{8, 64, 512, 4096, 32768, 262144, 1 << 20, 4 << 20, 16 << 20}, 9, 7,
+                       "allreduce,bcast,allgather,reduce,alltoall", "tandem-bench.csv"};
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--overlap")) {
             return finish(bench_overlap(argc - i - 1, argv + i + 1));
@@ -115,29 +113,19 @@ int main(int argc, char **argv)
             return finish(bench_show_placement());
         } else if (!strcmp(argv[i], "--quick")) {
             long q[] = {8, 4096, 262144, 1 << 20, 4 << 20};
-            memcpy(sizes, q, sizeof q);
-            nsizes = 5;
-            reps = 5;
-            snprintf(wanted, sizeof wanted, "allreduce,bcast,allgather");
-        } else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
-            reps = atoi(argv[++i]);
-        } else if (!strcmp(argv[i], "--csv") && i + 1 < argc) {
-            csv_path = argv[++i];
-        } else if (!strcmp(argv[i], "--collectives") && i + 1 < argc) {
-            snprintf(wanted, sizeof wanted, "%s", argv[++i]);
-        } else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
-            nsizes = 0;
-            for (char *tok = strtok(argv[++i], ","); tok && nsizes < 32; tok = strtok(NULL, ","))
-                sizes[nsizes++] = bench_parse_size(tok);
-        } else {
+            memcpy(o.sizes, q, sizeof q);
+            o.nsizes = 5;
+            o.reps = 5;
+            snprintf(o.wanted, sizeof o.wanted, "allreduce,bcast,allgather");
+        } else if (!bench_common_option(argc, argv, &i, &o)) {
             if (rank == 0)
                 fprintf(stderr, "usage: tandem-bench [--quick] [--collectives a,b] [--sizes 8,64K,1M] "
                                 "[--reps N] [--csv FILE] | --overlap ... | --show-placement\n");
             return finish(2);
         }
     }
-    if (reps < 1)
-        reps = 1;
+    if (o.reps < 1)
+        o.reps = 1;
 
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     int local = bench_ranks_on_node();
@@ -157,12 +145,12 @@ int main(int argc, char **argv)
                                                          : level == MPI_THREAD_SINGLE ? "MPI_THREAD_SINGLE"
                                                                                        : "FUNNELED/SERIALIZED");
         printf("median seconds per operation over %d repetitions (min..max); ratio = tandem / best native\n\n",
-               reps);
+               o.reps);
         printf("%-21s %9s  %-28s %-28s %-28s %6s  %s\n", "collective", "bytes", "mpi-blocking", "mpi-nonblocking",
                "tandem", "ratio", "tandem algorithm");
-        csv = fopen(csv_path, "w");
+        csv = fopen(o.csv_path, "w");
         if (!csv)
-            fprintf(stderr, "tandem-bench: cannot write %s\n", csv_path);
+            fprintf(stderr, "tandem-bench: cannot write %s\n", o.csv_path);
         else
             fprintf(csv, "collective,bytes,ranks,ranks_per_node,cores,oversubscribed,mode,algorithm,repetitions,"
                          "iterations,median_s,min_s,max_s\n");
@@ -170,10 +158,10 @@ int main(int argc, char **argv)
 
     for (int ci = 0; ci < BENCH_NCOLLECTIVES; ci++) {
         const bench_collective *c = &bench_collectives[ci];
-        if (!bench_wanted(wanted, c->name))
+        if (!bench_wanted(o.wanted, c->name))
             continue;
-        for (int si = 0; si < nsizes; si++) {
-            long bytes = sizes[si];
+        for (int si = 0; si < o.nsizes; si++) {
+            long bytes = o.sizes[si];
             if (!strcmp(c->name, "barrier") && si > 0)
                 break;
             bench_buffers b;
@@ -184,7 +172,7 @@ int main(int argc, char **argv)
             if (iters < 16)
                 iters = 16;
             double samples[NMODES][64];
-            for (int r = 0; r < reps && r < 64; r++)
+            for (int r = 0; r < o.reps && r < 64; r++)
                 for (int m = 0; m < NMODES; m++)
                     samples[m][r] = time_mode(c, m, &b, iters);
             char alg[64];
@@ -192,10 +180,10 @@ int main(int argc, char **argv)
             if (rank == 0) {
                 double med[NMODES], lo[NMODES], hi[NMODES];
                 for (int m = 0; m < NMODES; m++) {
-                    qsort(samples[m], (size_t)reps, sizeof(double), bench_cmp_double);
-                    med[m] = samples[m][reps / 2];
+                    qsort(samples[m], (size_t)o.reps, sizeof(double), bench_cmp_double);
+                    med[m] = samples[m][o.reps / 2];
                     lo[m] = samples[m][0];
-                    hi[m] = samples[m][reps - 1];
+                    hi[m] = samples[m][o.reps - 1];
                 }
                 double best = med[MODE_NATIVE_NB] < med[MODE_NATIVE_BLOCKING] ? med[MODE_NATIVE_NB]
                                                                                : med[MODE_NATIVE_BLOCKING];
@@ -207,7 +195,7 @@ int main(int argc, char **argv)
                 fflush(stdout);
                 for (int m = 0; csv && m < NMODES; m++)
                     fprintf(csv, "%s,%ld,%d,%d,%ld,%d,%s,%s,%d,%d,%.9g,%.9g,%.9g\n", c->name, bytes, size, local,
-                            cores, local > cores, mode_names[m], m == MODE_TANDEM ? alg : "native", reps, iters,
+                            cores, local > cores, mode_names[m], m == MODE_TANDEM ? alg : "native", o.reps, iters,
                             med[m], lo[m], hi[m]);
             }
             bench_buffers_free(&b);
@@ -215,7 +203,7 @@ int main(int argc, char **argv)
     }
     if (csv) {
         fclose(csv);
-        printf("\nCSV: %s\n", csv_path);
+        printf("\nCSV: %s\n", o.csv_path);
     }
     return finish(0);
 }

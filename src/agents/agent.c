@@ -157,11 +157,7 @@ void tdm_agent_start(struct tdm_request *req)
     }
 }
 
-void tdm_agent_progress(void)
-{
-    tdm_inline_progress();
-    tdm_thread_agent_pump();
-}
+void tdm_agent_progress(void) { tdm_inline_progress(); /* it also hands over pending requests */ }
 
 unsigned long tdm_agent_completion_mark(void) { return tdm_thread_agent_completions(); }
 
