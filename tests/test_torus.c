@@ -1,7 +1,10 @@
 /*
- * Torus bucket algorithms on a Cartesian communicator: the torus is the communicator's own topology
- * (MPI_Cart_create over MPI_Dims_create's 3-D factorization), which the schedule dump must name;
- * allreduce, reduce_scatter_block and allgather in both directions, compared with MPI's results.
+ * Torus bucket algorithms on Cartesian communicators: for every ordered factorization of the size into
+ * 1, 2 and 3 dimensions (lengths 1 included) and both directions, allreduce (in place and not, a
+ * strided derived datatype), reduce_scatter with uneven and zero counts, reduce_scatter_block in place
+ * and allgather (in place and not), on vectors shorter than the ranks and of lengths that do not
+ * divide; every result compared with MPI's. The schedule dump must name the torus. Run it also with
+ * TANDEM_SEGMENT_BYTES set small, so that every bucket step is cut into many segments.
  */
 #include "harness.h"
 
@@ -9,60 +12,135 @@
 
 static int value(int r, int i) { return r * 1000 + i * 7 - 3; }
 
+static void check_dump_names_torus(TDM_Request req, const int *dims, int ndims, const char *form)
+{
+    char expected[64] = "torus ";
+    for (int i = 0, first = 1; i < ndims; i++) /* the dump names the dimensions longer than 1 */
+        if (dims[i] > 1) {
+            snprintf(expected + strlen(expected), sizeof expected - strlen(expected), "%s%d", first ? "" : "x", dims[i]);
+            first = 0;
+        }
+    char *dump = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&dump, &len);
+    TDM_Request_dump(req, out);
+    fclose(out);
+    check(dump && strstr(dump, expected), "the dump of a %s schedule should name the %s: %s", form, expected,
+          dump ? dump : "(none)");
+    free(dump);
+}
+
+static void on_torus(MPI_Comm cart, const int *dims, int ndims, const char *form)
+{
+    int rank, size;
+    MPI_Comm_rank(cart, &rank);
+    MPI_Comm_size(cart, &size);
+    const int lengths[] = {0, 1, 2 * size - 1, 13 * size + 5};
+    int max_n = 13 * size + 5;
+    int *send = malloc(sizeof(int) * 3 * (size_t)max_n), *got = malloc(sizeof(int) * 3 * (size_t)max_n),
+        *want = malloc(sizeof(int) * 3 * (size_t)max_n);
+    int *counts = malloc(sizeof(int) * (size_t)size);
+    char where[96];
+    snprintf(where, sizeof where, "%s on %dx%dx%d", form, dims[0], ndims > 1 ? dims[1] : 1, ndims > 2 ? dims[2] : 1);
+
+    for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++) {
+        int n = lengths[l];
+        for (int i = 0; i < 3 * max_n; i++)
+            send[i] = value(rank, i);
+        TDM_Request req;
+        CHECK_TDM(TDM_Iallreduce(send, got, n, MPI_INT, MPI_SUM, cart, &req));
+        if (size > 1 && n == max_n)
+            check_dump_names_torus(req, dims, ndims, form);
+        CHECK_TDM(TDM_Wait(&req, MPI_STATUS_IGNORE));
+        MPI_Allreduce(send, want, n, MPI_INT, MPI_SUM, cart);
+        check(memcmp(got, want, sizeof(int) * (size_t)n) == 0, "allreduce %s, %d elements", where, n);
+
+        memcpy(got, send, sizeof(int) * (size_t)n);
+        CHECK_TDM(TDM_Allreduce(MPI_IN_PLACE, got, n, MPI_INT, MPI_MAX, cart));
+        MPI_Allreduce(send, want, n, MPI_INT, MPI_MAX, cart);
+        check(memcmp(got, want, sizeof(int) * (size_t)n) == 0, "in-place allreduce %s, %d elements", where, n);
+
+        /* two ints in every three: a non-contiguous derived datatype (MPI itself refuses a predefined op
+         * on it, so the reference is the sum over plain ints, and the gaps must stay untouched) */
+        MPI_Datatype strided, pair;
+        MPI_Type_vector(1, 2, 3, MPI_INT, &pair);
+        MPI_Type_create_resized(pair, 0, 3 * (MPI_Aint)sizeof(int), &strided);
+        MPI_Type_commit(&strided);
+        int pairs = n / 2;
+        for (int i = 0; i < 3 * pairs; i++)
+            got[i] = -1;
+        CHECK_TDM(TDM_Allreduce(send, got, pairs, strided, MPI_SUM, cart));
+        MPI_Allreduce(send, want, 3 * pairs, MPI_INT, MPI_SUM, cart);
+        int wrong = 0;
+        for (int i = 0; i < 3 * pairs; i++)
+            wrong += got[i] != (i % 3 == 2 ? -1 : want[i]);
+        check(wrong == 0, "strided allreduce %s, %d pairs: %d ints wrong", where, pairs, wrong);
+        MPI_Type_free(&strided);
+        MPI_Type_free(&pair);
+
+        int total = 0; /* uneven blocks, some empty, adding up to about n */
+        for (int r = 0; r < size; r++)
+            total += counts[r] = n ? (r * 7 + 3) % (n / size + 2) : 0;
+        CHECK_TDM(TDM_Reduce_scatter(send, got, counts, MPI_INT, MPI_SUM, cart));
+        MPI_Reduce_scatter(send, want, counts, MPI_INT, MPI_SUM, cart);
+        check(memcmp(got, want, sizeof(int) * (size_t)counts[rank]) == 0, "reduce_scatter %s, %d elements", where,
+              total);
+
+        int block = n / size;
+        memcpy(got, send, sizeof(int) * (size_t)block * size);
+        CHECK_TDM(TDM_Reduce_scatter_block(MPI_IN_PLACE, got, block, MPI_INT, MPI_SUM, cart));
+        MPI_Reduce_scatter_block(send, want, block, MPI_INT, MPI_SUM, cart);
+        check(memcmp(got, want, sizeof(int) * (size_t)block) == 0, "in-place reduce_scatter_block %s, block %d", where,
+              block);
+
+        CHECK_TDM(TDM_Allgather(send, block, MPI_INT, got, block, MPI_INT, cart));
+        MPI_Allgather(send, block, MPI_INT, want, block, MPI_INT, cart);
+        check(memcmp(got, want, sizeof(int) * (size_t)block * size) == 0, "allgather %s, block %d", where, block);
+
+        for (int i = 0; i < block * size; i++)
+            got[i] = i / (block ? block : 1) == rank ? send[i] : -7;
+        CHECK_TDM(TDM_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, got, block, MPI_INT, cart));
+        MPI_Allgather(send + rank * block, block, MPI_INT, want, block, MPI_INT, cart);
+        check(memcmp(got, want, sizeof(int) * (size_t)block * size) == 0, "in-place allgather %s, block %d", where,
+              block);
+    }
+    free(send), free(got), free(want), free(counts);
+}
+
+/* Every way to write size as an ordered product of ndims lengths. */
+static void each_factorization(int size, int ndims, int *dims, int at, int left)
+{
+    if (at == ndims - 1) {
+        dims[at] = left;
+        int periods[3] = {1, 1, 1};
+        MPI_Comm cart;
+        MPI_Cart_create(MPI_COMM_WORLD, ndims, dims, periods, 0, &cart);
+        const char *forms[2] = {"torus_bucket", "torus_bucket_uni"};
+        for (int f = 0; f < 2; f++) {
+            CHECK_TDM(TDM_Set_algorithm("allreduce", forms[f]));
+            CHECK_TDM(TDM_Set_algorithm("reduce_scatter", forms[f]));
+            CHECK_TDM(TDM_Set_algorithm("reduce_scatter_block", forms[f]));
+            CHECK_TDM(TDM_Set_algorithm("allgather", forms[f]));
+            on_torus(cart, dims, ndims, forms[f]);
+        }
+        MPI_Comm_free(&cart);
+        return;
+    }
+    for (int d = 1; d <= left; d++)
+        if (left % d == 0) {
+            dims[at] = d;
+            each_factorization(size, ndims, dims, at + 1, left / d);
+        }
+}
+
 int main(int argc, char **argv)
 {
     harness_init("test_torus", &argc, &argv);
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    int dims[3] = {0, 0, 0}, periods[3] = {1, 1, 1};
-    MPI_Dims_create(size, 3, dims);
-    MPI_Comm cart;
-    MPI_Cart_create(MPI_COMM_WORLD, 3, dims, periods, 0, &cart);
-    int rank;
-    MPI_Comm_rank(cart, &rank);
-    char expected[64] = "torus ";
-    for (int i = 0, first = 1; i < 3; i++) /* the dump names the dimensions longer than 1 */
-        if (dims[i] > 1) {
-            snprintf(expected + strlen(expected), sizeof expected - strlen(expected), "%s%d", first ? "" : "x", dims[i]);
-            first = 0;
-        }
-    enum { BLOCK = 13 };
-    int n = BLOCK * size;
-    int *send = malloc(sizeof(int) * (size_t)n), *got = malloc(sizeof(int) * (size_t)n),
-        *want = malloc(sizeof(int) * (size_t)n);
-    for (int i = 0; i < n; i++)
-        send[i] = value(rank, i);
-    const char *forms[2] = {"torus_bucket", "torus_bucket_uni"};
-    for (int f = 0; f < 2; f++) {
-        CHECK_TDM(TDM_Set_algorithm("allreduce", forms[f]));
-        CHECK_TDM(TDM_Set_algorithm("reduce_scatter_block", forms[f]));
-        CHECK_TDM(TDM_Set_algorithm("allgather", forms[f]));
-
-        TDM_Request req;
-        CHECK_TDM(TDM_Iallreduce(send, got, n, MPI_INT, MPI_SUM, cart, &req));
-        if (size > 1) {
-            char *dump = NULL;
-            size_t len = 0;
-            FILE *out = open_memstream(&dump, &len);
-            TDM_Request_dump(req, out);
-            fclose(out);
-            check(dump && strstr(dump, expected), "the dump of a %s schedule should name the %s: %s", forms[f], expected,
-                  dump ? dump : "(none)");
-            free(dump);
-        }
-        CHECK_TDM(TDM_Wait(&req, MPI_STATUS_IGNORE));
-        MPI_Allreduce(send, want, n, MPI_INT, MPI_SUM, cart);
-        check(memcmp(got, want, sizeof(int) * (size_t)n) == 0, "allreduce %s on the Cartesian communicator", forms[f]);
-
-        CHECK_TDM(TDM_Reduce_scatter_block(send, got, BLOCK, MPI_INT, MPI_SUM, cart));
-        MPI_Reduce_scatter_block(send, want, BLOCK, MPI_INT, MPI_SUM, cart);
-        check(memcmp(got, want, sizeof(int) * BLOCK) == 0, "reduce_scatter_block %s", forms[f]);
-
-        CHECK_TDM(TDM_Allgather(send, BLOCK, MPI_INT, got, BLOCK, MPI_INT, cart));
-        MPI_Allgather(send, BLOCK, MPI_INT, want, BLOCK, MPI_INT, cart);
-        check(memcmp(got, want, sizeof(int) * (size_t)n) == 0, "allgather %s", forms[f]);
+    for (int ndims = 1; ndims <= 3; ndims++) {
+        int dims[3];
+        each_factorization(size, ndims, dims, 0, size);
     }
-    free(send), free(got), free(want);
-    MPI_Comm_free(&cart);
     return harness_finish();
 }

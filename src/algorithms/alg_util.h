@@ -48,6 +48,10 @@ typedef enum { TDM_TORUS_REDUCE_SCATTER, TDM_TORUS_ALLGATHER, TDM_TORUS_ALLREDUC
 int tdm_torus_bucket(tdm_schedule *s, const tdm_coll_args *a, tdm_torus_bucket_op op, int bidirectional,
                      const void *input, const MPI_Aint *offset, const int *count, void *out);
 
+/* Segments to cut a message of `elems` elements into: of TANDEM_SEGMENT_BYTES each if set, else as many
+ * as the model finds best (one if the receiver reduces nothing). Never more than elems. */
+int tdm_segments(const tdm_coll_args *a, MPI_Aint elems, int reduces);
+
 /* Arrays of p block offsets and counts for a vector of n elements split evenly (schedule memory).
  * Offsets are MPI_Aint: p blocks of an int count may add up past INT_MAX. */
 int tdm_even_blocks(tdm_schedule *s, MPI_Aint n, int p, MPI_Aint **offset, int **count);

@@ -6,6 +6,8 @@
 #ifndef TANDEM_COLL_ARGS_H
 #define TANDEM_COLL_ARGS_H
 
+#include "../model/collective_costs.h"
+
 #include <mpi.h>
 #include <stddef.h>
 
@@ -40,10 +42,6 @@ typedef struct tdm_typeinfo {
 
 int tdm_typeinfo_get(MPI_Datatype type, tdm_typeinfo *info);
 
-#ifndef TDM_TORUS_MAX_DIMS
-#define TDM_TORUS_MAX_DIMS 8
-#endif
-
 typedef struct tdm_coll_args {
     tdm_coll_kind kind;
     int rank, size;
@@ -71,7 +69,8 @@ typedef struct tdm_coll_args {
     int root;
 
     /* tuning */
-    size_t segment_bytes;   /* pipelining segment of ring algorithms */
+    size_t segment_bytes;   /* pipelining segment of ring and bucket steps; 0: chosen by the model */
+    tdm_loggp loggp;        /* the machine's parameters, for the model's choices */
     int split_levels;       /* split-tree mode: tree levels nearest the leaves that run on the
                                application thread (S); -1: not split */
     int torus_ndims;        /* the torus the ranks form (torus_bucket algorithms): from the

@@ -40,7 +40,8 @@ MPI_Aint *tdm_aint_offsets(tdm_schedule *s, const int *displs, int p)
  * over the t+1 ranks before it, adds its own contribution and passes it right at step t+1. Step 0
  * sends the rank's own contribution to block r-1. After step p-2 the rank holds block r complete.
  * Each step's block is cut into nseg segments (the same number on every rank); unit u = t*nseg + k is
- * received in round u and reduced in round u+1, so reduction and communication overlap.
+ * received in round u and reduced in round u+1, while unit u+1 is in flight: a round posts its
+ * receive, then its send if that does not wait for the reduction, then the reduction.
  */
 void tdm_ring_reduce_scatter(tdm_schedule *s, const tdm_coll_args *a, const void *input,
                              const MPI_Aint *offset, const int *count, void *out)
@@ -56,10 +57,7 @@ void tdm_ring_reduce_scatter(tdm_schedule *s, const tdm_coll_args *a, const void
     for (int b = 0; b < p; b++)
         if (count[b] > max_block)
             max_block = count[b];
-    size_t seg_elems = a->segment_bytes / (t->size ? (size_t)t->size : 1);
-    if (seg_elems < 1)
-        seg_elems = 1;
-    int nseg = max_block ? (int)(((size_t)max_block + seg_elems - 1) / seg_elems) : 1;
+    int nseg = tdm_segments(a, max_block, 1);
     /* partial results, double-buffered by step: receive into one while sending from the other */
     char *partial[2] = {tdm_tmp_elems(s, t, max_block), tdm_tmp_elems(s, t, max_block)};
     int right = (r + 1) % p, left = (r - 1 + p) % p;
@@ -70,25 +68,31 @@ void tdm_ring_reduce_scatter(tdm_schedule *s, const tdm_coll_args *a, const void
 #define SEG_COUNT(b, k) tdm_block_count(count[b], nseg, k)
     int units = (p - 1) * nseg;
     for (int u = 0; u <= units; u++) {
-        if (u > 0) { /* add own contribution to the unit received last round */
-            int step = (u - 1) / nseg, k = (u - 1) % nseg, b = (r - step - 2 + 2 * p) % p;
-            void *seg = tdm_elem(partial[step % 2], t, SEG_FIRST(b, k));
-            const void *own = tdm_elem(input, t, offset[b] + SEG_FIRST(b, k));
-            if (step == p - 2 && own_in_out) /* last step: straight into the result */
-                tdm_sched_reduce(s, seg, tdm_elem(out, t, SEG_FIRST(b, k)), SEG_COUNT(b, k),
-                                 a->datatype, a->op);
-            else
-                tdm_sched_reduce(s, own, seg, SEG_COUNT(b, k), a->datatype, a->op);
-        }
-        if (u == units)
-            break;
         int step = u / nseg, k = u % nseg;
         int sb = (r - step - 1 + p) % p, rb = (r - step - 2 + 2 * p) % p;
-        const void *src = step == 0 ? tdm_elem(input, t, offset[sb] + SEG_FIRST(sb, k))
-                                    : tdm_elem(partial[(step - 1) % 2], t, SEG_FIRST(sb, k));
-        tdm_sched_send(s, src, SEG_COUNT(sb, k), a->datatype, right);
-        tdm_sched_recv(s, tdm_elem(partial[step % 2], t, SEG_FIRST(rb, k)), SEG_COUNT(rb, k),
-                       a->datatype, left);
+        /* the segment sent was reduced last round only if a step has one segment */
+        int send_waits = u > 0 && step > 0 && nseg == 1;
+        if (u < units) {
+            tdm_sched_recv(s, tdm_elem(partial[step % 2], t, SEG_FIRST(rb, k)), SEG_COUNT(rb, k), a->datatype,
+                           left);
+            if (!send_waits) {
+                const void *src = step == 0 ? tdm_elem(input, t, offset[sb] + SEG_FIRST(sb, k))
+                                            : tdm_elem(partial[(step - 1) % 2], t, SEG_FIRST(sb, k));
+                tdm_sched_send(s, src, SEG_COUNT(sb, k), a->datatype, right);
+            }
+        }
+        if (u > 0) { /* add own contribution to the unit received last round */
+            int pstep = (u - 1) / nseg, pk = (u - 1) % nseg, b = (r - pstep - 2 + 2 * p) % p;
+            void *seg = tdm_elem(partial[pstep % 2], t, SEG_FIRST(b, pk));
+            const void *own = tdm_elem(input, t, offset[b] + SEG_FIRST(b, pk));
+            if (pstep == p - 2 && own_in_out) /* last step: straight into the result */
+                tdm_sched_reduce(s, seg, tdm_elem(out, t, SEG_FIRST(b, pk)), SEG_COUNT(b, pk), a->datatype, a->op);
+            else
+                tdm_sched_reduce(s, own, seg, SEG_COUNT(b, pk), a->datatype, a->op);
+        }
+        if (u < units && send_waits)
+            tdm_sched_send(s, tdm_elem(partial[(step - 1) % 2], t, SEG_FIRST(sb, k)), SEG_COUNT(sb, k), a->datatype,
+                           right);
         tdm_sched_round(s);
     }
 #undef SEG_FIRST

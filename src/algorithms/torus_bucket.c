@@ -28,22 +28,40 @@ typedef struct {
     int coord[TDM_TORUS_MAX_DIMS];  /* this rank's coordinates */
 } torus_geometry;
 
-/* One step of one sub-color: send a range of W to a peer, receive a range from another. */
+/* One step of one sub-color: the range of w it sends and the range it receives. */
 typedef struct {
     MPI_Aint send_off, recv_off;
     int send_count, recv_count;
-    int send_peer, recv_peer;
 } bucket_step;
+
+/* One phase of one sub-color: a ring along one dimension. */
+typedef struct {
+    int steps;            /* d - 1 */
+    int first_step;       /* its first step in the sub-color's rs (or ag) array */
+    int nseg;             /* segments per message, the same on every rank */
+    int right, left, link;
+} bucket_phase;
 
 typedef struct {
     char *w;              /* the sub-color's buffer, every owner's part, in the color's order */
-    char *scratch;        /* reduce-scatter: a received group before it is reduced into w */
+    char *scratch[2];     /* reduce-scatter: received segments before they are reduced into w */
+    int flip;             /* which scratch buffer the next receive uses */
+    MPI_Aint pending_off; /* reduce-scatter: the segment received last round, still to be reduced */
+    int pending_count, pending_buf;
     int *order;           /* permuted index -> owner */
     MPI_Aint *pos;        /* permuted index -> element offset in w (p + 1 entries) */
     int *part_count;      /* owner -> elements of its part of this sub-color */
     MPI_Aint *part_off;   /* owner -> offset of that part within the owner's block */
-    bucket_step *rs, *ag; /* the reduce-scatter and allgather steps */
+    bucket_step *rs, *ag; /* the reduce-scatter and allgather steps, phase after phase */
+    bucket_phase rs_phase[TDM_TORUS_MAX_DIMS], ag_phase[TDM_TORUS_MAX_DIMS];
 } sub_color;
+
+/* What one sub-color does in one round: send one segment, receive one. */
+typedef struct {
+    int active;
+    MPI_Aint send_off, recv_off;
+    int send_count, recv_count, send_peer, recv_peer, link;
+} bucket_unit;
 
 static int geometry(const tdm_coll_args *a, torus_geometry *g)
 {
@@ -117,19 +135,39 @@ static int layout(tdm_schedule *s, const tdm_coll_args *a, const torus_geometry 
     return s->error == MPI_SUCCESS;
 }
 
-/* The steps of one sub-color: for the reduce-scatter, phases 0..N-1; for the allgather, the same
- * phases in reverse. Returns the largest group received (scratch size). */
-static int plan_steps(const tdm_coll_args *a, const torus_geometry *g, int c, int dir, sub_color *sc, int nsteps)
+/* The largest group (elements) of any rank in a phase whose ranges have len owners, in groups of
+ * len / d: the same on every rank, so that all ranks cut their messages into the same segments. */
+static MPI_Aint largest_group(const sub_color *sc, int p, MPI_Aint len, int d)
 {
-    int largest = 0, u = 0;
-    MPI_Aint lo = 0, len = a->size; /* the range still being reduced, in permuted owner indices */
+    MPI_Aint group = len / d, largest = 0;
+    for (MPI_Aint j = 0; j + group <= p; j += group)
+        if (sc->pos[j + group] - sc->pos[j] > largest)
+            largest = sc->pos[j + group] - sc->pos[j];
+    return largest;
+}
+
+/* The phases and steps of one sub-color: for the reduce-scatter, phases 0..N-1; for the allgather, the
+ * same phases in reverse. Returns the largest segment received in the reduce-scatter (scratch size). */
+static MPI_Aint plan_steps(const tdm_coll_args *a, const torus_geometry *g, int c, int dir, sub_color *sc)
+{
+    int u = 0, n = g->ndims;
+    MPI_Aint lo = 0, len = a->size, largest_segment = 0; /* the range still being reduced, in owner indices */
     MPI_Aint los[TDM_TORUS_MAX_DIMS], lens[TDM_TORUS_MAX_DIMS];
-    for (int i = 0; i < g->ndims; i++) {
+    for (int i = 0; i < n; i++) {
         int dim = phase_dim(g, c, i), d = g->dims[dim], m = g->coord[dim];
-        MPI_Aint group = len / d;
+        MPI_Aint group = len / d, largest = largest_group(sc, a->size, len, d);
+        bucket_phase *ph = &sc->rs_phase[i];
+        ph->steps = d - 1;
+        ph->first_step = u;
+        ph->nseg = tdm_segments(a, largest, 1);
+        ph->right = neighbour(a, g, dim, dir);
+        ph->left = neighbour(a, g, dim, -dir);
+        ph->link = 2 * dim + (dir < 0);
+        sc->ag_phase[n - 1 - i] = *ph;
+        MPI_Aint segment = (largest + ph->nseg - 1) / ph->nseg;
+        largest_segment = segment > largest_segment ? segment : largest_segment;
         los[i] = lo;
         lens[i] = len;
-        int right = neighbour(a, g, dim, dir), left = neighbour(a, g, dim, -dir);
         for (int t = 0; t < d - 1; t++, u++) {
             int gs = ((m - dir * (t + 1)) % d + d) % d, gr = ((m - dir * (t + 2)) % d + d) % d;
             bucket_step *st = &sc->rs[u];
@@ -137,19 +175,18 @@ static int plan_steps(const tdm_coll_args *a, const torus_geometry *g, int c, in
             st->send_count = (int)(sc->pos[lo + (gs + 1) * group] - st->send_off);
             st->recv_off = sc->pos[lo + gr * group];
             st->recv_count = (int)(sc->pos[lo + (gr + 1) * group] - st->recv_off);
-            st->send_peer = right;
-            st->recv_peer = left;
-            largest = st->recv_count > largest ? st->recv_count : largest;
         }
         lo += m * group;
         len = group;
     }
     /* allgather: phase i in reverse; before it the rank holds group m of the range of phase i */
     u = 0;
-    for (int i = g->ndims - 1; i >= 0; i--) {
+    for (int i = n - 1; i >= 0; i--) {
         int dim = phase_dim(g, c, i), d = g->dims[dim], m = g->coord[dim];
         MPI_Aint group = lens[i] / d;
-        int right = neighbour(a, g, dim, dir), left = neighbour(a, g, dim, -dir);
+        sc->ag_phase[n - 1 - i].first_step = u;
+        if (!a->segment_bytes) /* the model pipelines reductions only: one message per step */
+            sc->ag_phase[n - 1 - i].nseg = 1;
         for (int t = 0; t < d - 1; t++, u++) {
             int gs = ((m - dir * t) % d + d) % d, gr = ((m - dir * (t + 1)) % d + d) % d;
             bucket_step *st = &sc->ag[u];
@@ -157,12 +194,107 @@ static int plan_steps(const tdm_coll_args *a, const torus_geometry *g, int c, in
             st->send_count = (int)(sc->pos[los[i] + (gs + 1) * group] - st->send_off);
             st->recv_off = sc->pos[los[i] + gr * group];
             st->recv_count = (int)(sc->pos[los[i] + (gr + 1) * group] - st->recv_off);
-            st->send_peer = right;
-            st->recv_peer = left;
         }
     }
-    (void)nsteps;
-    return largest;
+    return largest_segment;
+}
+
+/* Unit v of a phase: segment v % nseg of step v / nseg, if the sub-color's phase has that many. */
+static bucket_unit unit_of(const bucket_phase *ph, const bucket_step *steps, int v)
+{
+    bucket_unit un = {0};
+    if (v >= ph->steps * ph->nseg)
+        return un;
+    const bucket_step *st = &steps[ph->first_step + v / ph->nseg];
+    int k = v % ph->nseg;
+    un.active = 1;
+    un.send_off = st->send_off + tdm_block_offset(st->send_count, ph->nseg, k);
+    un.send_count = tdm_block_count(st->send_count, ph->nseg, k);
+    un.recv_off = st->recv_off + tdm_block_offset(st->recv_count, ph->nseg, k);
+    un.recv_count = tdm_block_count(st->recv_count, ph->nseg, k);
+    un.send_peer = ph->right;
+    un.recv_peer = ph->left;
+    un.link = ph->link;
+    return un;
+}
+
+static int overlaps(MPI_Aint a_off, int a_count, MPI_Aint b_off, int b_count)
+{
+    return a_count > 0 && b_count > 0 && a_off < b_off + b_count && b_off < a_off + a_count;
+}
+
+/*
+ * One round of every sub-color. Receives are posted first; then the sends whose data is final; then
+ * last round's segments are reduced, which overlaps the messages in flight; then the sends that needed
+ * those reductions. Messages between two ranks match in the order they are posted (one tag per call),
+ * so a send that waits also holds back the later sub-colors' sends to the same peer. Reduce-scatter
+ * units receive into scratch and leave a pending reduction.
+ */
+static void emit_round(tdm_schedule *s, const tdm_coll_args *a, sub_color *subs, int nsub, const bucket_unit *units,
+                       int reduce)
+{
+    const tdm_typeinfo *t = &a->dtype;
+    MPI_Datatype type = a->datatype;
+    int held[2 * TDM_TORUS_MAX_DIMS], nheld = 0, deferred[2 * TDM_TORUS_MAX_DIMS];
+    for (int k = 0; k < nsub; k++) {
+        const bucket_unit *un = &units[k];
+        sub_color *sc = &subs[k];
+        if (un->active)
+            tdm_sched_recv(s, reduce ? sc->scratch[sc->flip] : tdm_elem(sc->w, t, un->recv_off), un->recv_count, type,
+                           un->recv_peer);
+    }
+    for (int k = 0; k < nsub; k++) {
+        const bucket_unit *un = &units[k];
+        sub_color *sc = &subs[k];
+        deferred[k] = 0;
+        if (!un->active || un->send_count == 0)
+            continue;
+        int wait = overlaps(un->send_off, un->send_count, sc->pending_off, sc->pending_count);
+        for (int h = 0; h < nheld && !wait; h++)
+            wait = held[h] == un->send_peer;
+        if (wait) {
+            deferred[k] = 1;
+            held[nheld++] = un->send_peer;
+        } else {
+            tdm_sched_send_on_link(s, tdm_elem(sc->w, t, un->send_off), un->send_count, type, un->send_peer, un->link);
+        }
+    }
+    for (int k = 0; k < nsub; k++) {
+        const bucket_unit *un = &units[k];
+        sub_color *sc = &subs[k];
+        if (sc->pending_count > 0)
+            tdm_sched_reduce(s, sc->scratch[sc->pending_buf], tdm_elem(sc->w, t, sc->pending_off), sc->pending_count,
+                             type, a->op);
+        sc->pending_count = 0;
+        if (deferred[k])
+            tdm_sched_send_on_link(s, tdm_elem(sc->w, t, un->send_off), un->send_count, type, un->send_peer, un->link);
+        if (un->active && reduce) {
+            sc->pending_off = un->recv_off;
+            sc->pending_count = un->recv_count;
+            sc->pending_buf = sc->flip;
+            sc->flip ^= 1;
+        }
+    }
+    tdm_sched_round(s);
+}
+
+/* The phases of all sub-colors in step: phase i of every color runs in the same rounds (so that no
+ * two colors share a dimension), as many as its longest ring needs. */
+static void emit_phases(tdm_schedule *s, const tdm_coll_args *a, const torus_geometry *g, sub_color *subs, int nsub,
+                        int reduce, bucket_unit *units)
+{
+    for (int i = 0; i < g->ndims; i++) {
+        int rounds = 0;
+        for (int k = 0; k < nsub; k++) {
+            const bucket_phase *ph = reduce ? &subs[k].rs_phase[i] : &subs[k].ag_phase[i];
+            rounds = ph->steps * ph->nseg > rounds ? ph->steps * ph->nseg : rounds;
+        }
+        for (int v = 0; v < rounds; v++) {
+            for (int k = 0; k < nsub; k++)
+                units[k] = reduce ? unit_of(&subs[k].rs_phase[i], subs[k].rs, v) : unit_of(&subs[k].ag_phase[i], subs[k].ag, v);
+            emit_round(s, a, subs, nsub, units, reduce);
+        }
+    }
 }
 
 int tdm_torus_bucket(tdm_schedule *s, const tdm_coll_args *a, tdm_torus_bucket_op op, int bidirectional,
@@ -186,6 +318,9 @@ int tdm_torus_bucket(tdm_schedule *s, const tdm_coll_args *a, tdm_torus_bucket_o
     sub_color *subs = tdm_sched_tmp(s, sizeof(sub_color) * (size_t)nsub);
     if (!subs)
         return tdm_sched_finish(s); /* out of memory: recorded in s->error */
+    bucket_unit *units = tdm_sched_tmp(s, sizeof(bucket_unit) * (size_t)nsub);
+    if (!units)
+        return tdm_sched_finish(s);
     for (int k = 0; k < nsub; k++) {
         sub_color *sc = &subs[k];
         int c = k / ndirs, dir = k % ndirs ? -1 : 1;
@@ -193,8 +328,10 @@ int tdm_torus_bucket(tdm_schedule *s, const tdm_coll_args *a, tdm_torus_bucket_o
         sc->ag = tdm_sched_tmp(s, sizeof(bucket_step) * (size_t)nsteps);
         if (!sc->rs || !sc->ag || !layout(s, a, &g, count, k, nsub, c, sc))
             return tdm_sched_finish(s); /* out of memory: recorded in s->error */
-        int largest = plan_steps(a, &g, c, dir, sc, nsteps);
-        sc->scratch = op == TDM_TORUS_ALLGATHER ? NULL : tdm_tmp_elems(s, t, largest);
+        MPI_Aint segment = plan_steps(a, &g, c, dir, sc);
+        sc->flip = sc->pending_count = 0;
+        for (int b = 0; b < 2 && op != TDM_TORUS_ALLGATHER; b++)
+            sc->scratch[b] = tdm_tmp_elems(s, t, segment);
     }
 
     /* into the sub-colors' buffers: every owner's part (reductions) or the own part (allgather) */
@@ -208,33 +345,14 @@ int tdm_torus_bucket(tdm_schedule *s, const tdm_coll_args *a, tdm_torus_bucket_o
                            tdm_elem(sc->w, t, sc->pos[j]), sc->part_count[b], type);
         }
     }
-    if (op != TDM_TORUS_ALLGATHER) { /* reduce-scatter phases */
-        for (int u = 0; u <= nsteps; u++) {
-            for (int k = 0; k < nsub; k++) {
-                sub_color *sc = &subs[k];
-                if (u > 0) { /* the group received last round, before it travels on */
-                    const bucket_step *prev = &sc->rs[u - 1];
-                    tdm_sched_reduce(s, sc->scratch, tdm_elem(sc->w, t, prev->recv_off), prev->recv_count, type,
-                                     a->op);
-                }
-                if (u < nsteps) {
-                    const bucket_step *st = &sc->rs[u];
-                    tdm_sched_send(s, tdm_elem(sc->w, t, st->send_off), st->send_count, type, st->send_peer);
-                    tdm_sched_recv(s, sc->scratch, st->recv_count, type, st->recv_peer);
-                }
-            }
-            tdm_sched_round(s);
-        }
-    }
-    if (op != TDM_TORUS_REDUCE_SCATTER) { /* allgather phases */
-        for (int u = 0; u < nsteps; u++) {
-            for (int k = 0; k < nsub; k++) {
-                const bucket_step *st = &subs[k].ag[u];
-                tdm_sched_send(s, tdm_elem(subs[k].w, t, st->send_off), st->send_count, type, st->send_peer);
-                tdm_sched_recv(s, tdm_elem(subs[k].w, t, st->recv_off), st->recv_count, type, st->recv_peer);
-            }
-            tdm_sched_round(s);
-        }
+    if (op != TDM_TORUS_ALLGATHER)
+        emit_phases(s, a, &g, subs, nsub, 1, units);
+    if (op != TDM_TORUS_REDUCE_SCATTER) {
+        emit_phases(s, a, &g, subs, nsub, 0, units); /* its first round also reduces the last segments */
+    } else {
+        for (int k = 0; k < nsub; k++)
+            units[k].active = 0;
+        emit_round(s, a, subs, nsub, units, 1); /* the last segments */
     }
     /* out of the buffers: the own part (reduce-scatter) or every owner's part */
     for (int k = 0; k < nsub; k++) {

@@ -2,6 +2,8 @@
 #ifndef TANDEM_STATE_H
 #define TANDEM_STATE_H
 
+#include "../model/collective_costs.h"
+
 #include <stddef.h>
 
 typedef struct tdm_state {
@@ -11,7 +13,8 @@ typedef struct tdm_state {
     int mpi_thread_level;     /* what MPI provides (TDM_Init asks for MPI_THREAD_MULTIPLE) */
     int verbose;              /* TANDEM_VERBOSE */
     int dump_schedules;       /* TANDEM_DUMP_SCHEDULE */
-    size_t segment_bytes;     /* TANDEM_SEGMENT_SIZE */
+    size_t segment_bytes;     /* TANDEM_SEGMENT_BYTES; 0: the model chooses */
+    tdm_loggp loggp;          /* TANDEM_LOGGP or the defaults */
     unsigned long schedules_built, schedules_reused; /* reported at TDM_Finalize by TANDEM_VERBOSE */
     unsigned settings_epoch;  /* bumped when a selection setting changes: cached schedules expire */
 } tdm_state;

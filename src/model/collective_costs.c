@@ -83,6 +83,36 @@ double tdm_cost_ring(tdm_cost_collective c, int p, double n, const tdm_loggp *m)
     return 0;
 }
 
+int tdm_best_segments(double m_elems, const tdm_loggp *m)
+{
+    double overlapped = fmin(m->beta, m->gamma);
+    if (m_elems <= 1 || overlapped <= 0 || m->alpha <= 0)
+        return 1;
+    double k = floor(sqrt(m_elems * overlapped / m->alpha) + 0.5);
+    return k < 1 ? 1 : k > m_elems ? (int)fmin(m_elems, 1 << 20) : (int)fmin(k, 1 << 20);
+}
+
+double tdm_cost_pipelined_step(double m_elems, int segments, const tdm_loggp *m)
+{
+    return segments * m->alpha + m_elems * fmax(m->beta, m->gamma) + m_elems / segments * fmin(m->beta, m->gamma);
+}
+
+double tdm_cost_ring_pipelined(tdm_cost_collective c, int p, double n, const tdm_loggp *m)
+{
+    double block = n / p;
+    double rs = (p - 1) * tdm_cost_pipelined_step(block, tdm_best_segments(block, m), m);
+    double ag = (p - 1) * (m->alpha + block * m->beta);
+    switch (c) {
+    case TDM_COST_REDUCE_SCATTER:
+        return rs;
+    case TDM_COST_ALLGATHER:
+        return ag;
+    case TDM_COST_ALLREDUCE:
+        return rs + ag;
+    }
+    return 0;
+}
+
 /* The multi-color bucket reduce-scatter or allgather (without gamma). */
 static double bucket_half(const tdm_torus *t, double n, const tdm_loggp *m, int with_reduction)
 {

@@ -13,6 +13,9 @@
  *     T_RS = 2N sum_i (d_i - 1) alpha + (p-1)/p n gamma
  *            + (d_l - 1)/d_l n beta / (2N) (d_s^N - 1)/d_s^N d_s/(d_s - 1)
  *     unidirectional: 2N becomes N in the alpha and beta terms; allgather without gamma.
+ *   pipelined step         a message of m elements cut into k segments, each reduced while the next
+ *                          arrives: k alpha + m max(beta, gamma) + m/k min(beta, gamma), least at
+ *                          k = sqrt(m min(beta, gamma) / alpha)
  *   recursive doubling allreduce   log2(p) (alpha + n beta + n gamma)
  *   Rabenseifner allreduce         2 log2(p) alpha + 2 (p-1)/p n beta + (p-1)/p n gamma
  */
@@ -43,6 +46,12 @@ int tdm_torus_parse(const char *text, tdm_torus *t);
 double tdm_cost_lower_bound(tdm_cost_collective c, const tdm_torus *t, double n, const tdm_loggp *m);
 double tdm_cost_ring(tdm_cost_collective c, int p, double n, const tdm_loggp *m);
 double tdm_cost_torus_bucket(tdm_cost_collective c, const tdm_torus *t, double n, const tdm_loggp *m);
+/* The segment count that minimizes a pipelined step of m elements (1 if nothing is reduced), and its cost. */
+int tdm_best_segments(double m_elems, const tdm_loggp *m);
+double tdm_cost_pipelined_step(double m_elems, int segments, const tdm_loggp *m);
+/* The ring with its reduce-scatter steps pipelined in tdm_best_segments segments (what allreduce_ring
+ * and reduce_scatter_ring run when no segment size is forced). */
+double tdm_cost_ring_pipelined(tdm_cost_collective c, int p, double n, const tdm_loggp *m);
 double tdm_cost_recursive_doubling_allreduce(int p, double n, const tdm_loggp *m);
 double tdm_cost_rabenseifner_allreduce(int p, double n, const tdm_loggp *m);
 

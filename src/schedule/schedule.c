@@ -72,6 +72,7 @@ static tdm_action *append(tdm_schedule *s)
     }
     tdm_action *a = &s->actions[s->nactions++];
     memset(a, 0, sizeof *a);
+    a->link = -1;
     return a;
 }
 
@@ -95,6 +96,13 @@ static void add_message(tdm_schedule *s, tdm_action_kind kind, const void *src, 
 void tdm_sched_send(tdm_schedule *s, const void *buf, int count, MPI_Datatype type, int peer)
 {
     add_message(s, TDM_ACT_SEND, buf, NULL, count, type, peer);
+}
+
+void tdm_sched_send_on_link(tdm_schedule *s, const void *buf, int count, MPI_Datatype type, int peer, int link)
+{
+    add_message(s, TDM_ACT_SEND, buf, NULL, count, type, peer);
+    if (count > 0 && s->error == MPI_SUCCESS)
+        s->actions[s->nactions - 1].link = link;
 }
 
 void tdm_sched_recv(tdm_schedule *s, void *buf, int count, MPI_Datatype type, int peer)

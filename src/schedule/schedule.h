@@ -30,6 +30,8 @@ typedef struct tdm_action {
     MPI_Datatype dst_type;  /* copy only */
     MPI_Op op;              /* reduce only */
     MPI_Datatype basic;     /* reduce only: see tdm_schedule.reduce_basic */
+    int link;               /* send on a torus: the link it travels, 2 * dimension + (1 if toward lower
+                               coordinates), dimensions as in tdm_schedule.torus_dims; -1 otherwise */
 } tdm_action;
 
 #define TDM_SCHED_INLINE_ACTIONS 8
@@ -57,7 +59,8 @@ typedef struct tdm_schedule {
      * thread in Wait/Test. -1: not set (bg_begin 0, bg_end the end). */
     int bg_begin, bg_end;
 
-    /* torus_bucket schedules: the torus used (printed by the dump); 0 dimensions otherwise */
+    /* torus_bucket schedules: the torus used, dimensions longer than 1 in row-major order (printed by
+     * the dump, read by the model); 0 dimensions otherwise */
     int torus_ndims, torus_dims[8], torus_bidirectional;
 
     int error;              /* first build error (MPI error class), MPI_SUCCESS if none */
@@ -77,6 +80,8 @@ void tdm_sched_destroy(tdm_schedule *s);
  * end, so that algorithms read as plain sequences. Messages of count 0 are dropped on both sides. */
 void tdm_sched_send(tdm_schedule *s, const void *buf, int count, MPI_Datatype type, int peer);
 void tdm_sched_recv(tdm_schedule *s, void *buf, int count, MPI_Datatype type, int peer);
+/* A send to a torus neighbour that names the link it uses (see tdm_action.link), for the model. */
+void tdm_sched_send_on_link(tdm_schedule *s, const void *buf, int count, MPI_Datatype type, int peer, int link);
 void tdm_sched_reduce(tdm_schedule *s, const void *in, void *inout, int count, MPI_Datatype type,
                       MPI_Op op);
 void tdm_sched_copy(tdm_schedule *s, const void *src, int src_count, MPI_Datatype src_type, void *dst,

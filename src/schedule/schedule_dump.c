@@ -16,8 +16,10 @@ static void dump_action(const tdm_action *a, FILE *out)
     char t1[MPI_MAX_OBJECT_NAME], t2[MPI_MAX_OBJECT_NAME];
     switch (a->kind) {
     case TDM_ACT_SEND:
-        fprintf(out, "    send   %d x %s from %p to rank %d\n", a->count, type_name(a->type, t1),
-                a->src, a->peer);
+        fprintf(out, "    send   %d x %s from %p to rank %d", a->count, type_name(a->type, t1), a->src, a->peer);
+        if (a->link >= 0) /* torus link: dimension and direction */
+            fprintf(out, " on link %d%c", a->link / 2, a->link % 2 ? '-' : '+');
+        fprintf(out, "\n");
         break;
     case TDM_ACT_RECV:
         fprintf(out, "    recv   %d x %s into %p from rank %d\n", a->count, type_name(a->type, t1),

@@ -2,6 +2,7 @@
 
 #include "../core/error.h"
 #include "../core/state.h"
+#include "../model/loggp.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,9 +17,6 @@
 #define ALLTOALL_SHORT_BLOCK_BYTES 256         /* Bruck for short blocks on many ranks */
 #define ALLTOALL_FEW_RANKS 8                   /* all messages at once up to this many ranks */
 #define SCAN_CHAIN_RANKS 2                     /* the chain is as good up to this many ranks */
-/* TANDEM_SEGMENT_SIZE default: on shared memory every segment message costs a rendezvous, and 256 KiB
- * to 1 MiB measured best for 1-16 MiB allreduce on 2 ranks (64 KiB: 1.06-1.16x native, 512 KiB: 0.9x). */
-#define DEFAULT_SEGMENT_BYTES (512 * 1024)
 
 #define ALG(coll, alg, needs) {#alg, #coll "_" #alg, tdm_##coll##_##alg, needs}
 #define COMM TDM_NEEDS_COMMUTATIVE
@@ -205,16 +203,23 @@ int tdm_select_init_from_env(const char *fn)
     int rc = tdm_torus_init_from_env(fn);
     if (rc != MPI_SUCCESS)
         return rc;
-    const char *seg = getenv("TANDEM_SEGMENT_SIZE");
-    tdm_global.segment_bytes = DEFAULT_SEGMENT_BYTES;
+    const char *seg = getenv("TANDEM_SEGMENT_BYTES");
+    tdm_global.segment_bytes = 0; /* the model chooses */
     if (seg && *seg) {
         char *end;
         long long v = strtoll(seg, &end, 10);
         if (*end != '\0' || v <= 0)
-            return tdm_error(fn, MPI_ERR_ARG, "TANDEM_SEGMENT_SIZE=%s: expected a positive number of bytes",
+            return tdm_error(fn, MPI_ERR_ARG, "TANDEM_SEGMENT_BYTES=%s: expected a positive number of bytes",
                              seg);
         tdm_global.segment_bytes = (size_t)v;
     }
+    const char *loggp = getenv("TANDEM_LOGGP");
+    tdm_global.loggp = tdm_loggp_defaults();
+    if (loggp && *loggp && !tdm_loggp_parse_setting(loggp, &tdm_global.loggp))
+        return tdm_error(fn, MPI_ERR_ARG,
+                         "TANDEM_LOGGP=%s: expected a file written by tandem-model loggp or alpha,beta,gamma "
+                         "(seconds per message, per byte sent, per byte reduced)",
+                         loggp);
     return MPI_SUCCESS;
 }
 

@@ -1,0 +1,33 @@
+/*
+ * The machine's LogGP parameters for the model: alpha (seconds per message), beta (seconds per byte on
+ * a link) and gamma (seconds per byte reduced). Built-in defaults, or what `tandem-model loggp`
+ * measured and saved (TANDEM_LOGGP=file), or given inline (TANDEM_LOGGP=alpha,beta,gamma).
+ */
+#ifndef TANDEM_LOGGP_H
+#define TANDEM_LOGGP_H
+
+#include "collective_costs.h"
+
+#include <mpi.h>
+#include <stdio.h>
+
+/* Shared-memory values of a current x86 node (2 ranks, Open MPI 4.1 and MPICH 4.0 on Debian 12):
+ * a large message's start-up is a rendezvous of a few microseconds. */
+#define TDM_LOGGP_DEFAULT_ALPHA 3e-6
+#define TDM_LOGGP_DEFAULT_BETA 1e-10
+#define TDM_LOGGP_DEFAULT_GAMMA 1.5e-10
+
+tdm_loggp tdm_loggp_defaults(void);
+/* From a file written by tdm_loggp_write or from "alpha,beta,gamma"; 0 if malformed. */
+int tdm_loggp_parse_setting(const char *setting, tdm_loggp *m);
+int tdm_loggp_write(FILE *out, const tdm_loggp *m, const char *how);
+
+/*
+ * Measures the parameters between ranks 0 and 1 of comm (the others wait): alpha is half the round
+ * trip of a 1-byte message, beta the slope of half the round trip between 1 and 16 MiB, gamma
+ * MPI_Reduce_local's time per byte of MPI_SUM over doubles (16 MiB). Medians of reps; every rank gets
+ * the result. Collective over comm, which needs two ranks or more.
+ */
+int tdm_loggp_measure(MPI_Comm comm, int reps, tdm_loggp *m);
+
+#endif
