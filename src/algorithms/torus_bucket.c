@@ -39,6 +39,7 @@ typedef struct {
     int steps;            /* d - 1 */
     int first_step;       /* its first step in the sub-color's rs (or ag) array */
     int nseg;             /* segments per message, the same on every rank */
+    MPI_Aint largest;     /* the largest message of the phase on any rank (elements) */
     int right, left, link;
 } bucket_phase;
 
@@ -147,25 +148,23 @@ static MPI_Aint largest_group(const sub_color *sc, int p, MPI_Aint len, int d)
 }
 
 /* The phases and steps of one sub-color: for the reduce-scatter, phases 0..N-1; for the allgather, the
- * same phases in reverse. Returns the largest segment received in the reduce-scatter (scratch size). */
-static MPI_Aint plan_steps(const tdm_coll_args *a, const torus_geometry *g, int c, int dir, sub_color *sc)
+ * same phases in reverse. Segments are cut later (cut_segments). */
+static void plan_steps(const tdm_coll_args *a, const torus_geometry *g, int c, int dir, sub_color *sc)
 {
     int u = 0, n = g->ndims;
-    MPI_Aint lo = 0, len = a->size, largest_segment = 0; /* the range still being reduced, in owner indices */
+    MPI_Aint lo = 0, len = a->size; /* the range still being reduced, in owner indices */
     MPI_Aint los[TDM_TORUS_MAX_DIMS], lens[TDM_TORUS_MAX_DIMS];
     for (int i = 0; i < n; i++) {
         int dim = phase_dim(g, c, i), d = g->dims[dim], m = g->coord[dim];
-        MPI_Aint group = len / d, largest = largest_group(sc, a->size, len, d);
+        MPI_Aint group = len / d;
         bucket_phase *ph = &sc->rs_phase[i];
         ph->steps = d - 1;
         ph->first_step = u;
-        ph->nseg = tdm_segments(a, largest, 1);
+        ph->largest = largest_group(sc, a->size, len, d);
         ph->right = neighbour(a, g, dim, dir);
         ph->left = neighbour(a, g, dim, -dir);
         ph->link = 2 * dim + (dir < 0);
         sc->ag_phase[n - 1 - i] = *ph;
-        MPI_Aint segment = (largest + ph->nseg - 1) / ph->nseg;
-        largest_segment = segment > largest_segment ? segment : largest_segment;
         los[i] = lo;
         lens[i] = len;
         for (int t = 0; t < d - 1; t++, u++) {
@@ -185,8 +184,6 @@ static MPI_Aint plan_steps(const tdm_coll_args *a, const torus_geometry *g, int 
         int dim = phase_dim(g, c, i), d = g->dims[dim], m = g->coord[dim];
         MPI_Aint group = lens[i] / d;
         sc->ag_phase[n - 1 - i].first_step = u;
-        if (!a->segment_bytes) /* the model pipelines reductions only: one message per step */
-            sc->ag_phase[n - 1 - i].nseg = 1;
         for (int t = 0; t < d - 1; t++, u++) {
             int gs = ((m - dir * t) % d + d) % d, gr = ((m - dir * (t + 1)) % d + d) % d;
             bucket_step *st = &sc->ag[u];
@@ -194,6 +191,41 @@ static MPI_Aint plan_steps(const tdm_coll_args *a, const torus_geometry *g, int 
             st->send_count = (int)(sc->pos[los[i] + (gs + 1) * group] - st->send_off);
             st->recv_off = sc->pos[los[i] + gr * group];
             st->recv_count = (int)(sc->pos[los[i] + (gr + 1) * group] - st->recv_off);
+        }
+    }
+}
+
+/*
+ * Segments of every phase: of TANDEM_SEGMENT_BYTES if set; else the model's count for the color with
+ * the smallest messages, and segments of that size for the others. Rounds advance in step, so equal
+ * segments keep every link busy: a color with long messages (a short dimension) sends more segments,
+ * and a phase takes what its busiest link carries, (d - 1)/d of the data, not the sum over rounds of
+ * the largest message. Returns the largest reduce-scatter segment (scratch size).
+ */
+static MPI_Aint cut_segments(const tdm_coll_args *a, sub_color *subs, int nsub, int ndims)
+{
+    MPI_Aint largest_segment = 0;
+    for (int half = 0; half < 2; half++) {
+        for (int i = 0; i < ndims; i++) {
+            MPI_Aint unit = 0; /* the segment size of the phase, elements */
+            for (int k = 0; k < nsub; k++) {
+                const bucket_phase *ph = half ? &subs[k].ag_phase[i] : &subs[k].rs_phase[i];
+                if (ph->largest > 0 && (unit == 0 || ph->largest < unit))
+                    unit = ph->largest;
+            }
+            if (unit > 0 && a->segment_bytes == 0)
+                unit = (unit + tdm_segments(a, unit, !half) - 1) / tdm_segments(a, unit, !half);
+            for (int k = 0; k < nsub; k++) {
+                bucket_phase *ph = half ? &subs[k].ag_phase[i] : &subs[k].rs_phase[i];
+                ph->nseg = a->segment_bytes > 0 ? tdm_segments(a, ph->largest, !half)
+                           : unit > 0          ? (int)((ph->largest + unit - 1) / unit)
+                                               : 1;
+                if (ph->nseg < 1)
+                    ph->nseg = 1;
+                MPI_Aint segment = (ph->largest + ph->nseg - 1) / ph->nseg;
+                if (!half && segment > largest_segment)
+                    largest_segment = segment;
+            }
         }
     }
     return largest_segment;
@@ -328,11 +360,13 @@ int tdm_torus_bucket(tdm_schedule *s, const tdm_coll_args *a, tdm_torus_bucket_o
         sc->ag = tdm_sched_tmp(s, sizeof(bucket_step) * (size_t)nsteps);
         if (!sc->rs || !sc->ag || !layout(s, a, &g, count, k, nsub, c, sc))
             return tdm_sched_finish(s); /* out of memory: recorded in s->error */
-        MPI_Aint segment = plan_steps(a, &g, c, dir, sc);
+        plan_steps(a, &g, c, dir, sc);
         sc->flip = sc->pending_count = 0;
-        for (int b = 0; b < 2 && op != TDM_TORUS_ALLGATHER; b++)
-            sc->scratch[b] = tdm_tmp_elems(s, t, segment);
     }
+    MPI_Aint segment = cut_segments(a, subs, nsub, g.ndims);
+    for (int k = 0; k < nsub && op != TDM_TORUS_ALLGATHER; k++)
+        for (int b = 0; b < 2; b++)
+            subs[k].scratch[b] = tdm_tmp_elems(s, t, segment);
 
     /* into the sub-colors' buffers: every owner's part (reductions) or the own part (allgather) */
     for (int k = 0; k < nsub; k++) {

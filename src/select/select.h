@@ -27,6 +27,8 @@ const tdm_algorithm *tdm_select(const tdm_coll_args *a);
 /* Forces an algorithm by name ("auto" restores the automatic choice); the names known, space separated. */
 int tdm_select_force(const char *fn, const char *collective, const char *algorithm);
 const char *tdm_select_names(const char *collective);
+/* The builder of an algorithm by its names ("allreduce", "ring"); NULL if unknown. */
+tdm_algorithm_fn tdm_select_builder(const char *collective, const char *algorithm);
 
 /* TANDEM_TORUS_DIMS, read at TDM_Init. */
 int tdm_torus_init_from_env(const char *fn);

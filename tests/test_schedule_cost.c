@@ -1,0 +1,273 @@
+/*
+ * The torus bucket schedules against the formulas, without MPI (the builders are pure functions): every
+ * rank's schedule of 4x4x4, 8x4x2 and a few smaller tori is built and read back.
+ *   - every send travels the link it names, to the neighbour along that dimension and direction, and
+ *     no link direction carries two messages in one round: no two colors share a link in a phase;
+ *   - the bytes on each link in each phase are (d_q - 1)/d_q of the data the color using that
+ *     dimension holds in that phase (n / K shrunk by the dimensions it visited before);
+ *   - messages per rank K sum(d_i - 1) per half, reduced bytes (p-1)/p n;
+ *   - with one message per step, the schedule-level LogGP cost equals the closed form term by term on
+ *     symmetric tori (and so the lower bound); on asymmetric tori its beta term is the sum over rounds
+ *     of the largest step, more than the closed form, because rounds advance in step;
+ *   - with the steps cut into equal segments (what the model does), every phase costs what its busiest
+ *     link carries, max_q (d_q - 1)/d_q of the data, which stays under the closed form;
+ *   - a ring schedule costs exactly the ring formula.
+ */
+#include "../src/model/schedule_cost.h"
+#include "../src/select/select.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static int checks, failures;
+
+static void expect(int ok, const char *what, const char *where)
+{
+    checks++;
+    if (!ok) {
+        failures++;
+        if (failures <= 20)
+            fprintf(stderr, "FAIL: %s (%s)\n", what, where);
+    }
+}
+
+static int close_to(double got, double want) { return fabs(got - want) <= 1e-9 * (fabs(want) + 1e-30); }
+
+typedef struct {
+    const tdm_torus *t; /* dimensions longer than 1 only */
+    int bidirectional, reduce_scatter, allgather;
+    long n;
+    long seg;           /* elements per segment; 0: one message per step */
+    const char *where;
+} expectation;
+
+static int phase_dim(int c, int i, int n) { return (i + c) % n; }
+
+/* Elements the color using dimension q in phase i holds at the start of that phase. */
+static double color_data(const expectation *e, int q, int i)
+{
+    int nd = e->t->ndims, c = ((q - i) % nd + nd) % nd, k = nd * (e->bidirectional ? 2 : 1);
+    double data = (double)e->n / k;
+    for (int j = 0; j < i; j++)
+        data /= e->t->dims[phase_dim(c, j, nd)];
+    return data;
+}
+
+/* Segments of the steps of the color on dimension q in phase i, and the rounds of phase i. */
+static long segments(const expectation *e, int q, int i)
+{
+    double step = color_data(e, q, i) / e->t->dims[q];
+    return e->seg ? (long)ceil(step / e->seg) : 1;
+}
+
+static long phase_rounds(const expectation *e, int i)
+{
+    long rounds = 0;
+    for (int q = 0; q < e->t->ndims; q++)
+        if ((e->t->dims[q] - 1) * segments(e, q, i) > rounds)
+            rounds = (e->t->dims[q] - 1) * segments(e, q, i);
+    return rounds;
+}
+
+static int longest(const tdm_torus *t)
+{
+    int dl = 1;
+    for (int i = 0; i < t->ndims; i++)
+        dl = t->dims[i] > dl ? t->dims[i] : dl;
+    return dl;
+}
+
+/* K sum over phases and dimensions of (d_q - 1) segments, per half */
+static double expected_messages(const expectation *e)
+{
+    double m = 0;
+    for (int i = 0; i < e->t->ndims; i++)
+        for (int q = 0; q < e->t->ndims; q++)
+            m += (e->t->dims[q] - 1) * segments(e, q, i);
+    return m * (e->bidirectional ? 2 : 1) * (e->reduce_scatter + e->allgather);
+}
+
+/* The busiest link of every phase, max_q (d_q - 1)/d_q of the data of the color on q: what a phase
+ * of equal segments costs. */
+static double busiest_link_beta(const expectation *e, double beta)
+{
+    double total = 0;
+    for (int i = 0; i < e->t->ndims; i++) {
+        double busiest = 0;
+        for (int q = 0; q < e->t->ndims; q++) {
+            double d = e->t->dims[q], v = (d - 1) / d * color_data(e, q, i);
+            busiest = v > busiest ? v : busiest;
+        }
+        total += busiest * sizeof(double) * beta;
+    }
+    return total * (e->reduce_scatter + e->allgather);
+}
+
+static void visit(const tdm_schedule *s, const tdm_round_load *loads, void *context)
+{
+    const expectation *e = context;
+    const tdm_torus *t = e->t;
+    int nd = t->ndims, dl = longest(t), p = tdm_torus_ranks(t), coord[TDM_TORUS_MAX_DIMS], stride[TDM_TORUS_MAX_DIMS];
+    for (int i = nd - 1, st = 1; i >= 0; st *= t->dims[i--]) {
+        stride[i] = st;
+        coord[i] = s->rank / st % t->dims[i];
+    }
+    /* links: named, to the right neighbour, one message per link direction per round */
+    int wrong_peer = 0, shared = 0, unnamed = 0;
+    for (int r = 0; r < s->nrounds; r++) {
+        for (int l = 0; l < 2 * nd; l++)
+            shared += loads[r].link_messages[l] > 1;
+        for (int i = tdm_sched_round_begin(s, r); i < tdm_sched_round_end(s, r); i++) {
+            const tdm_action *a = &s->actions[i];
+            if (a->kind != TDM_ACT_SEND)
+                continue;
+            if (a->link < 0 || a->link >= 2 * nd) {
+                unnamed++;
+                continue;
+            }
+            int q = a->link / 2, delta = a->link % 2 ? -1 : 1, d = t->dims[q];
+            int moved = ((coord[q] + delta) % d + d) % d;
+            wrong_peer += a->peer != s->rank + (moved - coord[q]) * stride[q];
+            wrong_peer += !e->bidirectional && delta < 0;
+        }
+    }
+    expect(unnamed == 0, "every send of a torus bucket schedule names its link", e->where);
+    expect(wrong_peer == 0, "every send goes to the neighbour of the link it names", e->where);
+    expect(shared == 0, "no link direction carries two messages in a round", e->where);
+
+    /* bytes per link per phase: the reduce-scatter's phases first */
+    int halves = e->reduce_scatter + e->allgather, bad_link = 0;
+    long first = 0;
+    for (int h = 0; h < halves; h++) {
+        int allgather = !e->reduce_scatter || h == 1;
+        for (int ph = 0; ph < nd; ph++) {
+            int i = allgather ? nd - 1 - ph : ph; /* the allgather runs the phases in reverse */
+            long rounds = phase_rounds(e, i);
+            for (int l = 0; l < 2 * nd; l++) {
+                double bytes = 0;
+                for (long r = first; r < first + rounds && r < s->nrounds; r++)
+                    bytes += loads[r].link_bytes[l];
+                int q = l / 2, d = t->dims[q];
+                double want = (l % 2 && !e->bidirectional) ? 0 : (d - 1.0) / d * color_data(e, q, i) * sizeof(double);
+                bad_link += !close_to(bytes, want);
+            }
+            first += rounds;
+        }
+    }
+    (void)dl;
+    expect(bad_link == 0, "bytes per link per phase are (d_q-1)/d_q of the color's data", e->where);
+
+    double messages = 0, reduced = 0;
+    for (int r = 0; r < s->nrounds; r++)
+        messages += loads[r].messages, reduced += loads[r].reduced_bytes;
+    expect(close_to(messages, expected_messages(e)), "messages per rank: K sum(d_i - 1) per half, times segments",
+           e->where);
+    double want_reduced = e->reduce_scatter ? (p - 1.0) / p * e->n * sizeof(double) : 0;
+    expect(close_to(reduced, want_reduced), "bytes reduced per rank (p-1)/p n", e->where);
+}
+
+/* The phase-by-phase beta term of the schedules: in round t of phase i the busiest link carries the
+ * step of the largest color still active. */
+static double phased_beta(const expectation *e, double beta)
+{
+    const tdm_torus *t = e->t;
+    int nd = t->ndims, dl = longest(t);
+    double total = 0;
+    for (int i = 0; i < nd; i++)
+        for (int step = 0; step < dl - 1; step++) {
+            double busiest = 0;
+            for (int q = 0; q < nd; q++)
+                if (step < t->dims[q] - 1 && color_data(e, q, i) / t->dims[q] > busiest)
+                    busiest = color_data(e, q, i) / t->dims[q];
+            total += busiest * sizeof(double) * beta;
+        }
+    return total;
+}
+
+static void torus_case(const char *dims, int bidirectional)
+{
+    tdm_torus t;
+    tdm_torus_parse(dims, &t);
+    t.bidirectional = bidirectional;
+    tdm_torus real = t; /* the dimensions longer than 1, as the schedules name them */
+    real.ndims = 0;
+    for (int i = 0; i < t.ndims; i++)
+        if (t.dims[i] > 1)
+            real.dims[real.ndims++] = t.dims[i];
+    int p = tdm_torus_ranks(&t), k = real.ndims * (bidirectional ? 2 : 1);
+    long n = (long)p * k * 12;
+    for (int i = 0; i < real.ndims; i++)
+        n *= real.dims[i]; /* every group of every phase splits evenly */
+    int symmetric = 1;
+    for (int i = 1; i < real.ndims; i++)
+        symmetric &= real.dims[i] == real.dims[0];
+    const char *name = bidirectional ? "torus_bucket" : "torus_bucket_uni";
+    struct {
+        const char *collective;
+        tdm_cost_collective c;
+        int rs, ag;
+    } calls[3] = {{"reduce_scatter_block", TDM_COST_REDUCE_SCATTER, 1, 0},
+                  {"allgather", TDM_COST_ALLGATHER, 0, 1},
+                  {"allreduce", TDM_COST_ALLREDUCE, 1, 1}};
+    for (int c = 0; c < 3; c++) {
+        for (int cut = 0; cut < 2; cut++) {
+            char where[96];
+            snprintf(where, sizeof where, "%s %s on %s%s", calls[c].collective, name, dims, cut ? ", segments" : "");
+            long part = n / ((long)p * k); /* one owner's part of a color: divides every step */
+            expectation e = {&real, bidirectional, calls[c].rs, calls[c].ag, n, cut ? part : 0, where};
+            size_t segment_bytes = cut ? (size_t)part * sizeof(double) : (size_t)1 << 40;
+            tdm_algorithm_fn build = tdm_select_builder(calls[c].collective, name);
+            tdm_loggp beta_only = {0, 1e-9, 0}, alpha_only = {1e-6, 0, 0}, gamma_only = {0, 0, 1e-10};
+            tdm_schedule_cost cost;
+            double bytes = (double)n * sizeof(double);
+            int rc = tdm_cost_call(build, calls[c].c, &t, n, segment_bytes, &beta_only, &cost, visit, &e);
+            expect(rc == MPI_SUCCESS, "schedules build", where);
+            double formula = tdm_cost_torus_bucket(calls[c].c, &t, bytes, &beta_only);
+            double bound = tdm_cost_lower_bound(calls[c].c, &t, bytes, &beta_only);
+            if (cut) {
+                expect(close_to(cost.time, busiest_link_beta(&e, 1e-9)), "beta term: each phase its busiest link", where);
+                expect(cost.time <= formula * (1 + 1e-12), "beta term: within the closed form", where);
+            } else {
+                expect(close_to(cost.time, (calls[c].rs + calls[c].ag) * phased_beta(&e, 1e-9)),
+                       "beta term: the sum over rounds of the largest step", where);
+            }
+            if (symmetric) {
+                expect(close_to(cost.time, formula), "beta term: the closed form on a symmetric torus", where);
+                expect(close_to(cost.time, bound), "beta term: the lower bound on a symmetric torus", where);
+            }
+            tdm_cost_call(build, calls[c].c, &t, n, segment_bytes, &alpha_only, &cost, NULL, NULL);
+            expect(close_to(cost.time, expected_messages(&e) * 1e-6), "alpha term: alpha per message", where);
+            if (!cut)
+                expect(close_to(cost.time, tdm_cost_torus_bucket(calls[c].c, &t, bytes, &alpha_only)),
+                       "alpha term: the closed form", where);
+            tdm_cost_call(build, calls[c].c, &t, n, segment_bytes, &gamma_only, &cost, NULL, NULL);
+            expect(close_to(cost.time, tdm_cost_torus_bucket(calls[c].c, &t, bytes, &gamma_only)),
+                   "gamma term: the closed form", where);
+        }
+    }
+}
+
+int main(void)
+{
+    const char *tori[] = {"4x4x4", "8x4x2", "2x2x2", "3x5", "4x1x4", "6", "2"};
+    for (size_t i = 0; i < sizeof tori / sizeof tori[0]; i++)
+        for (int bidirectional = 0; bidirectional < 2; bidirectional++)
+            torus_case(tori[i], bidirectional);
+
+    /* the ring schedule (one segment per step) costs exactly the ring formula */
+    tdm_loggp m = {2e-6, 1e-9, 3e-10};
+    tdm_torus ring;
+    tdm_torus_parse("12", &ring);
+    const char *collective[3] = {"reduce_scatter_block", "allgather", "allreduce"};
+    for (int c = 0; c < 3; c++) {
+        tdm_schedule_cost cost;
+        long n = 12 * 1000;
+        tdm_cost_call(tdm_select_builder(collective[c], "ring"), (tdm_cost_collective)c, &ring, n, (size_t)1 << 40, &m,
+                      &cost, NULL, NULL);
+        expect(close_to(cost.time, tdm_cost_ring((tdm_cost_collective)c, 12, (double)n * sizeof(double), &m)),
+               "ring schedule = ring formula", collective[c]);
+    }
+    printf("test_schedule_cost: %d checks, %d failed: %s\n", checks, failures, failures ? "FAIL" : "PASS");
+    return failures != 0;
+}
