@@ -16,6 +16,9 @@
  */
 #include "bench.h"
 
+#include "../src/model/collective_costs.h"
+#include "../src/model/loggp.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +28,26 @@ enum { MODE_TANDEM, MODE_NATIVE_NB, MODE_NATIVE_BLOCKING, NMODES };
 static const char *mode_names[NMODES] = {"tandem", "mpi-nonblocking", "mpi-blocking"};
 
 static int rank, size;
+
+/* The model column: from this size up, with the parameters the library uses (TANDEM_LOGGP or its
+ * defaults), on the torus the library would use for MPI_COMM_WORLD. */
+#define MODEL_FROM_BYTES (1 << 20)
+static tdm_loggp loggp;
+static tdm_torus torus;
+
+static void model_setup(void)
+{
+    const char *setting = getenv("TANDEM_LOGGP"), *dims = getenv("TANDEM_TORUS_DIMS");
+    loggp = tdm_loggp_defaults();
+    if (setting && *setting)
+        tdm_loggp_parse_setting(setting, &loggp); /* TDM_Init has refused a malformed one */
+    if (!dims || !tdm_torus_parse(dims, &torus) || tdm_torus_ranks(&torus) != size) {
+        torus.ndims = 2;
+        torus.dims[0] = torus.dims[1] = 0;
+        MPI_Dims_create(size, 2, torus.dims);
+    }
+    torus.bidirectional = 1;
+}
 
 /* Starts (or, for blocking mode, runs) one collective. */
 static int run_once(const bench_collective *c, int mode, bench_buffers *b, TDM_Request *treq, MPI_Request *mreq)
@@ -126,6 +149,7 @@ int main(int argc, char **argv)
     }
     if (o.reps < 1)
         o.reps = 1;
+    model_setup();
 
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     int local = bench_ranks_on_node();
@@ -144,16 +168,19 @@ int main(int argc, char **argv)
         printf("MPI: %s (thread level %s)\n", version, level == MPI_THREAD_MULTIPLE ? "MPI_THREAD_MULTIPLE"
                                                          : level == MPI_THREAD_SINGLE ? "MPI_THREAD_SINGLE"
                                                                                        : "FUNNELED/SERIALIZED");
-        printf("median seconds per operation over %d repetitions (min..max); ratio = tandem / best native\n\n",
+        printf("median seconds per operation over %d repetitions (min..max); ratio = tandem / best native\n",
                o.reps);
-        printf("%-21s %9s  %-28s %-28s %-28s %6s  %s\n", "collective", "bytes", "mpi-blocking", "mpi-nonblocking",
-               "tandem", "ratio", "tandem algorithm");
+        printf("model: the LogGP cost of Tandem's algorithm from %d MiB (alpha %.3g s, beta %.3g s/B, gamma %.3g s/B%s)\n\n",
+               MODEL_FROM_BYTES >> 20, loggp.alpha, loggp.beta, loggp.gamma,
+               getenv("TANDEM_LOGGP") ? ", TANDEM_LOGGP" : ", built-in; measure them with tandem-model loggp");
+        printf("%-21s %9s  %-28s %-28s %-28s %6s  %-10s %s\n", "collective", "bytes", "mpi-blocking", "mpi-nonblocking",
+               "tandem", "ratio", "model", "tandem algorithm");
         csv = fopen(o.csv_path, "w");
         if (!csv)
             fprintf(stderr, "tandem-bench: cannot write %s\n", o.csv_path);
         else
             fprintf(csv, "collective,bytes,ranks,ranks_per_node,cores,oversubscribed,mode,algorithm,repetitions,"
-                         "iterations,median_s,min_s,max_s\n");
+                         "iterations,median_s,min_s,max_s,model_s\n");
     }
 
     for (int ci = 0; ci < BENCH_NCOLLECTIVES; ci++) {
@@ -177,6 +204,8 @@ int main(int argc, char **argv)
                     samples[m][r] = time_mode(c, m, &b, iters);
             char alg[64];
             tandem_algorithm(c, &b, alg, sizeof alg);
+            double vector_bytes = (double)bytes * (c->per_rank_blocks ? size : 1);
+            double model = bytes >= MODEL_FROM_BYTES ? tdm_cost_of_algorithm(alg, &torus, vector_bytes, &loggp) : -1;
             if (rank == 0) {
                 double med[NMODES], lo[NMODES], hi[NMODES];
                 for (int m = 0; m < NMODES; m++) {
@@ -190,13 +219,16 @@ int main(int argc, char **argv)
                 char cell[NMODES][64];
                 for (int m = 0; m < NMODES; m++)
                     snprintf(cell[m], sizeof cell[m], "%.3g (%.3g..%.3g)", med[m], lo[m], hi[m]);
-                printf("%-21s %9ld  %-28s %-28s %-28s %6.2f  %s\n", c->name, bytes, cell[MODE_NATIVE_BLOCKING],
-                       cell[MODE_NATIVE_NB], cell[MODE_TANDEM], med[MODE_TANDEM] / best, alg);
+                char predicted[32] = "";
+                if (model > 0)
+                    snprintf(predicted, sizeof predicted, "%.3g", model);
+                printf("%-21s %9ld  %-28s %-28s %-28s %6.2f  %-10s %s\n", c->name, bytes, cell[MODE_NATIVE_BLOCKING],
+                       cell[MODE_NATIVE_NB], cell[MODE_TANDEM], med[MODE_TANDEM] / best, predicted, alg);
                 fflush(stdout);
                 for (int m = 0; csv && m < NMODES; m++)
-                    fprintf(csv, "%s,%ld,%d,%d,%ld,%d,%s,%s,%d,%d,%.9g,%.9g,%.9g\n", c->name, bytes, size, local,
+                    fprintf(csv, "%s,%ld,%d,%d,%ld,%d,%s,%s,%d,%d,%.9g,%.9g,%.9g,%s\n", c->name, bytes, size, local,
                             cores, local > cores, mode_names[m], m == MODE_TANDEM ? alg : "native", o.reps, iters,
-                            med[m], lo[m], hi[m]);
+                            med[m], lo[m], hi[m], m == MODE_TANDEM ? predicted : "");
             }
             bench_buffers_free(&b);
         }

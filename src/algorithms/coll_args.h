@@ -77,6 +77,8 @@ typedef struct tdm_coll_args {
                                communicator's Cartesian topology, TANDEM_TORUS_DIMS or a
                                factorization of size; 0: a ring */
     int torus_dims[TDM_TORUS_MAX_DIMS];
+    int torus_network;      /* the torus is the network's (TANDEM_TORUS_DIMS): selection may count on
+                               its 2N links per rank */
 } tdm_coll_args;
 
 /* Address of element i of a buffer of the given geometry. */

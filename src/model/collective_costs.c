@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 int tdm_torus_ranks(const tdm_torus *t)
 {
@@ -153,4 +154,33 @@ double tdm_cost_recursive_doubling_allreduce(int p, double n, const tdm_loggp *m
 double tdm_cost_rabenseifner_allreduce(int p, double n, const tdm_loggp *m)
 {
     return 2 * ceil(log2(p)) * m->alpha + 2 * fraction(p) * n * m->beta + fraction(p) * n * m->gamma;
+}
+
+double tdm_cost_of_algorithm(const char *full_name, const tdm_torus *t, double bytes, const tdm_loggp *m)
+{
+    static const struct {
+        const char *prefix;
+        tdm_cost_collective c;
+    } collectives[] = {{"allreduce_", TDM_COST_ALLREDUCE},
+                       {"reduce_scatter_", TDM_COST_REDUCE_SCATTER},
+                       {"allgather_", TDM_COST_ALLGATHER}};
+    int p = tdm_torus_ranks(t);
+    for (size_t i = 0; i < sizeof collectives / sizeof collectives[0]; i++) {
+        size_t len = strlen(collectives[i].prefix);
+        if (strncmp(full_name, collectives[i].prefix, len) != 0)
+            continue;
+        const char *alg = full_name + len;
+        tdm_cost_collective c = collectives[i].c;
+        tdm_torus torus = *t;
+        torus.bidirectional = strcmp(alg, "torus_bucket_uni") != 0;
+        if (!strcmp(alg, "ring"))
+            return tdm_cost_ring_pipelined(c, p, bytes, m);
+        if (!strcmp(alg, "torus_bucket") || !strcmp(alg, "torus_bucket_uni"))
+            return tdm_cost_torus_bucket(c, &torus, bytes, m);
+        if (c == TDM_COST_ALLREDUCE && !strcmp(alg, "rabenseifner"))
+            return tdm_cost_rabenseifner_allreduce(p, bytes, m);
+        if (c == TDM_COST_ALLREDUCE && !strcmp(alg, "recursive_doubling"))
+            return tdm_cost_recursive_doubling_allreduce(p, bytes, m);
+    }
+    return -1;
 }

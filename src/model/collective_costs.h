@@ -52,6 +52,9 @@ double tdm_cost_pipelined_step(double m_elems, int segments, const tdm_loggp *m)
 /* The ring with its reduce-scatter steps pipelined in tdm_best_segments segments (what allreduce_ring
  * and reduce_scatter_ring run when no segment size is forced). */
 double tdm_cost_ring_pipelined(tdm_cost_collective c, int p, double n, const tdm_loggp *m);
+/* The modelled cost of an algorithm by its full name ("allreduce_ring", "allgather_torus_bucket",
+ * ...) for a vector of `bytes` in all on the torus t (its ranks: p); negative if the model has none. */
+double tdm_cost_of_algorithm(const char *full_name, const tdm_torus *t, double bytes, const tdm_loggp *m);
 double tdm_cost_recursive_doubling_allreduce(int p, double n, const tdm_loggp *m);
 double tdm_cost_rabenseifner_allreduce(int p, double n, const tdm_loggp *m);
 

@@ -87,7 +87,7 @@ static double half_round_trip(MPI_Comm comm, int rank, char *buf, int bytes, int
 
 int tdm_loggp_measure(MPI_Comm comm, int reps, tdm_loggp *m)
 {
-    enum { LARGE = 16 << 20, SMALL = 1 << 20 };
+    enum { LARGE = 16 << 20, SMALL = 1 << 20, MEDIUM = 256 << 10 };
     int rank, size;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
@@ -102,10 +102,16 @@ int tdm_loggp_measure(MPI_Comm comm, int reps, tdm_loggp *m)
     }
     memset(buf, 1, LARGE);
     double v[3] = {0, 0, 0};
-    v[0] = half_round_trip(comm, rank, buf, 1, reps, times);
+    double latency = half_round_trip(comm, rank, buf, 1, reps, times);
+    double t_medium = half_round_trip(comm, rank, buf, MEDIUM, reps, times);
     double t_small = half_round_trip(comm, rank, buf, SMALL, reps, times);
     double t_large = half_round_trip(comm, rank, buf, LARGE, reps, times);
     v[1] = (t_large - t_small) / (LARGE - SMALL);
+    /* the start-up of the large messages the model cuts into segments (a rendezvous, often several
+     * times the latency of a short message): where the line through the large sizes meets 256 KiB */
+    v[0] = t_medium - v[1] * MEDIUM;
+    if (v[0] < latency)
+        v[0] = latency;
     int n = LARGE / (int)sizeof(double);
     for (int i = 0; i < n; i++)
         a[i] = 1.0 + i % 7, b[i] = 2.0 - i % 5;

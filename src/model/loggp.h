@@ -23,8 +23,9 @@ int tdm_loggp_parse_setting(const char *setting, tdm_loggp *m);
 int tdm_loggp_write(FILE *out, const tdm_loggp *m, const char *how);
 
 /*
- * Measures the parameters between ranks 0 and 1 of comm (the others wait): alpha is half the round
- * trip of a 1-byte message, beta the slope of half the round trip between 1 and 16 MiB, gamma
+ * Measures the parameters between ranks 0 and 1 of comm (the others wait): beta is the slope of half
+ * the round trip between 1 and 16 MiB; alpha the start-up of a large message, half the round trip of
+ * 256 KiB less its bytes times beta (at least a 1-byte message's half round trip); gamma
  * MPI_Reduce_local's time per byte of MPI_SUM over doubles (16 MiB). Medians of reps; every rank gets
  * the result. Collective over comm, which needs two ranks or more.
  */

@@ -11,7 +11,6 @@
 /* Thresholds of the automatic choice (bytes are of the whole vector unless named per block). */
 #define BCAST_LONG_BYTES (512 * 1024)          /* scatter + ring allgather from here, p >= 3 */
 #define ALLREDUCE_SHORT_BYTES (8 * 1024)       /* recursive doubling below */
-#define ALLREDUCE_RING_BYTES (256 * 1024)      /* ring from here (commutative ops) */
 #define GATHER_LONG_BLOCK_BYTES (32 * 1024)    /* linear gather/scatter from here: no forwarding */
 #define ALLGATHER_SHORT_BYTES (64 * 1024)      /* Bruck / recursive doubling below, ring above */
 #define ALLTOALL_SHORT_BLOCK_BYTES 256         /* Bruck for short blocks on many ranks */
@@ -49,6 +48,37 @@ static const tdm_algorithm scan_algs[] = {ALG(scan, recursive_doubling, 0), ALG(
 static const tdm_algorithm exscan_algs[] = {ALG(exscan, recursive_doubling, 0),
                                             ALG(exscan, linear, 0)};
 
+/*
+ * Large messages: the algorithm of least modelled cost (collective_costs.h, with the machine's LogGP
+ * parameters). The torus bucket counts only on a torus the network is (a->torus_network); otherwise a
+ * rank has one port and the bucket algorithm has nothing over the ring but more messages.
+ */
+static int torus_is_network(const tdm_coll_args *a, tdm_torus *t)
+{
+    if (!a->torus_network)
+        return 0;
+    t->ndims = a->torus_ndims;
+    for (int i = 0; i < a->torus_ndims; i++)
+        t->dims[i] = a->torus_dims[i];
+    t->bidirectional = 1;
+    return 1;
+}
+
+/* Among ring (index ring), torus bucket (index torus) and, if other >= 0, other_cost: the cheapest;
+ * ties go to the ring, the one measured fastest here. */
+static int cheapest(const tdm_coll_args *a, tdm_cost_collective c, double bytes, int ring, int torus, int other,
+                    double other_cost)
+{
+    tdm_torus t;
+    int best = ring;
+    double best_cost = tdm_cost_ring_pipelined(c, a->size, bytes, &a->loggp);
+    if (other >= 0 && other_cost < best_cost)
+        best = other, best_cost = other_cost;
+    if (torus_is_network(a, &t) && tdm_cost_torus_bucket(c, &t, bytes, &a->loggp) < best_cost)
+        best = torus;
+    return best;
+}
+
 /* Index of the automatic choice for a call. */
 typedef int (*chooser)(const tdm_coll_args *a);
 
@@ -70,7 +100,12 @@ static int choose_allreduce(const tdm_coll_args *a)
         return 3; /* split-tree mode: the tree form (reduce + bcast), cut between the threads */
     if (bytes < ALLREDUCE_SHORT_BYTES || a->count < a->size)
         return 0;
-    return a->commutative && bytes >= ALLREDUCE_RING_BYTES ? 2 : 1;
+    if (!a->commutative)
+        return 1;
+    double rabenseifner = tdm_cost_rabenseifner_allreduce(a->size, (double)bytes, &a->loggp);
+    if ((a->size & (a->size - 1)) != 0) /* the fold to a power of two: one more vector each way */
+        rabenseifner += 2 * (a->loggp.alpha + (double)bytes * a->loggp.beta) + (double)bytes * a->loggp.gamma;
+    return cheapest(a, TDM_COST_ALLREDUCE, (double)bytes, 2, 4, 1, rabenseifner);
 }
 
 static int choose_gather(const tdm_coll_args *a)
@@ -87,12 +122,24 @@ static int choose_scatter(const tdm_coll_args *a)
 
 static int choose_allgather(const tdm_coll_args *a)
 {
-    if (recv_block_bytes(a) * a->size >= ALLGATHER_SHORT_BYTES)
-        return 1;
+    double bytes = (double)recv_block_bytes(a) * a->size;
+    if (bytes >= ALLGATHER_SHORT_BYTES)
+        return cheapest(a, TDM_COST_ALLGATHER, bytes, 1, 3, -1, 0);
     return (a->size & (a->size - 1)) == 0 ? 2 : 0;
 }
 
-static int choose_reduce_scatter(const tdm_coll_args *a) { return a->commutative ? 1 : 0; }
+static int choose_reduce_scatter(const tdm_coll_args *a)
+{
+    if (!a->commutative)
+        return 0;
+    double bytes = 0;
+    if (a->kind == TDM_COLL_REDUCE_SCATTER_BLOCK)
+        bytes = (double)a->count * a->size * a->dtype.size;
+    else
+        for (int r = 0; r < a->size; r++)
+            bytes += (double)a->recvcounts[r] * a->dtype.size;
+    return cheapest(a, TDM_COST_REDUCE_SCATTER, bytes, 1, 2, -1, 0);
+}
 
 static int choose_alltoall(const tdm_coll_args *a)
 {

@@ -2,6 +2,8 @@
  * The torus the ranks of a communicator form, for the torus_bucket algorithms: the communicator's
  * Cartesian topology when it has one (MPI_Cart_create), else TANDEM_TORUS_DIMS (such as 16x16x16, if
  * its product is the communicator's size), else a balanced 2-D factorization (MPI_Dims_create).
+ * Only TANDEM_TORUS_DIMS says that the network itself is that torus (an application's Cartesian
+ * topology describes its data, not its links), so only then does selection count on 2N links.
  */
 #include "select.h"
 
@@ -35,6 +37,7 @@ void tdm_torus_of(MPI_Comm comm, tdm_coll_args *a)
         }
     }
     if (env_torus.ndims > 0 && tdm_torus_ranks(&env_torus) == a->size) {
+        a->torus_network = 1;
         a->torus_ndims = env_torus.ndims;
         memcpy(a->torus_dims, env_torus.dims, sizeof(int) * (size_t)env_torus.ndims);
         return;
