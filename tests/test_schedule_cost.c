@@ -108,7 +108,7 @@ static void visit(const tdm_schedule *s, const tdm_round_load *loads, void *cont
 {
     const expectation *e = context;
     const tdm_torus *t = e->t;
-    int nd = t->ndims, dl = longest(t), p = tdm_torus_ranks(t), coord[TDM_TORUS_MAX_DIMS], stride[TDM_TORUS_MAX_DIMS];
+    int nd = t->ndims, p = tdm_torus_ranks(t), coord[TDM_TORUS_MAX_DIMS], stride[TDM_TORUS_MAX_DIMS];
     for (int i = nd - 1, st = 1; i >= 0; st *= t->dims[i--]) {
         stride[i] = st;
         coord[i] = s->rank / st % t->dims[i];
@@ -155,7 +155,6 @@ static void visit(const tdm_schedule *s, const tdm_round_load *loads, void *cont
             first += rounds;
         }
     }
-    (void)dl;
     expect(bad_link == 0, "bytes per link per phase are (d_q-1)/d_q of the color's data", e->where);
 
     double messages = 0, reduced = 0;

@@ -13,15 +13,14 @@ void *tdm_tmp_elems(tdm_schedule *s, const tdm_typeinfo *t, MPI_Aint count)
 
 int tdm_segments(const tdm_coll_args *a, MPI_Aint elems, int reduces)
 {
-    double bytes = (double)elems * a->dtype.size;
-    double k = 1;
+    double bytes = (double)elems * a->dtype.size, k = 1;
     if (elems <= 1 || bytes <= 0)
         return 1;
     if (a->segment_bytes > 0)
         k = ceil(bytes / (double)a->segment_bytes);
     else if (reduces)
         k = tdm_best_segments(bytes, &a->loggp);
-    return k > (double)elems ? (int)(elems < (1 << 20) ? elems : 1 << 20) : (int)fmin(k, 1 << 20);
+    return (int)fmin(k, fmin((double)elems, 1 << 20)); /* never an empty segment */
 }
 
 void tdm_reduce_from_lower(tdm_schedule *s, const tdm_coll_args *a, const void *lower, void *acc,

@@ -71,7 +71,7 @@ void tdm_ring_reduce_scatter(tdm_schedule *s, const tdm_coll_args *a, const void
         int step = u / nseg, k = u % nseg;
         int sb = (r - step - 1 + p) % p, rb = (r - step - 2 + 2 * p) % p;
         /* the segment sent was reduced last round only if a step has one segment */
-        int send_waits = u > 0 && step > 0 && nseg == 1;
+        int send_waits = step > 0 && nseg == 1;
         if (u < units) {
             tdm_sched_recv(s, tdm_elem(partial[step % 2], t, SEG_FIRST(rb, k)), SEG_COUNT(rb, k), a->datatype,
                            left);

@@ -100,7 +100,7 @@ int TDM_Init(int *argc, char ***argv)
         int rank = 0;
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
         if (rank == 0)
-            fprintf(stderr, "tandem %d.%d: %s progress, placement %s, segment %zu bytes\n",
+            fprintf(stderr, "tandem %d.%d: %s progress, placement %s, segment %zu bytes (0: the model's)\n",
                     TANDEM_VERSION_MAJOR, TANDEM_VERSION_MINOR,
                     tdm_progress_current() == TDM_PROGRESS_THREAD ? "thread" : "inline", placement_text,
                     tdm_global.segment_bytes);

@@ -53,35 +53,33 @@ static double links(const tdm_torus *t)
 /* A ring is a 1-D torus whose messages all go one way. */
 static double fraction(int p) { return (double)(p - 1) / p; }
 
+/* Every collective here is a reduce-scatter half, an allgather half, or both in sequence. */
+static double of_halves(tdm_cost_collective c, double reduce_scatter, double allgather)
+{
+    switch (c) {
+    case TDM_COST_REDUCE_SCATTER:
+        return reduce_scatter;
+    case TDM_COST_ALLGATHER:
+        return allgather;
+    case TDM_COST_ALLREDUCE:
+        return reduce_scatter + allgather;
+    }
+    return 0;
+}
+
 double tdm_cost_lower_bound(tdm_cost_collective c, const tdm_torus *t, double n, const tdm_loggp *m)
 {
     int p = tdm_torus_ranks(t);
     double bandwidth = fraction(p) * n * m->beta / links(t);
     double compute = fraction(p) * n * m->gamma;
-    switch (c) {
-    case TDM_COST_REDUCE_SCATTER:
-        return bandwidth + compute;
-    case TDM_COST_ALLGATHER:
-        return bandwidth;
-    case TDM_COST_ALLREDUCE:
-        return 2 * bandwidth + compute;
-    }
-    return 0;
+    return of_halves(c, bandwidth + compute, bandwidth);
 }
 
 double tdm_cost_ring(tdm_cost_collective c, int p, double n, const tdm_loggp *m)
 {
     double step = (p - 1) * m->alpha + fraction(p) * n * m->beta;
     double compute = fraction(p) * n * m->gamma;
-    switch (c) {
-    case TDM_COST_REDUCE_SCATTER:
-        return step + compute;
-    case TDM_COST_ALLGATHER:
-        return step;
-    case TDM_COST_ALLREDUCE:
-        return 2 * step + compute;
-    }
-    return 0;
+    return of_halves(c, step + compute, step);
 }
 
 int tdm_best_segments(double m_elems, const tdm_loggp *m)
@@ -90,7 +88,7 @@ int tdm_best_segments(double m_elems, const tdm_loggp *m)
     if (m_elems <= 1 || overlapped <= 0 || m->alpha <= 0)
         return 1;
     double k = floor(sqrt(m_elems * overlapped / m->alpha) + 0.5);
-    return k < 1 ? 1 : k > m_elems ? (int)fmin(m_elems, 1 << 20) : (int)fmin(k, 1 << 20);
+    return (int)fmax(1, fmin(k, fmin(m_elems, 1 << 20)));
 }
 
 double tdm_cost_pipelined_step(double m_elems, int segments, const tdm_loggp *m)
@@ -103,15 +101,7 @@ double tdm_cost_ring_pipelined(tdm_cost_collective c, int p, double n, const tdm
     double block = n / p;
     double rs = (p - 1) * tdm_cost_pipelined_step(block, tdm_best_segments(block, m), m);
     double ag = (p - 1) * (m->alpha + block * m->beta);
-    switch (c) {
-    case TDM_COST_REDUCE_SCATTER:
-        return rs;
-    case TDM_COST_ALLGATHER:
-        return ag;
-    case TDM_COST_ALLREDUCE:
-        return rs + ag;
-    }
-    return 0;
+    return of_halves(c, rs, ag);
 }
 
 /* The multi-color bucket reduce-scatter or allgather (without gamma). */
@@ -135,15 +125,7 @@ static double bucket_half(const tdm_torus *t, double n, const tdm_loggp *m, int 
 
 double tdm_cost_torus_bucket(tdm_cost_collective c, const tdm_torus *t, double n, const tdm_loggp *m)
 {
-    switch (c) {
-    case TDM_COST_REDUCE_SCATTER:
-        return bucket_half(t, n, m, 1);
-    case TDM_COST_ALLGATHER:
-        return bucket_half(t, n, m, 0);
-    case TDM_COST_ALLREDUCE:
-        return bucket_half(t, n, m, 1) + bucket_half(t, n, m, 0);
-    }
-    return 0;
+    return of_halves(c, bucket_half(t, n, m, 1), bucket_half(t, n, m, 0));
 }
 
 double tdm_cost_recursive_doubling_allreduce(int p, double n, const tdm_loggp *m)

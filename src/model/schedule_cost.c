@@ -116,11 +116,13 @@ int tdm_cost_call(tdm_algorithm_fn build, tdm_cost_collective collective, const 
     a.commutative = 1;
     a.reduce_basic = MPI_DATATYPE_NULL;
     long block = n / a.size;
+    if (n < 0 || n > 2147483647L) /* MPI's int counts */
+        return MPI_ERR_COUNT;
     /* the builders only record addresses in these; nothing reads or writes them */
     double *send = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1)), *recv = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
-    if (!send || !recv || n > 2147483647L) {
+    if (!send || !recv) {
         free(send), free(recv);
-        return send && recv ? MPI_ERR_COUNT : MPI_ERR_NO_MEM;
+        return MPI_ERR_NO_MEM;
     }
     a.sendbuf = send;
     a.recvbuf = recv;
