@@ -69,6 +69,24 @@ static void smaller_nodes(void)
     expect(layout_core(&none, 8, 2, task_core, 6, 0), -1, "none", 0);
 }
 
+/* Color threads: an explicit list is dealt task by task, then lane by lane; other policies keep every
+ * lane on the task's one communication core. */
+static void color_threads(void)
+{
+    int numa[4] = {0, 0, 0, 0}, task_core[2] = {0, 1};
+    tdm_node_layout node = {4, numa, 2, task_core};
+    tdm_placement_policy list = {.kind = TDM_PLACE_LIST, .list = {0, 1, 2, 3}, .nlist = 4};
+    for (int t = 0; t < 2; t++)
+        for (int l = 0; l < 4; l++)
+            expect(tdm_placement_lane_core(&list, &node, t, l), (t + 2 * l) % 4, "cores:0-3, 2 tasks, lane of task 0/1",
+                   10 * t + l);
+    tdm_placement_policy bind = {.kind = TDM_PLACE_BIND}, none = {.kind = TDM_PLACE_NONE};
+    for (int l = 0; l < 3; l++) {
+        expect(tdm_placement_lane_core(&bind, &node, 1, l), 1, "bind, task 1, lane", l);
+        expect(tdm_placement_lane_core(&none, &node, 1, l), -1, "none, task 1, lane", l);
+    }
+}
+
 static void parsing(void)
 {
     tdm_placement_policy p;
@@ -93,6 +111,7 @@ int main(void)
 {
     figures_of_the_design();
     smaller_nodes();
+    color_threads();
     parsing();
     printf("test_placement: %d checks, %d failed: %s\n", checks, failures, failures ? "FAIL" : "PASS");
     return failures ? 1 : 0;

@@ -4,13 +4,45 @@
  * strided derived datatype), reduce_scatter with uneven and zero counts, reduce_scatter_block in place
  * and allgather (in place and not), on vectors shorter than the ranks and of lengths that do not
  * divide; every result compared with MPI's. The schedule dump must name the torus. Run it also with
- * TANDEM_SEGMENT_BYTES set small, so that every bucket step is cut into many segments.
+ * TANDEM_SEGMENT_BYTES set small, so that every bucket step is cut into many segments, and with
+ * TANDEM_COLOR_THREADS, so that calls run in lanes (the dump must list them), inline and on threads.
  */
 #include "harness.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static int value(int r, int i) { return r * 1000 + i * 7 - 3; }
+
+/* The lanes a call is built in under TANDEM_COLOR_THREADS=k: one per sub-color at most (2 per
+ * dimension longer than 1 when bidirectional, 1 when not); none for an in-place reduce-scatter. */
+static int expected_lanes(const int *dims, int ndims, const char *form, int in_place_reduce_scatter)
+{
+    const char *env = getenv("TANDEM_COLOR_THREADS");
+    int wanted = env ? atoi(env) : 1, sub = 0;
+    for (int i = 0; i < ndims; i++)
+        sub += dims[i] > 1;
+    sub *= strstr(form, "uni") ? 1 : 2;
+    int lanes = wanted < sub ? wanted : sub;
+    return in_place_reduce_scatter || lanes < 1 ? 1 : lanes;
+}
+
+/* The dump must say the call runs in `lanes` lanes (every lane's schedule listed), or in one. */
+static void check_dump_lanes(TDM_Request req, int lanes, const char *what)
+{
+    char *dump = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&dump, &len);
+    TDM_Request_dump(req, out);
+    fclose(out);
+    char expected[64];
+    snprintf(expected, sizeof expected, "lane %d of %d", lanes - 1, lanes);
+    if (lanes > 1)
+        check(dump && strstr(dump, expected), "the dump of %s should list %s: %s", what, expected, dump ? dump : "");
+    else
+        check(dump && !strstr(dump, "lane "), "the dump of %s should show one lane: %s", what, dump ? dump : "");
+    free(dump);
+}
 
 static void check_dump_names_torus(TDM_Request req, const int *dims, int ndims, const char *form)
 {
@@ -49,8 +81,10 @@ static void on_torus(MPI_Comm cart, const int *dims, int ndims, const char *form
             send[i] = value(rank, i);
         TDM_Request req;
         CHECK_TDM(TDM_Iallreduce(send, got, n, MPI_INT, MPI_SUM, cart, &req));
-        if (size > 1 && n == max_n)
+        if (size > 1 && n == max_n) {
             check_dump_names_torus(req, dims, ndims, form);
+            check_dump_lanes(req, expected_lanes(dims, ndims, form, 0), "an allreduce");
+        }
         CHECK_TDM(TDM_Wait(&req, MPI_STATUS_IGNORE));
         MPI_Allreduce(send, want, n, MPI_INT, MPI_SUM, cart);
         check(memcmp(got, want, sizeof(int) * (size_t)n) == 0, "allreduce %s, %d elements", where, n);
@@ -88,12 +122,18 @@ static void on_torus(MPI_Comm cart, const int *dims, int ndims, const char *form
 
         int block = n / size;
         memcpy(got, send, sizeof(int) * (size_t)block * size);
-        CHECK_TDM(TDM_Reduce_scatter_block(MPI_IN_PLACE, got, block, MPI_INT, MPI_SUM, cart));
+        CHECK_TDM(TDM_Ireduce_scatter_block(MPI_IN_PLACE, got, block, MPI_INT, MPI_SUM, cart, &req));
+        if (size > 1 && n == max_n)
+            check_dump_lanes(req, expected_lanes(dims, ndims, form, 1), "an in-place reduce_scatter_block");
+        CHECK_TDM(TDM_Wait(&req, MPI_STATUS_IGNORE));
         MPI_Reduce_scatter_block(send, want, block, MPI_INT, MPI_SUM, cart);
         check(memcmp(got, want, sizeof(int) * (size_t)block) == 0, "in-place reduce_scatter_block %s, block %d", where,
               block);
 
-        CHECK_TDM(TDM_Allgather(send, block, MPI_INT, got, block, MPI_INT, cart));
+        CHECK_TDM(TDM_Iallgather(send, block, MPI_INT, got, block, MPI_INT, cart, &req));
+        if (size > 1 && n == max_n)
+            check_dump_lanes(req, expected_lanes(dims, ndims, form, 0), "an allgather");
+        CHECK_TDM(TDM_Wait(&req, MPI_STATUS_IGNORE));
         MPI_Allgather(send, block, MPI_INT, want, block, MPI_INT, cart);
         check(memcmp(got, want, sizeof(int) * (size_t)block * size) == 0, "allgather %s, block %d", where, block);
 

@@ -155,6 +155,16 @@ void tdm_agent_start(struct tdm_request *req)
         req->agent = TDM_PROGRESS_INLINE;
         tdm_inline_start(req);
     }
+    /* The other lanes of the call: color threads under the thread agent, else interleaved inline.
+     * (Calls in lanes are never split: split schedules are trees.) */
+    for (struct tdm_request *lane = req->lane_next; lane; lane = lane->lane_next) {
+        lane->split_tail = 0;
+        lane->agent = req->agent;
+        if (lane->agent == TDM_PROGRESS_THREAD)
+            tdm_thread_agent_hand_over(lane);
+        else
+            tdm_inline_start(lane);
+    }
 }
 
 void tdm_agent_progress(void) { tdm_inline_progress(); /* it also hands over pending requests */ }

@@ -44,7 +44,11 @@ static void complete(struct tdm_request *req)
     unlink_running(req);
     if (tdm_exec_all_done(&req->exec)) /* not after the first segment of a split schedule */
         tdm_shadow_release(req->shadow, req);
-    tdm_request_mark_done_here(req);
+    struct tdm_request *whole = tdm_request_lane_finished(req); /* a call in lanes: its last lane */
+    if (req->lane_parent)
+        tdm_request_mark_done_here(req);
+    if (whole)
+        tdm_request_mark_done_here(whole);
 }
 
 /* Advances one request; completes it when its schedule is done. */

@@ -1,5 +1,6 @@
 /*
- * The thread agent: one progress thread per process drives every schedule handed to it.
+ * The thread agent: one progress thread per process drives every schedule handed to it; a call built in
+ * lanes (TANDEM_COLOR_THREADS) has its lanes 1.. driven by color threads, one per lane number.
  *
  * Hand-off is a lock-free stack: the application pushes a request with one compare-and-swap and the
  * progress thread takes the whole stack with one exchange, so no lock is ever held while the progress
@@ -41,21 +42,31 @@
 #define cpu_relax() ((void)0)
 #endif
 
-static pthread_t thread;
-static int thread_started;
+/*
+ * A worker: one thread and the requests it drives. Worker 0 is the progress thread; workers 1.. are
+ * color threads (TANDEM_COLOR_THREADS), started when the first lane of their number arrives: lane l
+ * of a call runs on worker l.
+ */
+typedef struct worker {
+    int index;
+    pthread_t thread;
+    int started;                  /* atomic; changed under start_lock */
+    struct tdm_request *incoming; /* the hand-off stack (atomic) */
+    int stop;                     /* atomic: finalize asks the thread to leave */
+    pthread_mutex_t wake_lock;
+    pthread_cond_t wake_cond;
+    int sleeping;                 /* atomic: the thread sleeps on wake_cond */
+    struct tdm_request *mine;     /* its running requests (active_prev/next are free while it owns them) */
+} worker;
 
-static struct tdm_request *incoming; /* the hand-off stack (atomic) */
-static int stop;                     /* atomic: finalize asks the thread to leave */
-
-static pthread_mutex_t wake_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t wake_cond = PTHREAD_COND_INITIALIZER;
-static int sleeping; /* atomic: the thread sleeps on wake_cond */
+static worker workers[TDM_MAX_LANES];
+static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER; /* starting and stopping workers */
 
 static pthread_mutex_t done_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t done_cond = PTHREAD_COND_INITIALIZER;
 static int waiters;                /* atomic: application threads sleeping on done_cond */
-static unsigned long completions;  /* atomic: requests the thread completed */
-static unsigned long handed_over;  /* atomic: application threads hand over */
+static unsigned long completions;  /* atomic: requests the workers completed (the user's, not lanes) */
+static unsigned long handed_over;  /* atomic: application threads hand over (the user's requests) */
 
 /* Application side: requests whose shadow is not ready yet (several application threads may start
  * collectives at once: under pending_lock; npending is read without it). */
@@ -63,37 +74,41 @@ static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct tdm_request *pending;
 static int npending;
 
-/* ---- the progress thread ---- */
+/* ---- a worker thread ---- */
 
-/* The thread's own list of running requests (active_prev/next are free while it owns them). */
-static struct tdm_request *mine;
-
-static void link_mine(struct tdm_request *req)
+static void link_mine(worker *w, struct tdm_request *req)
 {
     req->active_prev = NULL;
-    req->active_next = mine;
-    if (mine)
-        mine->active_prev = req;
-    mine = req;
+    req->active_next = w->mine;
+    if (w->mine)
+        w->mine->active_prev = req;
+    w->mine = req;
 }
 
-static void complete(struct tdm_request *req)
+/* The request's schedule is done: the request completes, or for a call in lanes, its last lane
+ * completes the user's request. */
+static void complete(worker *w, struct tdm_request *req)
 {
     if (req->active_prev)
         req->active_prev->active_next = req->active_next;
     else
-        mine = req->active_next;
+        w->mine = req->active_next;
     if (req->active_next)
         req->active_next->active_prev = req->active_prev;
     req->active_prev = req->active_next = NULL;
-    tdm_request_mark_done(req);
-    __atomic_add_fetch(&completions, 1, __ATOMIC_SEQ_CST);
+    struct tdm_request *whole = tdm_request_lane_finished(req);
+    if (req->lane_parent)
+        tdm_request_mark_done(req); /* for tag wraps; after this only the application touches it */
+    if (whole) {
+        tdm_request_mark_done(whole);
+        __atomic_add_fetch(&completions, 1, __ATOMIC_SEQ_CST);
+    }
 }
 
 /* Takes the requests handed over since last time, oldest first, and posts their first rounds. */
-static int take_incoming(void)
+static int take_incoming(worker *w)
 {
-    struct tdm_request *stack = __atomic_exchange_n(&incoming, NULL, __ATOMIC_ACQUIRE), *fifo = NULL;
+    struct tdm_request *stack = __atomic_exchange_n(&w->incoming, NULL, __ATOMIC_ACQUIRE), *fifo = NULL;
     if (!stack)
         return 0;
     while (stack) { /* the stack holds the newest first */
@@ -104,7 +119,7 @@ static int take_incoming(void)
     }
     for (struct tdm_request *req = fifo, *next; req; req = next) {
         next = req->handoff_next;
-        link_mine(req);
+        link_mine(w, req);
         tdm_request_bind_comm(req); /* the shadow is ready: this only binds */
         tdm_exec_kick(&req->exec);
     }
@@ -112,13 +127,13 @@ static int take_incoming(void)
 }
 
 /* Advances every request; returns how many completed. */
-static int advance_all(void)
+static int advance_all(worker *w)
 {
     int done = 0;
-    for (struct tdm_request *req = mine, *next; req; req = next) {
+    for (struct tdm_request *req = w->mine, *next; req; req = next) {
         next = req->active_next;
         if (tdm_exec_progress(&req->exec)) {
-            complete(req);
+            complete(w, req);
             done++;
         }
     }
@@ -134,24 +149,27 @@ static void wake_waiters(void)
     }
 }
 
-static void sleep_until_work(void)
+static void sleep_until_work(worker *w)
 {
-    pthread_mutex_lock(&wake_lock);
-    __atomic_store_n(&sleeping, 1, __ATOMIC_SEQ_CST);
-    while (!__atomic_load_n(&incoming, __ATOMIC_SEQ_CST) && !__atomic_load_n(&stop, __ATOMIC_SEQ_CST))
-        pthread_cond_wait(&wake_cond, &wake_lock);
-    __atomic_store_n(&sleeping, 0, __ATOMIC_SEQ_CST);
-    pthread_mutex_unlock(&wake_lock);
+    pthread_mutex_lock(&w->wake_lock);
+    __atomic_store_n(&w->sleeping, 1, __ATOMIC_SEQ_CST);
+    while (!__atomic_load_n(&w->incoming, __ATOMIC_SEQ_CST) && !__atomic_load_n(&w->stop, __ATOMIC_SEQ_CST))
+        pthread_cond_wait(&w->wake_cond, &w->wake_lock);
+    __atomic_store_n(&w->sleeping, 0, __ATOMIC_SEQ_CST);
+    pthread_mutex_unlock(&w->wake_lock);
 }
 
-static void *progress_main(void *arg)
+static void *worker_main(void *arg)
 {
-    (void)arg;
-    tdm_placement_bind_progress_thread();
+    worker *w = arg;
+    if (w->index == 0)
+        tdm_placement_bind_progress_thread();
+    else
+        tdm_placement_bind_lane_thread(w->index);
     int polls = 0;
-    while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
-        int moved = take_incoming();
-        int done = advance_all();
+    while (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE)) {
+        int moved = take_incoming(w);
+        int done = advance_all(w);
         if (done)
             wake_waiters();
         if (moved || done) {
@@ -159,8 +177,8 @@ static void *progress_main(void *arg)
             continue;
         }
         polls++;
-        if (!mine && polls > PAUSE_SPINS + IDLE_YIELDS) {
-            sleep_until_work();
+        if (!w->mine && polls > PAUSE_SPINS + IDLE_YIELDS) {
+            sleep_until_work(w);
             polls = 0;
         } else if (polls > PAUSE_SPINS) {
             sched_yield();
@@ -173,45 +191,76 @@ static void *progress_main(void *arg)
 
 /* ---- the application side ---- */
 
-int tdm_thread_agent_start_thread(void)
+/* Starts worker i if it is not running; MPI_ERR_OTHER if the thread cannot be created. */
+static int start_worker(int i)
 {
-    if (thread_started)
-        return MPI_SUCCESS;
-    __atomic_store_n(&stop, 0, __ATOMIC_SEQ_CST);
-    if (pthread_create(&thread, NULL, progress_main, NULL) != 0)
-        return MPI_ERR_OTHER;
-    thread_started = 1;
-    return MPI_SUCCESS;
+    worker *w = &workers[i];
+    pthread_mutex_lock(&start_lock);
+    int rc = MPI_SUCCESS;
+    if (!w->started) {
+        w->index = i;
+        w->incoming = w->mine = NULL;
+        w->sleeping = 0;
+        __atomic_store_n(&w->stop, 0, __ATOMIC_SEQ_CST);
+        pthread_mutex_init(&w->wake_lock, NULL);
+        pthread_cond_init(&w->wake_cond, NULL);
+        if (pthread_create(&w->thread, NULL, worker_main, w) == 0)
+            __atomic_store_n(&w->started, 1, __ATOMIC_RELEASE);
+        else
+            rc = MPI_ERR_OTHER;
+    }
+    pthread_mutex_unlock(&start_lock);
+    return rc;
 }
+
+int tdm_thread_agent_start_thread(void) { return start_worker(0); }
 
 void tdm_thread_agent_stop(void)
 {
-    if (thread_started) {
-        pthread_mutex_lock(&wake_lock);
-        __atomic_store_n(&stop, 1, __ATOMIC_SEQ_CST);
-        pthread_cond_signal(&wake_cond);
-        pthread_mutex_unlock(&wake_lock);
-        pthread_join(thread, NULL);
-        thread_started = 0;
+    pthread_mutex_lock(&start_lock);
+    for (int i = 0; i < TDM_MAX_LANES; i++) {
+        worker *w = &workers[i];
+        if (!w->started)
+            continue;
+        pthread_mutex_lock(&w->wake_lock);
+        __atomic_store_n(&w->stop, 1, __ATOMIC_SEQ_CST);
+        pthread_cond_signal(&w->wake_cond);
+        pthread_mutex_unlock(&w->wake_lock);
+        pthread_join(w->thread, NULL);
+        pthread_mutex_destroy(&w->wake_lock);
+        pthread_cond_destroy(&w->wake_cond);
+        __atomic_store_n(&w->started, 0, __ATOMIC_RELEASE);
+        w->incoming = w->mine = NULL;
     }
-    incoming = NULL;
-    mine = NULL;
+    pthread_mutex_unlock(&start_lock);
     pending = NULL;
     npending = 0;
     handed_over = completions = 0;
 }
 
+/* The worker of a request: its lane's, once that thread runs (if it cannot start, the progress thread
+ * drives the lane: lanes are independent schedules, one thread can run them all). */
+static worker *worker_for(const struct tdm_request *req)
+{
+    worker *w = &workers[req->lane];
+    if (req->lane > 0 && !__atomic_load_n(&w->started, __ATOMIC_ACQUIRE) && start_worker(req->lane) != MPI_SUCCESS)
+        return &workers[0];
+    return w;
+}
+
 static void push(struct tdm_request *req)
 {
-    struct tdm_request *top = __atomic_load_n(&incoming, __ATOMIC_RELAXED);
+    worker *w = worker_for(req);
+    struct tdm_request *top = __atomic_load_n(&w->incoming, __ATOMIC_RELAXED);
     do
         req->handoff_next = top;
-    while (!__atomic_compare_exchange_n(&incoming, &top, req, 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
-    __atomic_add_fetch(&handed_over, 1, __ATOMIC_RELAXED);
-    if (__atomic_load_n(&sleeping, __ATOMIC_SEQ_CST)) {
-        pthread_mutex_lock(&wake_lock);
-        pthread_cond_signal(&wake_cond);
-        pthread_mutex_unlock(&wake_lock);
+    while (!__atomic_compare_exchange_n(&w->incoming, &top, req, 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+    if (!req->lane_parent)
+        __atomic_add_fetch(&handed_over, 1, __ATOMIC_RELAXED);
+    if (__atomic_load_n(&w->sleeping, __ATOMIC_SEQ_CST)) {
+        pthread_mutex_lock(&w->wake_lock);
+        pthread_cond_signal(&w->wake_cond);
+        pthread_mutex_unlock(&w->wake_lock);
     }
 }
 
@@ -254,6 +303,7 @@ void tdm_thread_agent_pump(void)
     pthread_mutex_unlock(&pending_lock);
 }
 
+/* Whether req, or one of its lanes, waits for its shadow. */
 static int is_pending(const struct tdm_request *req)
 {
     if (__atomic_load_n(&npending, __ATOMIC_SEQ_CST) == 0)
@@ -261,7 +311,8 @@ static int is_pending(const struct tdm_request *req)
     pthread_mutex_lock(&pending_lock);
     int found = 0;
     for (const struct tdm_request *p = pending; p && !found; p = p->handoff_next)
-        found = p == req;
+        for (const struct tdm_request *lane = req; lane && !found; lane = lane->lane_next)
+            found = p == lane;
     pthread_mutex_unlock(&pending_lock);
     return found;
 }

@@ -40,13 +40,21 @@ void tdm_ring_allgather(tdm_schedule *s, int rank, int size, void *buf, const td
                         MPI_Datatype type, const MPI_Aint *offset, const int *count, int first_step);
 /*
  * The multi-color bucket algorithm on the torus of a->torus_dims (torus_bucket.c): reduce-scatter
- * leaves block `rank` of input (p blocks given by offsets and counts), reduced over all ranks, at the
- * start of out; allgather fills every block of out from each rank's own block (already in input at its
- * offset); allreduce does both, every block of out. Commutative ops only.
+ * leaves block `rank` of input (p blocks at input_offset, of counts), reduced over all ranks, at the
+ * start of out; allgather fills every block of out (at offset) from each rank's own block (in input at
+ * input_offset[rank]); allreduce does both, every block of out. Commutative ops only.
+ *
+ * With a->lanes > 1 the build is one lane's: only the sub-colors k with k mod lanes == lane, a schedule
+ * independent of the other lanes' (they may run on other threads). Lanes touch disjoint parts of the
+ * user's buffers, except an in-place reduce-scatter (its result overwrites input another lane may not
+ * have read yet): that one must run in one lane.
  */
 typedef enum { TDM_TORUS_REDUCE_SCATTER, TDM_TORUS_ALLGATHER, TDM_TORUS_ALLREDUCE } tdm_torus_bucket_op;
 int tdm_torus_bucket(tdm_schedule *s, const tdm_coll_args *a, tdm_torus_bucket_op op, int bidirectional,
-                     const void *input, const MPI_Aint *offset, const int *count, void *out);
+                     const void *input, const MPI_Aint *input_offset, const MPI_Aint *offset, const int *count,
+                     void *out);
+/* The lanes a torus bucket call can run in: `wanted`, at most one per sub-color; 1 on one rank. */
+int tdm_torus_bucket_lanes(const tdm_coll_args *a, int bidirectional, int wanted);
 
 /* Segments to cut a message of `elems` elements into: of TANDEM_SEGMENT_BYTES each if set, else as many
  * as the model finds best (one if the receiver reduces nothing). Never more than elems. */

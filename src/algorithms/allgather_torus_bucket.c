@@ -1,22 +1,41 @@
 /* Allgather with the multi-color bucket algorithm on the ranks' torus (torus_bucket.c), bidirectional
- * (torus_bucket) or unidirectional (torus_bucket_uni): the own block goes into recvbuf first, then
- * every block travels the colors' phases in reverse dimension order. */
+ * (torus_bucket) or unidirectional (torus_bucket_uni): every block travels the colors' phases in
+ * reverse dimension order. The own block is read from sendbuf (through a copy in recvbuf's type if the
+ * types differ), never from recvbuf, so that lanes on other threads never read what one writes. */
 #include "alg_util.h"
+
+#include <string.h>
 
 static int allgather_torus(tdm_schedule *s, const tdm_coll_args *a, int bidirectional)
 {
-    MPI_Aint *offset;
+    MPI_Aint *offset, *input_offset;
     int *count;
     if (!tdm_even_blocks(s, (MPI_Aint)a->recvcount * a->size, a->size, &offset, &count))
         return tdm_sched_finish(s);
-    if (!a->in_place)
-        tdm_sched_copy(s, a->sendbuf, a->sendcount, a->sendtype, tdm_elem(a->recvbuf, &a->rtype, offset[a->rank]),
-                       count[a->rank], a->recvtype);
+    const void *input = a->recvbuf;
+    input_offset = offset;
+    if (!a->in_place) {
+        if (!(input_offset = tdm_sched_tmp(s, sizeof(MPI_Aint) * (size_t)a->size)))
+            return tdm_sched_finish(s);
+        memset(input_offset, 0, sizeof(MPI_Aint) * (size_t)a->size); /* the own block starts the input */
+        input = a->sendbuf;
+        if (a->sendtype != a->recvtype || a->sendcount != a->recvcount) {
+            void *own = tdm_tmp_elems(s, &a->rtype, count[a->rank]);
+            tdm_sched_copy(s, a->sendbuf, a->sendcount, a->sendtype, own, count[a->rank], a->recvtype);
+            input = own;
+        }
+    }
     tdm_coll_args blocks = *a; /* the algorithm works on recvbuf's type */
     blocks.datatype = a->recvtype;
     blocks.dtype = a->rtype;
-    return tdm_torus_bucket(s, &blocks, TDM_TORUS_ALLGATHER, bidirectional, a->recvbuf, offset, count, a->recvbuf);
+    return tdm_torus_bucket(s, &blocks, TDM_TORUS_ALLGATHER, bidirectional, input, input_offset, offset, count,
+                            a->recvbuf);
 }
 
 int tdm_allgather_torus_bucket(tdm_schedule *s, const tdm_coll_args *a) { return allgather_torus(s, a, 1); }
 int tdm_allgather_torus_bucket_uni(tdm_schedule *s, const tdm_coll_args *a) { return allgather_torus(s, a, 0); }
+int tdm_allgather_torus_bucket_lanes(const tdm_coll_args *a, int wanted) { return tdm_torus_bucket_lanes(a, 1, wanted); }
+int tdm_allgather_torus_bucket_uni_lanes(const tdm_coll_args *a, int wanted)
+{
+    return tdm_torus_bucket_lanes(a, 0, wanted);
+}

@@ -9,9 +9,14 @@ static int allreduce_torus(tdm_schedule *s, const tdm_coll_args *a, int bidirect
     int *count;
     if (!tdm_even_blocks(s, a->count, a->size, &offset, &count))
         return tdm_sched_finish(s);
-    return tdm_torus_bucket(s, a, TDM_TORUS_ALLREDUCE, bidirectional, tdm_reduction_input(a), offset, count,
-                            a->recvbuf);
+    return tdm_torus_bucket(s, a, TDM_TORUS_ALLREDUCE, bidirectional, tdm_reduction_input(a), offset, offset,
+                            count, a->recvbuf);
 }
 
 int tdm_allreduce_torus_bucket(tdm_schedule *s, const tdm_coll_args *a) { return allreduce_torus(s, a, 1); }
 int tdm_allreduce_torus_bucket_uni(tdm_schedule *s, const tdm_coll_args *a) { return allreduce_torus(s, a, 0); }
+int tdm_allreduce_torus_bucket_lanes(const tdm_coll_args *a, int wanted) { return tdm_torus_bucket_lanes(a, 1, wanted); }
+int tdm_allreduce_torus_bucket_uni_lanes(const tdm_coll_args *a, int wanted)
+{
+    return tdm_torus_bucket_lanes(a, 0, wanted);
+}

@@ -11,6 +11,9 @@
 #include <mpi.h>
 #include <stddef.h>
 
+/* Lanes of one call at most: one per sub-color of the torus bucket (2 directions per dimension). */
+#define TDM_MAX_LANES (2 * TDM_TORUS_MAX_DIMS)
+
 typedef enum {
     TDM_COLL_BARRIER,
     TDM_COLL_BCAST,
@@ -79,6 +82,9 @@ typedef struct tdm_coll_args {
     int torus_dims[TDM_TORUS_MAX_DIMS];
     int torus_network;      /* the torus is the network's (TANDEM_TORUS_DIMS): selection may count on
                                its 2N links per rank */
+    int lanes;              /* the call runs as this many independent schedules, one per lane (the
+                               torus bucket's colors, TANDEM_COLOR_THREADS); 0 or 1: one schedule */
+    int lane;               /* the lane this build is for, 0..lanes-1 */
 } tdm_coll_args;
 
 /* Address of element i of a buffer of the given geometry. */

@@ -1,6 +1,7 @@
 /* Reduce-scatter (and reduce_scatter_block) with the multi-color bucket algorithm on the ranks' torus
  * (torus_bucket.c), bidirectional (torus_bucket) or unidirectional (torus_bucket_uni). Commutative ops
- * only; selection gives others reduce_scatter_pairwise. */
+ * only; selection gives others reduce_scatter_pairwise. In place it runs in one lane: its result
+ * overwrites input that another lane's sub-colors may not have read yet. */
 #include "alg_util.h"
 
 static int reduce_scatter_torus(tdm_schedule *s, const tdm_coll_args *a, int bidirectional)
@@ -8,7 +9,7 @@ static int reduce_scatter_torus(tdm_schedule *s, const tdm_coll_args *a, int bid
     MPI_Aint *offset = tdm_prefix_offsets(s, a->recvcounts, a->size);
     if (!offset)
         return tdm_sched_finish(s);
-    return tdm_torus_bucket(s, a, TDM_TORUS_REDUCE_SCATTER, bidirectional, tdm_reduction_input(a), offset,
+    return tdm_torus_bucket(s, a, TDM_TORUS_REDUCE_SCATTER, bidirectional, tdm_reduction_input(a), offset, offset,
                             a->recvcounts, a->recvbuf);
 }
 
@@ -17,3 +18,11 @@ int tdm_reduce_scatter_torus_bucket_uni(tdm_schedule *s, const tdm_coll_args *a)
 {
     return reduce_scatter_torus(s, a, 0);
 }
+
+static int lanes(const tdm_coll_args *a, int bidirectional, int wanted)
+{
+    return a->in_place ? 1 : tdm_torus_bucket_lanes(a, bidirectional, wanted);
+}
+
+int tdm_reduce_scatter_torus_bucket_lanes(const tdm_coll_args *a, int wanted) { return lanes(a, 1, wanted); }
+int tdm_reduce_scatter_torus_bucket_uni_lanes(const tdm_coll_args *a, int wanted) { return lanes(a, 0, wanted); }

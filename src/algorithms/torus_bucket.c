@@ -107,8 +107,9 @@ static int neighbour(const tdm_coll_args *a, const torus_geometry *g, int dim, i
 /* Dimension visited in phase i by color c. */
 static int phase_dim(const torus_geometry *g, int c, int i) { return (i + c) % g->ndims; }
 
-/* Lays out sub-color k of color c in w: owners ordered by their coordinates along the color's
- * dimension order; each owner's part is the k-th of `nsub` parts of its block. */
+/* Lays out sub-color k of color c in w (allocated later, for the lane's sub-colors only): owners ordered
+ * by their coordinates along the color's dimension order; each owner's part is the k-th of `nsub` parts
+ * of its block. */
 static int layout(tdm_schedule *s, const tdm_coll_args *a, const torus_geometry *g, const int *count, int k,
                   int nsub, int c, sub_color *sc)
 {
@@ -132,8 +133,7 @@ static int layout(tdm_schedule *s, const tdm_coll_args *a, const torus_geometry 
     sc->pos[0] = 0;
     for (int j = 0; j < p; j++)
         sc->pos[j + 1] = sc->pos[j] + sc->part_count[sc->order[j]];
-    sc->w = tdm_tmp_elems(s, &a->dtype, sc->pos[p]); /* NULL if the sub-color carries nothing */
-    return s->error == MPI_SUCCESS;
+    return 1;
 }
 
 /* The largest group (elements) of any rank in a phase whose ranges have len owners, in groups of
@@ -329,15 +329,42 @@ static void emit_phases(tdm_schedule *s, const tdm_coll_args *a, const torus_geo
     }
 }
 
+/* Sub-colors of a call on this torus: N colors, halved on a bidirectional torus; 0 on one rank. */
+static int sub_colors(const tdm_coll_args *a, int bidirectional)
+{
+    torus_geometry g;
+    return geometry(a, &g) * (bidirectional ? 2 : 1);
+}
+
+int tdm_torus_bucket_lanes(const tdm_coll_args *a, int bidirectional, int wanted)
+{
+    int nsub = sub_colors(a, bidirectional);
+    return wanted < 1 || nsub < 1 ? 1 : wanted < nsub ? wanted : nsub;
+}
+
+/* Keeps the sub-colors of this build's lane (sub-color k runs in lane k mod lanes), in order; returns
+ * how many. Segments were cut over all sub-colors, so every lane keeps the one-lane segment sizes. */
+static int keep_lane(const tdm_coll_args *a, sub_color *subs, int nsub)
+{
+    if (a->lanes <= 1)
+        return nsub;
+    int kept = 0;
+    for (int k = a->lane; k < nsub; k += a->lanes)
+        subs[kept++] = subs[k];
+    return kept;
+}
+
 int tdm_torus_bucket(tdm_schedule *s, const tdm_coll_args *a, tdm_torus_bucket_op op, int bidirectional,
-                     const void *input, const MPI_Aint *offset, const int *count, void *out)
+                     const void *input, const MPI_Aint *input_offset, const MPI_Aint *offset, const int *count,
+                     void *out)
 {
     const tdm_typeinfo *t = &a->dtype;
     MPI_Datatype type = a->datatype;
     torus_geometry g;
     if (geometry(a, &g) == 0) { /* one rank */
-        if (op != TDM_TORUS_ALLGATHER && input != out)
-            tdm_sched_copy(s, tdm_elem(input, t, offset[0]), count[0], type, tdm_elem(out, t, offset[0]), count[0], type);
+        if (input != out || input_offset[0] != offset[0])
+            tdm_sched_copy(s, tdm_elem(input, t, input_offset[0]), count[0], type, tdm_elem(out, t, offset[0]), count[0],
+                           type);
         return tdm_sched_finish(s);
     }
     int ndirs = bidirectional ? 2 : 1, nsub = g.ndims * ndirs, nsteps = 0, p = a->size, me = a->rank;
@@ -364,9 +391,16 @@ int tdm_torus_bucket(tdm_schedule *s, const tdm_coll_args *a, tdm_torus_bucket_o
         sc->flip = sc->pending_count = 0;
     }
     MPI_Aint segment = cut_segments(a, subs, nsub, g.ndims);
-    for (int k = 0; k < nsub && op != TDM_TORUS_ALLGATHER; k++)
-        for (int b = 0; b < 2; b++)
+    nsub = keep_lane(a, subs, nsub);
+    s->lane = a->lanes > 1 ? a->lane : 0;
+    s->nlanes = a->lanes > 1 ? a->lanes : 1;
+    for (int k = 0; k < nsub; k++) {
+        subs[k].w = tdm_tmp_elems(s, t, subs[k].pos[p]); /* NULL if the sub-color carries nothing */
+        for (int b = 0; b < 2 && op != TDM_TORUS_ALLGATHER; b++)
             subs[k].scratch[b] = tdm_tmp_elems(s, t, segment);
+    }
+    if (s->error != MPI_SUCCESS)
+        return tdm_sched_finish(s);
 
     /* into the sub-colors' buffers: every owner's part (reductions) or the own part (allgather) */
     for (int k = 0; k < nsub; k++) {
@@ -375,7 +409,7 @@ int tdm_torus_bucket(tdm_schedule *s, const tdm_coll_args *a, tdm_torus_bucket_o
             int b = sc->order[j];
             if (op == TDM_TORUS_ALLGATHER && b != me)
                 continue;
-            tdm_sched_copy(s, tdm_elem(input, t, offset[b] + sc->part_off[b]), sc->part_count[b], type,
+            tdm_sched_copy(s, tdm_elem(input, t, input_offset[b] + sc->part_off[b]), sc->part_count[b], type,
                            tdm_elem(sc->w, t, sc->pos[j]), sc->part_count[b], type);
         }
     }

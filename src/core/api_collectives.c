@@ -70,24 +70,47 @@ static int abandon(struct tdm_request *req, int rc)
     return rc;
 }
 
-/* A new request with its schedule built for the call: selection picks the algorithm, which builds. */
-static int build(const char *fn, tdm_coll_args *a, struct tdm_request *req, int tag)
+/* Builds one lane of the call (all of it for most calls) into req, with the algorithm selected. */
+static int build(const char *fn, tdm_coll_args *a, const tdm_algorithm *alg, struct tdm_request *req, int tag)
 {
-    int rc = hold_types(req, a);
-    if (rc != MPI_SUCCESS)
-        return tdm_mpi_error(fn, "duplicating a derived datatype", rc);
-    a->split_levels = tdm_split_levels_for(a->size); /* -1 unless in split-tree mode */
-    const tdm_algorithm *alg = tdm_select(a);
+    int rc = MPI_SUCCESS;
     tdm_sched_init(&req->sched, alg->full_name, a->rank, a->size);
     req->sched.reduce_basic = a->reduce_basic;
-    if (a->kind == TDM_COLL_REDUCE_SCATTER_BLOCK)
-        rc = block_counts(&req->sched, a);
+    if (a->kind == TDM_COLL_REDUCE_SCATTER_BLOCK && a->lane == 0)
+        rc = block_counts(&req->sched, a); /* the lanes after the first read the first's */
     if (rc == MPI_SUCCESS)
         rc = alg->build(&req->sched, a);
     if (rc == MPI_SUCCESS)
         rc = tdm_exec_init(&req->exec, &req->sched, MPI_COMM_NULL, tag);
     if (rc != MPI_SUCCESS)
         return tdm_error(fn, rc, "out of memory building the %s schedule", alg->full_name);
+    return MPI_SUCCESS;
+}
+
+/* The lanes after the first, each an internal request with its own tag, listed on req. The number of
+ * lanes depends only on the call and the settings, so every rank claims the same tags. */
+static int build_lanes(const char *fn, tdm_coll_args *a, const tdm_algorithm *alg, struct tdm_request *req)
+{
+    struct tdm_request **link = &req->lane_next;
+    for (int l = 1; l < a->lanes; l++) {
+        struct tdm_request *lane = tdm_request_alloc();
+        if (!lane)
+            return tdm_error(fn, MPI_ERR_NO_MEM, "out of memory for the request");
+        lane->kind = a->kind;
+        lane->lane = l;
+        lane->lane_parent = req;
+        *link = lane;
+        link = &lane->lane_next;
+        int tag;
+        int rc = tdm_shadow_claim_tag(req->shadow, lane, &tag);
+        if (rc != MPI_SUCCESS)
+            return tdm_mpi_error(fn, "completing earlier collectives to reuse their tag", rc);
+        lane->shadow = req->shadow;
+        a->lane = l;
+        if ((rc = build(fn, a, alg, lane, tag)) != MPI_SUCCESS)
+            return rc;
+    }
+    req->lanes_running = a->lanes > 1 ? a->lanes : 1;
     return MPI_SUCCESS;
 }
 
@@ -116,16 +139,24 @@ static int start(const char *fn, tdm_coll_args *a, const tdm_sched_key *key, MPI
         return tdm_mpi_error(fn, "completing earlier collectives to reuse their tag", rc);
     }
     req->shadow = shadow;
-    if ((rc = build(fn, a, req, tag)) != MPI_SUCCESS)
+    if ((rc = hold_types(req, a)) != MPI_SUCCESS)
+        return abandon(req, tdm_mpi_error(fn, "duplicating a derived datatype", rc));
+    a->split_levels = tdm_split_levels_for(a->size); /* -1 unless in split-tree mode */
+    const tdm_algorithm *alg = tdm_select(a);
+    /* every lane holds a tag of its own: never more lanes than tags (TANDEM_TAG_RANGE tests wraps) */
+    unsigned long tags = tdm_shadow_tag_count();
+    a->lanes = tdm_select_lanes(alg, a, tags < TDM_MAX_LANES ? (int)tags : TDM_MAX_LANES);
+    a->lane = 0;
+    if ((rc = build(fn, a, alg, req, tag)) != MPI_SUCCESS || (rc = build_lanes(fn, a, alg, req)) != MPI_SUCCESS)
         return abandon(req, rc);
     if (tdm_global.verbose) /* counted only when reported: an atomic add costs as much as a message */
         __atomic_add_fetch(&tdm_global.schedules_built, 1, __ATOMIC_RELAXED);
-    if (key) {
+    if (key && a->lanes <= 1) {
         req->key = *key;
         req->cacheable = tdm_sched_cache_admits(req);
     }
     if (tdm_global.dump_schedules)
-        tdm_sched_dump(&req->sched, stderr);
+        tdm_request_dump(req, stderr);
     tdm_agent_start(req);
     *request = req;
     return MPI_SUCCESS;

@@ -51,7 +51,7 @@ static int check_array(const char *fn, int count, const TDM_Request *requests)
 static int finish(const char *fn, TDM_Request *request, MPI_Status *status)
 {
     struct tdm_request *req = *request;
-    int error = req->exec.error, error_class = MPI_SUCCESS;
+    int error = tdm_request_error(req), error_class = MPI_SUCCESS;
     if (error != MPI_SUCCESS)
         error_class = tdm_mpi_error(fn, req->sched.algorithm, error);
     set_status(status, error_class);
@@ -190,7 +190,7 @@ int TDM_Request_dump(TDM_Request request, FILE *out)
         return tdm_error(fn, MPI_ERR_REQUEST, "not an active Tandem request (argument request)");
     if (!out)
         return tdm_error(fn, MPI_ERR_ARG, "out is NULL (argument out)");
-    tdm_sched_dump(&request->sched, out);
+    tdm_request_dump(request, out);
     return MPI_SUCCESS;
 }
 

@@ -22,6 +22,7 @@ struct tdm_request *tdm_request_alloc(void)
     req->cacheable = 0;
     req->shadow = NULL;
     req->active_prev = req->active_next = req->shadow_prev = req->shadow_next = NULL;
+    req->lanes_running = 1;
     tdm_sched_init(&req->sched, "none", 0, 0);
     req->exec.reqs = req->exec.reqs_inline;
     return req;
@@ -29,6 +30,12 @@ struct tdm_request *tdm_request_alloc(void)
 
 void tdm_request_free(struct tdm_request *req)
 {
+    for (struct tdm_request *lane = req->lane_next, *next; lane; lane = next) {
+        next = lane->lane_next;
+        lane->lane_next = NULL; /* a lane frees no others */
+        tdm_request_free(lane);
+    }
+    req->lane_next = NULL;
     tdm_shadow *sh = req->shadow;
     req->magic = 0;
     if (sh) /* a request completed by the progress thread gives its tag back here */
@@ -43,6 +50,7 @@ void tdm_request_revive(struct tdm_request *req)
 {
     req->magic = TDM_REQUEST_MAGIC;
     req->split_tail = 0;
+    req->lanes_running = 1; /* a cached request runs in one lane */
     __atomic_store_n(&req->complete, 0, __ATOMIC_RELAXED);
     req->shadow = NULL;
 }
@@ -83,4 +91,26 @@ int tdm_request_bind_comm(struct tdm_request *req)
     }
     e->comm = req->shadow->comm;
     return 1;
+}
+
+struct tdm_request *tdm_request_lane_finished(struct tdm_request *req)
+{
+    struct tdm_request *whole = req->lane_parent ? req->lane_parent : req;
+    if (!whole->lane_next)
+        return req; /* one lane (a split request finishes once per segment: nothing to count) */
+    return __atomic_sub_fetch(&whole->lanes_running, 1, __ATOMIC_ACQ_REL) == 0 ? whole : NULL;
+}
+
+int tdm_request_error(const struct tdm_request *req)
+{
+    for (const struct tdm_request *lane = req; lane; lane = lane->lane_next)
+        if (lane->exec.error != MPI_SUCCESS)
+            return lane->exec.error;
+    return MPI_SUCCESS;
+}
+
+void tdm_request_dump(const struct tdm_request *req, FILE *out)
+{
+    for (const struct tdm_request *lane = req; lane; lane = lane->lane_next)
+        tdm_sched_dump(&lane->sched, out);
 }

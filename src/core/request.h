@@ -21,6 +21,13 @@ struct tdm_request {
     int split_tail;            /* split: a foreground segment follows the background one */
     struct tdm_request *split_next; /* split: the list of requests waiting for their tail */
     tdm_coll_kind kind;
+    /* Lanes: a call built as several independent schedules (tdm_coll_args.lanes), each with its own tag,
+     * that agents may run on different threads. The request the user holds runs lane 0 and lists the
+     * others, internal requests freed with it. */
+    struct tdm_request *lane_parent; /* lane > 0: the user's request */
+    struct tdm_request *lane_next;   /* the user's request: its lanes > 0; a lane: the next one */
+    int lane;
+    int lanes_running;               /* the user's request: lanes not finished yet (atomic) */
     tdm_schedule sched;
     tdm_exec exec;
     tdm_shadow *shadow;
@@ -66,6 +73,15 @@ static inline void tdm_request_mark_done_here(struct tdm_request *req)
 {
     __atomic_store_n(&req->complete, 1, __ATOMIC_RELEASE);
 }
+
+/* The agent finished running req's schedule. Returns the request to mark complete for the user:
+ * req itself, or for a call in lanes the user's request once its last lane finished (NULL before).
+ * The agent also marks a lane > 0 complete (tag wraps wait for it). */
+struct tdm_request *tdm_request_lane_finished(struct tdm_request *req);
+/* The first MPI error of the request's lanes, MPI_SUCCESS if none. */
+int tdm_request_error(const struct tdm_request *req);
+/* Writes the schedules of every lane. */
+void tdm_request_dump(const struct tdm_request *req, FILE *out);
 
 /* A request runs on its shadow communicator once that exists: binds the engine to it; 0 while it
  * is still being created (a failed creation fails the request). */

@@ -15,6 +15,7 @@ typedef struct tdm_state {
     int dump_schedules;       /* TANDEM_DUMP_SCHEDULE */
     size_t segment_bytes;     /* TANDEM_SEGMENT_BYTES; 0: the model chooses */
     tdm_loggp loggp;          /* TANDEM_LOGGP or the defaults */
+    int color_threads;        /* TANDEM_COLOR_THREADS: lanes of a torus bucket call (1: one schedule) */
     unsigned long schedules_built, schedules_reused; /* reported at TDM_Finalize by TANDEM_VERBOSE */
     unsigned settings_epoch;  /* bumped when a selection setting changes: cached schedules expire */
 } tdm_state;

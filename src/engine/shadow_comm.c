@@ -197,6 +197,8 @@ static unsigned long tag_range(void)
     return cached_tag_range;
 }
 
+unsigned long tdm_shadow_tag_count(void) { return tag_range(); }
+
 int tdm_shadow_claim_tag(tdm_shadow *sh, struct tdm_request *req, int *tag)
 {
     unsigned long range = tag_range();

@@ -61,6 +61,8 @@ void tdm_shadow_put(tdm_shadow *sh);
 /* Tandem is inside an MPI call that may complete duplication requests (see on_user_comm_delete). */
 void tdm_shadow_testing_dups(int on);
 
+/* Tags in use (distinct tags for that many collectives outstanding on one communicator). */
+unsigned long tdm_shadow_tag_count(void);
 /* Testing hook: the number of tags used (0: MPI_TAG_UB + 1). */
 void tdm_shadow_set_tag_range(int range);
 

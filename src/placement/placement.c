@@ -20,6 +20,7 @@
 static hwloc_topology_t topology;
 static int have_topology;
 static int target_core = -1;   /* logical core of this rank's progress thread; -1: inherit */
+static int lane_core[TDM_PLACEMENT_MAX_LANES]; /* of its color threads (lane 0: target_core) */
 static int progress_core = -1; /* atomic: where the progress thread found itself */
 
 static pthread_once_t topology_once = PTHREAD_ONCE_INIT;
@@ -75,6 +76,8 @@ static int *numa_of_cores(int ncores)
 int tdm_placement_init(const char *fn, const tdm_placement_policy *policy)
 {
     target_core = -1;
+    for (int l = 0; l < TDM_PLACEMENT_MAX_LANES; l++)
+        lane_core[l] = -1;
     if (policy->kind == TDM_PLACE_NONE)
         return MPI_SUCCESS;
     if (!load_topology())
@@ -114,8 +117,10 @@ int tdm_placement_init(const char *fn, const tdm_placement_policy *policy)
         }
     tdm_node_layout layout = {ncores, numa, ntasks, task_core};
     target_core = tdm_placement_core(policy, &layout, task);
+    for (int l = 0; l < TDM_PLACEMENT_MAX_LANES; l++)
+        lane_core[l] = tdm_placement_lane_core(policy, &layout, task, l);
     free(task_core), free(numa);
-    if (target_core >= ncores)
+    if (target_core >= ncores) /* a color thread's core past the end is reported when it binds */
         return tdm_error(fn, MPI_ERR_ARG, "placement names core %d; this node has cores 0..%d", target_core,
                          ncores - 1);
     if (unbound && tdm_global.verbose && task == 0)
@@ -139,14 +144,24 @@ int tdm_placement_current_core(void)
     return core ? (int)core->logical_index : -1;
 }
 
+static void bind_thread(int target, const char *what)
+{
+    if (target >= 0 && have_topology) {
+        hwloc_obj_t core = hwloc_get_obj_by_type(topology, HWLOC_OBJ_CORE, (unsigned)target);
+        if ((!core || hwloc_set_cpubind(topology, core->cpuset, HWLOC_CPUBIND_THREAD) != 0) && tdm_global.verbose)
+            fprintf(stderr, "tandem: could not bind the %s to core %d\n", what, target);
+    }
+}
+
 void tdm_placement_bind_progress_thread(void)
 {
-    if (target_core >= 0 && have_topology) {
-        hwloc_obj_t core = hwloc_get_obj_by_type(topology, HWLOC_OBJ_CORE, (unsigned)target_core);
-        if (core && hwloc_set_cpubind(topology, core->cpuset, HWLOC_CPUBIND_THREAD) != 0 && tdm_global.verbose)
-            fprintf(stderr, "tandem: could not bind the progress thread to core %d\n", target_core);
-    }
+    bind_thread(target_core, "progress thread");
     __atomic_store_n(&progress_core, tdm_placement_current_core(), __ATOMIC_RELAXED);
+}
+
+void tdm_placement_bind_lane_thread(int lane)
+{
+    bind_thread(lane < TDM_PLACEMENT_MAX_LANES ? lane_core[lane] : target_core, "color thread");
 }
 
 int tdm_placement_progress_core(void) { return __atomic_load_n(&progress_core, __ATOMIC_RELAXED); }

@@ -51,12 +51,21 @@ typedef struct tdm_node_layout {
 /* The core of the progress thread of node task `task`, or -1 for none (inherit the binding). */
 int tdm_placement_core(const tdm_placement_policy *policy, const tdm_node_layout *node, int task);
 
+/* Color threads (TANDEM_COLOR_THREADS): the core of thread `lane` of node task `task` (lane 0 is the
+ * progress thread). An explicit list is dealt out task by task, then lane by lane: task t's lane l
+ * takes L[(t + l * ntasks) mod |L|], so with cores:0-3 and two tasks, task 0 runs on 0 and 2, task 1
+ * on 1 and 3. The other policies name one communication core per task: every lane shares it. */
+int tdm_placement_lane_core(const tdm_placement_policy *policy, const tdm_node_layout *node, int task, int lane);
+
 /* With the real machine (hwloc) and the ranks of this node (a collective over MPI_COMM_WORLD):
  * computes where this rank's progress thread goes. */
 int tdm_placement_init(const char *fn, const tdm_placement_policy *policy);
 void tdm_placement_finalize(void);
 /* Called by the progress thread when it starts: binds it to its core, if the policy names one. */
 void tdm_placement_bind_progress_thread(void);
+/* Called by color thread `lane` (1 ..) when it starts: binds it to its core, if the policy names one. */
+void tdm_placement_bind_lane_thread(int lane);
+#define TDM_PLACEMENT_MAX_LANES 16
 /* Cores (hwloc logical core numbers) where the calling thread and the progress thread last ran;
  * -1 if unknown or no progress thread. */
 int tdm_placement_current_core(void);

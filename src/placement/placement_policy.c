@@ -62,6 +62,13 @@ int tdm_placement_core(const tdm_placement_policy *policy, const tdm_node_layout
     return -1;
 }
 
+int tdm_placement_lane_core(const tdm_placement_policy *policy, const tdm_node_layout *node, int task, int lane)
+{
+    if (policy->kind == TDM_PLACE_LIST)
+        return policy->list[(task + lane * node->ntasks) % policy->nlist];
+    return tdm_placement_core(policy, node, task);
+}
+
 /* "0,2,4-7" into policy->list. */
 static int parse_list(const char *fn, const char *text, tdm_placement_policy *policy)
 {

@@ -26,6 +26,8 @@ void tdm_sched_init(tdm_schedule *s, const char *algorithm, int rank, int size)
     s->reduce_basic = MPI_DATATYPE_NULL;
     s->bg_begin = s->bg_end = -1;
     s->torus_ndims = 0;
+    s->lane = 0;
+    s->nlanes = 1;
 }
 
 void tdm_sched_destroy(tdm_schedule *s)

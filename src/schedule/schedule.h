@@ -62,6 +62,8 @@ typedef struct tdm_schedule {
     /* torus_bucket schedules: the torus used, dimensions longer than 1 in row-major order (printed by
      * the dump, read by the model); 0 dimensions otherwise */
     int torus_ndims, torus_dims[8], torus_bidirectional;
+    /* One lane of a call built in several (tdm_coll_args.lanes): printed by the dump. 0 of 1 otherwise */
+    int lane, nlanes;
 
     int error;              /* first build error (MPI error class), MPI_SUCCESS if none */
     /* A predefined op on a derived datatype is applied through the one predefined type the datatype

@@ -46,6 +46,8 @@ void tdm_sched_dump(const tdm_schedule *s, FILE *out)
             fprintf(out, "%s%d", i ? "x" : "", s->torus_dims[i]);
         fprintf(out, " (%s)\n", s->torus_bidirectional ? "bidirectional" : "unidirectional");
     }
+    if (s->nlanes > 1)
+        fprintf(out, "  lane %d of %d (its own sub-colors, tag and thread)\n", s->lane, s->nlanes);
     if (tdm_sched_bg_begin(s) > 0 || tdm_sched_bg_end(s) < s->nrounds)
         fprintf(out, "  split: rounds [0, %d) on the application thread at start, [%d, %d) in the background, "
                      "[%d, %d) on the application thread in Wait\n",

@@ -17,7 +17,9 @@
 #define ALLTOALL_FEW_RANKS 8                   /* all messages at once up to this many ranks */
 #define SCAN_CHAIN_RANKS 2                     /* the chain is as good up to this many ranks */
 
-#define ALG(coll, alg, needs) {#alg, #coll "_" #alg, tdm_##coll##_##alg, needs}
+#define ALG(coll, alg, needs) {#alg, #coll "_" #alg, tdm_##coll##_##alg, needs, NULL}
+/* an algorithm whose calls may run in several lanes (TANDEM_COLOR_THREADS) */
+#define ALG_LANES(coll, alg, needs) {#alg, #coll "_" #alg, tdm_##coll##_##alg, needs, tdm_##coll##_##alg##_lanes}
 #define COMM TDM_NEEDS_COMMUTATIVE
 #define POF2 TDM_NEEDS_POWER_OF_TWO
 
@@ -27,20 +29,20 @@ static const tdm_algorithm bcast_algs[] = {ALG(bcast, binomial, 0), ALG(bcast, l
 static const tdm_algorithm reduce_algs[] = {ALG(reduce, binomial, 0), ALG(reduce, linear, 0)};
 static const tdm_algorithm allreduce_algs[] = {
     ALG(allreduce, recursive_doubling, 0), ALG(allreduce, rabenseifner, 0),
-    ALG(allreduce, ring, COMM), ALG(allreduce, reduce_bcast, 0), ALG(allreduce, torus_bucket, COMM),
-    ALG(allreduce, torus_bucket_uni, COMM)};
+    ALG(allreduce, ring, COMM), ALG(allreduce, reduce_bcast, 0), ALG_LANES(allreduce, torus_bucket, COMM),
+    ALG_LANES(allreduce, torus_bucket_uni, COMM)};
 static const tdm_algorithm gather_algs[] = {ALG(gather, binomial, 0), ALG(gather, linear, 0)};
 static const tdm_algorithm gatherv_algs[] = {ALG(gatherv, linear, 0)};
 static const tdm_algorithm scatter_algs[] = {ALG(scatter, binomial, 0), ALG(scatter, linear, 0)};
 static const tdm_algorithm scatterv_algs[] = {ALG(scatterv, linear, 0)};
 static const tdm_algorithm allgather_algs[] = {ALG(allgather, bruck, 0), ALG(allgather, ring, 0),
                                                ALG(allgather, recursive_doubling, POF2),
-                                               ALG(allgather, torus_bucket, 0), ALG(allgather, torus_bucket_uni, 0)};
+                                               ALG_LANES(allgather, torus_bucket, 0), ALG_LANES(allgather, torus_bucket_uni, 0)};
 static const tdm_algorithm allgatherv_algs[] = {ALG(allgatherv, ring, 0), ALG(allgatherv, linear, 0)};
 static const tdm_algorithm reduce_scatter_algs[] = {ALG(reduce_scatter, pairwise, 0),
                                                     ALG(reduce_scatter, ring, COMM),
-                                                    ALG(reduce_scatter, torus_bucket, COMM),
-                                                    ALG(reduce_scatter, torus_bucket_uni, COMM)};
+                                                    ALG_LANES(reduce_scatter, torus_bucket, COMM),
+                                                    ALG_LANES(reduce_scatter, torus_bucket_uni, COMM)};
 static const tdm_algorithm alltoall_algs[] = {ALG(alltoall, pairwise, 0), ALG(alltoall, bruck, 0),
                                               ALG(alltoall, linear, 0)};
 static const tdm_algorithm alltoallv_algs[] = {ALG(alltoallv, pairwise, 0), ALG(alltoallv, linear, 0)};
@@ -269,6 +271,16 @@ int tdm_select_init_from_env(const char *fn)
                              seg);
         tdm_global.segment_bytes = (size_t)v;
     }
+    const char *colors = getenv("TANDEM_COLOR_THREADS");
+    tdm_global.color_threads = 1;
+    if (colors && *colors) {
+        char *end;
+        long v = strtol(colors, &end, 10);
+        if (*end != '\0' || v < 1 || v > TDM_MAX_LANES)
+            return tdm_error(fn, MPI_ERR_ARG, "TANDEM_COLOR_THREADS=%s: expected a number of threads, 1 to %d",
+                             colors, TDM_MAX_LANES);
+        tdm_global.color_threads = (int)v;
+    }
     const char *loggp = getenv("TANDEM_LOGGP");
     tdm_global.loggp = tdm_loggp_defaults();
     if (loggp && *loggp && !tdm_loggp_parse_setting(loggp, &tdm_global.loggp))
@@ -277,6 +289,12 @@ int tdm_select_init_from_env(const char *fn)
                          "(seconds per message, per byte sent, per byte reduced)",
                          loggp);
     return MPI_SUCCESS;
+}
+
+int tdm_select_lanes(const tdm_algorithm *alg, const tdm_coll_args *a, int most)
+{
+    int wanted = tdm_global.color_threads < most ? tdm_global.color_threads : most;
+    return alg->lanes && wanted > 1 ? alg->lanes(a, wanted) : 1;
 }
 
 static int can_serve(const tdm_algorithm *alg, const tdm_coll_args *a)

@@ -15,6 +15,7 @@ typedef struct tdm_algorithm {
     const char *full_name;    /* as dumped: "allreduce_ring" */
     tdm_algorithm_fn build;
     unsigned needs;           /* TDM_NEEDS_* */
+    tdm_lanes_fn lanes;       /* NULL: its calls run as one schedule */
 } tdm_algorithm;
 
 #define TDM_NEEDS_COMMUTATIVE 1u
@@ -27,6 +28,10 @@ const tdm_algorithm *tdm_select(const tdm_coll_args *a);
 /* Forces an algorithm by name ("auto" restores the automatic choice); the names known, space separated. */
 int tdm_select_force(const char *fn, const char *collective, const char *algorithm);
 const char *tdm_select_names(const char *collective);
+/* The lanes a call of this algorithm is built in: TANDEM_COLOR_THREADS, at most `most`, as far as the
+ * algorithm has independent parts; 1 for most. The same on every rank (it depends only on the call
+ * and the settings). */
+int tdm_select_lanes(const tdm_algorithm *alg, const tdm_coll_args *a, int most);
 /* The builder of an algorithm by its names ("allreduce", "ring"); NULL if unknown. */
 tdm_algorithm_fn tdm_select_builder(const char *collective, const char *algorithm);
 
