@@ -47,8 +47,10 @@ static void complete(struct tdm_request *req)
     struct tdm_request *whole = tdm_request_lane_finished(req); /* a call in lanes: its last lane */
     if (req->lane_parent)
         tdm_request_mark_done_here(req);
-    if (whole)
+    if (whole) {
+        tdm_request_completing(whole);
         tdm_request_mark_done_here(whole);
+    }
 }
 
 /* Advances one request; completes it when its schedule is done. */

@@ -100,6 +100,7 @@ static void complete(worker *w, struct tdm_request *req)
     if (req->lane_parent)
         tdm_request_mark_done(req); /* for tag wraps; after this only the application touches it */
     if (whole) {
+        tdm_request_completing(whole);
         tdm_request_mark_done(whole);
         __atomic_add_fetch(&completions, 1, __ATOMIC_SEQ_CST);
     }

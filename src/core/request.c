@@ -51,6 +51,9 @@ void tdm_request_revive(struct tdm_request *req)
     req->magic = TDM_REQUEST_MAGIC;
     req->split_tail = 0;
     req->lanes_running = 1; /* a cached request runs in one lane */
+    req->on_complete = NULL;
+    req->on_complete_arg = NULL;
+    __atomic_store_n(&req->hook_gate, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&req->complete, 0, __ATOMIC_RELAXED);
     req->shadow = NULL;
 }
@@ -113,4 +116,24 @@ void tdm_request_dump(const struct tdm_request *req, FILE *out)
 {
     for (const struct tdm_request *lane = req; lane; lane = lane->lane_next)
         tdm_sched_dump(&lane->sched, out);
+}
+
+/* The two parties pass the gate in either order; the second runs the hook. */
+static void pass_gate(struct tdm_request *req)
+{
+    if (__atomic_exchange_n(&req->hook_gate, 1, __ATOMIC_ACQ_REL) == 1 && req->on_complete)
+        req->on_complete(req->on_complete_arg, tdm_request_error(req));
+}
+
+void tdm_request_completing(struct tdm_request *req)
+{
+    if (tdm_exec_all_done(&req->exec)) /* not the background segment of a split request */
+        pass_gate(req);
+}
+
+void tdm_request_on_complete(struct tdm_request *req, void (*fn)(void *arg, int error), void *arg)
+{
+    req->on_complete = fn;
+    req->on_complete_arg = arg;
+    pass_gate(req);
 }

@@ -28,6 +28,11 @@ struct tdm_request {
     struct tdm_request *lane_next;   /* the user's request: its lanes > 0; a lane: the next one */
     int lane;
     int lanes_running;               /* the user's request: lanes not finished yet (atomic) */
+    /* Completion hook (the PMPI interposer completes its generalized request with it): called once,
+     * by whichever comes second of the agent finishing the call and tdm_request_on_complete. */
+    void (*on_complete)(void *arg, int error);
+    void *on_complete_arg;
+    int hook_gate;                   /* atomic: 1 once the first of the two passed */
     tdm_schedule sched;
     tdm_exec exec;
     tdm_shadow *shadow;
@@ -78,6 +83,12 @@ static inline void tdm_request_mark_done_here(struct tdm_request *req)
  * req itself, or for a call in lanes the user's request once its last lane finished (NULL before).
  * The agent also marks a lane > 0 complete (tag wraps wait for it). */
 struct tdm_request *tdm_request_lane_finished(struct tdm_request *req);
+/* The agent finished the whole call (every lane, every split segment) and is about to mark it
+ * complete: runs the completion hook if one was set already. */
+void tdm_request_completing(struct tdm_request *req);
+/* Sets the completion hook of a started request (application thread); runs it at once if the call
+ * finished already. The hook may run on the progress thread and before the request reads as done. */
+void tdm_request_on_complete(struct tdm_request *req, void (*fn)(void *arg, int error), void *arg);
 /* The first MPI error of the request's lanes, MPI_SUCCESS if none. */
 int tdm_request_error(const struct tdm_request *req);
 /* Writes the schedules of every lane. */

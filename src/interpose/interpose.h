@@ -1,0 +1,40 @@
+/*
+ * The PMPI interposer (libtandem_mpi): an MPI program's own MPI_Ixxx calls run as Tandem schedules.
+ * Its functions are MPI's names; Tandem underneath reaches MPI by the PMPI names (pmpi_names.h).
+ *
+ * A Tandem call becomes an MPI generalized request (MPI_Grequest_start), so that the program can use
+ * it wherever MPI takes a request. Tandem completes the generalized request when its schedule is done
+ * (a completion hook, run by the progress thread or inside inline progress); the wait and test calls
+ * are intercepted so that inline progress advances Tandem's schedules while the program waits, and
+ * the Tandem request is released on the application thread once MPI has freed the generalized one.
+ */
+#ifndef TANDEM_INTERPOSE_H
+#define TANDEM_INTERPOSE_H
+
+#include <mpi.h>
+
+#include "tandem.h"
+
+typedef enum { TDM_IP_OFF, TDM_IP_NONBLOCKING, TDM_IP_ALL } tdm_ip_mode;
+
+/* TANDEM_INTERPOSE, once Tandem runs (off before MPI_Init, after MPI_Finalize or if TDM_Init failed). */
+tdm_ip_mode tdm_ip_mode_now(void);
+
+/* Whether Tandem takes a collective on comm (an intra-communicator); else the caller goes to MPI and
+ * TANDEM_VERBOSE says so once per function. `blocking`: a blocking collective (TANDEM_INTERPOSE=all). */
+int tdm_ip_takes(const char *fn, MPI_Comm comm, int blocking);
+/* Tandem refused a call it was given (rc): it goes to MPI, which reports bad arguments its own way. */
+void tdm_ip_refused(const char *fn, int rc);
+
+/* Hands a started Tandem call to the program as a generalized MPI request. */
+int tdm_ip_wrap(TDM_Request treq, MPI_Request *request);
+/* Waits for a Tandem call started by a blocking collective. */
+int tdm_ip_wait_blocking(TDM_Request treq);
+/* Tandem calls the program has not released yet: when none, waits and tests go straight to MPI. */
+int tdm_ip_outstanding(void);
+/* Drives every Tandem call to completion and releases them (MPI_Finalize). */
+void tdm_ip_complete_all(void);
+/* Calls Tandem served so far, and calls passed to MPI. */
+void tdm_ip_counts(unsigned long *served, unsigned long *native);
+
+#endif
