@@ -2,12 +2,12 @@
  * Forced into every Tandem source of the interposer library (libtandem_mpi): the MPI functions the
  * interposer defines are called by their PMPI names inside Tandem, so that Tandem's own calls (the
  * engine's MPI_Test, placement's MPI_Allgather, TDM_Init's MPI_Init_thread) reach MPI, not the
- * interposer. Keep it in step with the functions of src/interpose/.
+ * interposer. Keep it in step with the functions of src/interpose/. It comes before everything (also
+ * before a source's own feature macros), so it includes nothing: mpi.h, read later, then declares
+ * these names as the PMPI functions they are.
  */
 #ifndef TANDEM_PMPI_NAMES_H
 #define TANDEM_PMPI_NAMES_H
-
-#include <mpi.h>
 
 #define MPI_Init PMPI_Init
 #define MPI_Init_thread PMPI_Init_thread
