@@ -96,9 +96,11 @@ static void complete(worker *w, struct tdm_request *req)
     if (req->active_next)
         req->active_next->active_prev = req->active_prev;
     req->active_prev = req->active_next = NULL;
-    struct tdm_request *whole = tdm_request_lane_finished(req);
+    /* A lane is marked first: once the count drops, the last lane's thread may complete the call
+     * and the application free every lane. After the count, only `whole` may be touched. */
     if (req->lane_parent)
-        tdm_request_mark_done(req); /* for tag wraps; after this only the application touches it */
+        tdm_request_mark_done(req); /* for tag wraps */
+    struct tdm_request *whole = tdm_request_lane_finished(req);
     if (whole) {
         tdm_request_completing(whole);
         tdm_request_mark_done(whole);

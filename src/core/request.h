@@ -81,7 +81,8 @@ static inline void tdm_request_mark_done_here(struct tdm_request *req)
 
 /* The agent finished running req's schedule. Returns the request to mark complete for the user:
  * req itself, or for a call in lanes the user's request once its last lane finished (NULL before).
- * The agent also marks a lane > 0 complete (tag wraps wait for it). */
+ * The agent marks a lane > 0 complete (tag wraps wait for it) before this call: after it, req may be
+ * freed by then. */
 struct tdm_request *tdm_request_lane_finished(struct tdm_request *req);
 /* The agent finished the whole call (every lane, every split segment) and is about to mark it
  * complete: runs the completion hook if one was set already. */

@@ -23,8 +23,9 @@ tdm_ip_mode tdm_ip_mode_now(void);
 /* Whether Tandem takes a collective on comm (an intra-communicator); else the caller goes to MPI and
  * TANDEM_VERBOSE says so once per function. `blocking`: a blocking collective (TANDEM_INTERPOSE=all). */
 int tdm_ip_takes(const char *fn, MPI_Comm comm, int blocking);
-/* Tandem refused a call it was given (rc): it goes to MPI, which reports bad arguments its own way. */
-void tdm_ip_refused(const char *fn, int rc);
+/* Tandem refused a call it was given (rc). 1: bad arguments, the call goes to MPI, which reports them
+ * its own way; 0: it failed under way and rc goes back to the program. */
+int tdm_ip_refused(const char *fn, int rc);
 
 /* Hands a started Tandem call to the program as a generalized MPI request. */
 int tdm_ip_wrap(TDM_Request treq, MPI_Request *request);

@@ -2,7 +2,7 @@
  * The program's collectives, routed to Tandem: every non-blocking one, and with TANDEM_INTERPOSE=all
  * the blocking ones too (started as Tandem's non-blocking call and waited for). A call Tandem does not
  * take (an inter-communicator, interposition off) or refuses (MPI's argument checks come first) goes
- * to MPI unchanged.
+ * to MPI unchanged; a call that fails under way returns its error.
  */
 #include "interpose.h"
 
@@ -14,7 +14,8 @@
             int rc_ = (start);                                                                             \
             if (rc_ == MPI_SUCCESS)                                                                        \
                 return tdm_ip_wrap(treq_, request);                                                        \
-            tdm_ip_refused(fn, rc_);                                                                       \
+            if (!tdm_ip_refused(fn, rc_))                                                                  \
+                return rc_;                                                                                \
         }                                                                                                  \
         return (native);                                                                                   \
     } while (0)
@@ -27,7 +28,8 @@
             int rc_ = (start);                                                                             \
             if (rc_ == MPI_SUCCESS)                                                                        \
                 return tdm_ip_wait_blocking(treq_);                                                        \
-            tdm_ip_refused(fn, rc_);                                                                       \
+            if (!tdm_ip_refused(fn, rc_))                                                                  \
+                return rc_;                                                                                \
         }                                                                                                  \
         return (native);                                                                                   \
     } while (0)

@@ -56,12 +56,19 @@ int tdm_ip_takes(const char *fn, MPI_Comm comm, int blocking)
     return 1;
 }
 
-void tdm_ip_refused(const char *fn, int rc)
+int tdm_ip_refused(const char *fn, int rc)
 {
-    (void)rc;
     __atomic_sub_fetch(&served, 1, __ATOMIC_RELAXED);
-    __atomic_add_fetch(&native, 1, __ATOMIC_RELAXED);
-    report_native_once(fn, TDM_Last_error());
+    switch (rc) { /* Tandem's argument checks, made before the call takes a tag: MPI may take it */
+    case MPI_ERR_BUFFER: case MPI_ERR_COUNT: case MPI_ERR_TYPE: case MPI_ERR_ROOT: case MPI_ERR_COMM:
+    case MPI_ERR_OP: case MPI_ERR_ARG: case MPI_ERR_REQUEST:
+        __atomic_add_fetch(&native, 1, __ATOMIC_RELAXED);
+        report_native_once(fn, TDM_Last_error());
+        return 1;
+    default: /* the call failed under way (the other ranks run it in Tandem): the program hears of it */
+        fprintf(stderr, "tandem: %s: %s\n", fn, TDM_Last_error());
+        return 0;
+    }
 }
 
 void tdm_ip_counts(unsigned long *s, unsigned long *n)
@@ -82,11 +89,29 @@ static tdm_ip_mode mode_from_environment(void)
     return TDM_IP_OFF;
 }
 
-/* Progress modes other than inline need MPI_THREAD_MULTIPLE. */
+/*
+ * Progress under the interposer is the progress thread unless TANDEM_PROGRESS says otherwise: MPI's
+ * progress rule lets a program block in MPI_Recv while its collective must still move, and inline
+ * progress moves only inside wait and test calls. Thread and split progress need MPI_THREAD_MULTIPLE.
+ */
 static int needs_threads(void)
 {
     const char *env = getenv("TANDEM_PROGRESS");
-    return env && (strcmp(env, "thread") == 0 || strcmp(env, "split") == 0);
+    return !env || !*env || strcmp(env, "thread") == 0 || strcmp(env, "split") == 0;
+}
+
+/* The progress mode: the environment's, else the thread. A program that calls MPI from several threads
+ * gets the thread too: the inline and split agents expect one thread in Tandem at a time. */
+static void choose_progress(int program_level)
+{
+    const char *env = getenv("TANDEM_PROGRESS");
+    if (!env || !*env)
+        TDM_Set_progress("thread");
+    else if (program_level == MPI_THREAD_MULTIPLE && strcmp(env, "thread") != 0) {
+        fprintf(stderr, "tandem: TANDEM_PROGRESS=%s serves one application thread at a time; this program asked "
+                        "for MPI_THREAD_MULTIPLE: thread progress\n", env);
+        TDM_Set_progress("thread");
+    }
 }
 
 static const char *mode_name(tdm_ip_mode m)
@@ -94,11 +119,20 @@ static const char *mode_name(tdm_ip_mode m)
     return m == TDM_IP_ALL ? "all" : m == TDM_IP_NONBLOCKING ? "nonblocking" : "off";
 }
 
-/* MPI is up: Tandem starts, or interposition stays off with a message. */
-static void start_tandem(int *argc, char ***argv, tdm_ip_mode wanted)
+/* MPI is up: Tandem starts, or interposition stays off with a message. Every rank must agree: a rank
+ * that sent its collectives to MPI while the others ran Tandem would hang them all. */
+static void start_tandem(int *argc, char ***argv, tdm_ip_mode wanted, int program_level)
 {
-    if (TDM_Init(argc, argv) != MPI_SUCCESS) {
+    choose_progress(program_level);
+    int ok = TDM_Init(argc, argv) == MPI_SUCCESS, all_ok = 0;
+    if (!ok)
         fprintf(stderr, "tandem: %s; collectives go to MPI\n", TDM_Last_error());
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all_ok) {
+        if (ok) {
+            fprintf(stderr, "tandem: Tandem failed to start on another rank; collectives go to MPI\n");
+            TDM_Finalize();
+        }
         return;
     }
     __atomic_store_n(&mode, wanted, __ATOMIC_RELEASE);
@@ -126,7 +160,7 @@ int MPI_Init(int *argc, char ***argv)
         rc = PMPI_Init(argc, argv);
     }
     if (rc == MPI_SUCCESS)
-        start_tandem(argc, argv, wanted);
+        start_tandem(argc, argv, wanted, MPI_THREAD_SINGLE);
     return rc;
 }
 
@@ -136,7 +170,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     if (wanted == TDM_IP_OFF || !needs_threads() || required == MPI_THREAD_MULTIPLE) {
         int rc = PMPI_Init_thread(argc, argv, required, provided);
         if (rc == MPI_SUCCESS && wanted != TDM_IP_OFF)
-            start_tandem(argc, argv, wanted);
+            start_tandem(argc, argv, wanted, required);
         return rc;
     }
     int rc = PMPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, provided);
@@ -145,7 +179,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     /* the level asked for, or less if MPI could not give it */
     reported_level = *provided < required ? *provided : required;
     *provided = reported_level;
-    start_tandem(argc, argv, wanted);
+    start_tandem(argc, argv, wanted, required);
     return rc;
 }
 
