@@ -52,6 +52,21 @@ __attribute__((format(printf, 2, 3))) static inline void check(int ok, const cha
         check(rc_ == MPI_SUCCESS, "%s returned %d: %s", #call, rc_, TDM_Last_error());                  \
     } while (0)
 
+#ifndef TANDEM_TEST_THROUGH_MPI /* there the program holds MPI requests */
+/* The text TDM_Request_dump writes for a request (free it), or NULL. */
+static inline char *harness_dump(TDM_Request req)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    if (!out)
+        return NULL;
+    TDM_Request_dump(req, out);
+    fclose(out);
+    return text;
+}
+#endif
+
 /* Collects the verdict over all ranks, prints it on rank 0, finalizes; returns the exit code. */
 static inline int harness_finish(void)
 {

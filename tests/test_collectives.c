@@ -765,12 +765,7 @@ static void check_forced_algorithm(const config *c)
     const char *running = TDM_Request_algorithm(req);
     report(c, running && strcmp(running, expected) == 0, "the forced algorithm did not run");
     /* the dump names it too, on its first line */
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    TDM_Request_dump(req, f);
-    fclose(f);
-    char header[160];
+    char *text = harness_dump(req), header[160];
     snprintf(header, sizeof header, "schedule %s:", expected);
     report(c, text && strncmp(text, header, strlen(header)) == 0, "TDM_Request_dump does not name the algorithm");
     free(text);

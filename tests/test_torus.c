@@ -30,12 +30,7 @@ static int expected_lanes(const int *dims, int ndims, const char *form, int in_p
 /* The dump must say the call runs in `lanes` lanes (every lane's schedule listed), or in one. */
 static void check_dump_lanes(TDM_Request req, int lanes, const char *what)
 {
-    char *dump = NULL;
-    size_t len = 0;
-    FILE *out = open_memstream(&dump, &len);
-    TDM_Request_dump(req, out);
-    fclose(out);
-    char expected[64];
+    char *dump = harness_dump(req), expected[64];
     snprintf(expected, sizeof expected, "lane %d of %d", lanes - 1, lanes);
     if (lanes > 1)
         check(dump && strstr(dump, expected), "the dump of %s should list %s: %s", what, expected, dump ? dump : "");
@@ -52,11 +47,7 @@ static void check_dump_names_torus(TDM_Request req, const int *dims, int ndims, 
             snprintf(expected + strlen(expected), sizeof expected - strlen(expected), "%s%d", first ? "" : "x", dims[i]);
             first = 0;
         }
-    char *dump = NULL;
-    size_t len = 0;
-    FILE *out = open_memstream(&dump, &len);
-    TDM_Request_dump(req, out);
-    fclose(out);
+    char *dump = harness_dump(req);
     check(dump && strstr(dump, expected), "the dump of a %s schedule should name the %s: %s", form, expected,
           dump ? dump : "(none)");
     free(dump);

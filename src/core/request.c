@@ -1,5 +1,7 @@
 #include "request.h"
 
+#include "state.h"
+
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,7 +129,8 @@ static void pass_gate(struct tdm_request *req)
 
 void tdm_request_completing(struct tdm_request *req)
 {
-    if (tdm_exec_all_done(&req->exec)) /* not the background segment of a split request */
+    /* not the background segment of a split request */
+    if (tdm_global.completion_hooks && tdm_exec_all_done(&req->exec))
         pass_gate(req);
 }
 

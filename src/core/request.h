@@ -88,7 +88,8 @@ struct tdm_request *tdm_request_lane_finished(struct tdm_request *req);
  * complete: runs the completion hook if one was set already. */
 void tdm_request_completing(struct tdm_request *req);
 /* Sets the completion hook of a started request (application thread); runs it at once if the call
- * finished already. The hook may run on the progress thread and before the request reads as done. */
+ * finished already. The hook may run on the progress thread and before the request reads as done.
+ * Only while tdm_global.completion_hooks is set (from before the first collective). */
 void tdm_request_on_complete(struct tdm_request *req, void (*fn)(void *arg, int error), void *arg);
 /* The first MPI error of the request's lanes, MPI_SUCCESS if none. */
 int tdm_request_error(const struct tdm_request *req);

@@ -16,6 +16,8 @@ typedef struct tdm_state {
     size_t segment_bytes;     /* TANDEM_SEGMENT_BYTES; 0: the model chooses */
     tdm_loggp loggp;          /* TANDEM_LOGGP or the defaults */
     int color_threads;        /* TANDEM_COLOR_THREADS: lanes of a torus bucket call (1: one schedule) */
+    int completion_hooks;     /* requests may get completion hooks (the interposer): agents pass the
+                                 hook gate only then, so that plain calls pay no atomic for it */
     unsigned long schedules_built, schedules_reused; /* reported at TDM_Finalize by TANDEM_VERBOSE */
     unsigned settings_epoch;  /* bumped when a selection setting changes: cached schedules expire */
 } tdm_state;

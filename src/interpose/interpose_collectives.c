@@ -6,33 +6,22 @@
  */
 #include "interpose.h"
 
-/* The body of a non-blocking collective: `start` is the TDM_Ixxx call (into treq_), `native` the PMPI one. */
-#define NONBLOCKING(fn, comm, start, native)                                                                \
+/* The body of a collective: `start` is the TDM_Ixxx call (into treq_); `finish` what becomes of the
+ * started call (a generalized request, or a wait for a blocking collective); `native` the PMPI call. */
+#define ROUTE(fn, comm, blocking, start, finish, native)                                                    \
     do {                                                                                                   \
         TDM_Request treq_;                                                                                 \
-        if (tdm_ip_takes(fn, comm, 0)) {                                                                   \
+        if (tdm_ip_takes(fn, comm, blocking)) {                                                            \
             int rc_ = (start);                                                                             \
             if (rc_ == MPI_SUCCESS)                                                                        \
-                return tdm_ip_wrap(treq_, request);                                                        \
+                return (finish);                                                                           \
             if (!tdm_ip_refused(fn, rc_))                                                                  \
                 return rc_;                                                                                \
         }                                                                                                  \
         return (native);                                                                                   \
     } while (0)
-
-/* The body of a blocking collective, as Tandem's non-blocking call and a wait. */
-#define BLOCKING(fn, comm, start, native)                                                                   \
-    do {                                                                                                   \
-        TDM_Request treq_;                                                                                 \
-        if (tdm_ip_takes(fn, comm, 1)) {                                                                   \
-            int rc_ = (start);                                                                             \
-            if (rc_ == MPI_SUCCESS)                                                                        \
-                return tdm_ip_wait_blocking(treq_);                                                        \
-            if (!tdm_ip_refused(fn, rc_))                                                                  \
-                return rc_;                                                                                \
-        }                                                                                                  \
-        return (native);                                                                                   \
-    } while (0)
+#define NONBLOCKING(fn, comm, start, native) ROUTE(fn, comm, 0, start, tdm_ip_wrap(treq_, request), native)
+#define BLOCKING(fn, comm, start, native) ROUTE(fn, comm, 1, start, tdm_ip_wait_blocking(treq_), native)
 
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {

@@ -135,6 +135,7 @@ static void start_tandem(int *argc, char ***argv, tdm_ip_mode wanted, int progra
         }
         return;
     }
+    tdm_global.completion_hooks = 1; /* before any collective: every request passes the hook gate */
     __atomic_store_n(&mode, wanted, __ATOMIC_RELEASE);
     if (tdm_global.verbose) {
         int rank = 0;
@@ -205,6 +206,7 @@ int MPI_Finalize(void)
         }
         __atomic_store_n(&mode, TDM_IP_OFF, __ATOMIC_RELEASE);
         TDM_Finalize();
+        tdm_global.completion_hooks = 0;
     }
     reported_level = -1;
     return PMPI_Finalize();

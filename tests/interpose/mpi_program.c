@@ -6,7 +6,8 @@
  * polling, MPI_Request_free (of its own send: MPI forbids it on a collective), MPI_Request_get_status, blocking collectives and an inter-communicator.
  *
  * EXPECT_INTERPOSED=1: the interposer must be there and must have served the collectives (it asks the
- * library's counter with dlsym); EXPECT_INTERPOSED=0: the program must run on MPI alone.
+ * library's counter with dlsym); EXPECT_INTERPOSED=off: it is loaded but serves nothing;
+ * EXPECT_INTERPOSED=0: the program must run on MPI alone.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -294,6 +295,11 @@ int main(int argc, char **argv)
         /* 3 reps x 19 non-blocking collectives, and an inter-communicator call to MPI if size > 1 */
         check(served >= 57, "collectives served by Tandem", (int)served);
         check(native == (size > 1), "collectives passed to MPI (the inter-communicator)", (int)native);
+    } else if (expect && strcmp(expect, "off") == 0) { /* loaded, switched off */
+        unsigned long served = 1, native = 1;
+        if (counts)
+            counts(&served, &native);
+        check(counts != NULL && served == 0 && native == 0, "an interposer switched off serves nothing", (int)served);
     } else if (expect) {
         check(counts == NULL, "no interposer", 0);
     }
