@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-PACKAGES="cmake ninja-build gcc pkg-config libhwloc-dev libopenmpi-dev openmpi-bin libmpich-dev mpich"
+PACKAGES="cmake ninja-build gcc gfortran pkg-config libhwloc-dev libopenmpi-dev openmpi-bin libmpich-dev mpich"
 
 ensure_packages() {
   local missing=()
@@ -29,7 +29,7 @@ build() {
   shift 2
   local dir="$TOP/build-$name" preflags=""
   [ "$mpi" = openmpi ] && preflags="--oversubscribe"
-  cmake -S "$TOP" -B "$dir" -G Ninja -DMPI_C_COMPILER="mpicc.$mpi" \
+  cmake -S "$TOP" -B "$dir" -G Ninja -DMPI_C_COMPILER="mpicc.$mpi" -DMPI_Fortran_COMPILER="mpifort.$mpi" \
     -DMPIEXEC_EXECUTABLE="/usr/bin/mpiexec.$mpi" -DTANDEM_MPIEXEC_PREFLAGS="$preflags" "$@" >/dev/null
   cmake --build "$dir" >/dev/null
   echo "$dir"
