@@ -15,26 +15,29 @@
 
 #include "tandem.h"
 
+/* Internal to the library; only tdm_ip_counts is looked up from outside (by the tests, with dlsym). */
+#define TDM_IP_HIDDEN __attribute__((visibility("hidden")))
+
 typedef enum { TDM_IP_OFF, TDM_IP_NONBLOCKING, TDM_IP_ALL } tdm_ip_mode;
 
 /* TANDEM_INTERPOSE, once Tandem runs (off before MPI_Init, after MPI_Finalize or if TDM_Init failed). */
-tdm_ip_mode tdm_ip_mode_now(void);
+TDM_IP_HIDDEN tdm_ip_mode tdm_ip_mode_now(void);
 
 /* Whether Tandem takes a collective on comm (an intra-communicator); else the caller goes to MPI and
  * TANDEM_VERBOSE says so once per function. `blocking`: a blocking collective (TANDEM_INTERPOSE=all). */
-int tdm_ip_takes(const char *fn, MPI_Comm comm, int blocking);
+TDM_IP_HIDDEN int tdm_ip_takes(const char *fn, MPI_Comm comm, int blocking);
 /* Tandem refused a call it was given (rc). 1: bad arguments, the call goes to MPI, which reports them
  * its own way; 0: it failed under way and rc goes back to the program. */
-int tdm_ip_refused(const char *fn, int rc);
+TDM_IP_HIDDEN int tdm_ip_refused(const char *fn, int rc);
 
 /* Hands a started Tandem call to the program as a generalized MPI request. */
-int tdm_ip_wrap(TDM_Request treq, MPI_Request *request);
+TDM_IP_HIDDEN int tdm_ip_wrap(TDM_Request treq, MPI_Request *request);
 /* Waits for a Tandem call started by a blocking collective. */
-int tdm_ip_wait_blocking(TDM_Request treq);
+TDM_IP_HIDDEN int tdm_ip_wait_blocking(TDM_Request treq);
 /* Tandem calls the program has not released yet: when none, waits and tests go straight to MPI. */
-int tdm_ip_outstanding(void);
+TDM_IP_HIDDEN int tdm_ip_outstanding(void);
 /* Drives every Tandem call to completion and releases them (MPI_Finalize). */
-void tdm_ip_complete_all(void);
+TDM_IP_HIDDEN void tdm_ip_complete_all(void);
 /* Calls Tandem served so far, and calls passed to MPI. */
 void tdm_ip_counts(unsigned long *served, unsigned long *native);
 

@@ -7,8 +7,8 @@
  *   its other bindings call the C names, which the interposer defines already.
  * Each binding converts the Fortran handles (MPI_Comm_f2c and friends) and the Fortran sentinels
  * (MPI_IN_PLACE, MPI_BOTTOM, MPI_STATUS(ES)_IGNORE) and calls the interposer's C function. Names are
- * gfortran's, the compiler both MPIs' Fortran modules are built with here; mpi_f08's ierror is
- * optional (NULL when left out).
+ * gfortran's (one trailing underscore), the compiler both MPIs' Fortran modules are built with here;
+ * mpi_f08's ierror is optional (NULL when left out).
  */
 #ifndef TANDEM_INTERPOSE_FORTRAN_H
 #define TANDEM_INTERPOSE_FORTRAN_H
@@ -30,10 +30,11 @@ _Static_assert(sizeof(MPI_Fint) == sizeof(int), "Fortran INTEGER arrays (counts,
 #define FORTRAN_STATUS_SIZE ((sizeof(MPI_Status) + sizeof(MPI_Fint) - 1) / sizeof(MPI_Fint))
 
 /* The C value of a Fortran buffer argument (MPI_IN_PLACE, MPI_BOTTOM or the address). */
-void *tdm_f_buffer(void *fortran);
+#define HIDDEN __attribute__((visibility("hidden"))) /* internal to the library, not MPI's */
+HIDDEN void *tdm_f_buffer(void *fortran);
 /* Whether a Fortran status (array) argument is MPI_STATUS_IGNORE (MPI_STATUSES_IGNORE). */
-int tdm_f_status_ignored(const MPI_Fint *status);
-int tdm_f_statuses_ignored(const MPI_Fint *statuses);
+HIDDEN int tdm_f_status_ignored(const MPI_Fint *status);
+HIDDEN int tdm_f_statuses_ignored(const MPI_Fint *statuses);
 
 #define BUF(f) tdm_f_buffer(f)
 #define TYPE(f) PMPI_Type_f2c(*(f))

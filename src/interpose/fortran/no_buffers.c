@@ -24,6 +24,14 @@ FORTRAN_NAMES(mpi_barrier, barrier);
 
 /* ---- waits and tests: Tandem's calls must move while a Fortran program waits too ---- */
 
+/* No memory for the C arrays: the program hears of it through MPI_COMM_WORLD's error handler (fatal by
+ * default), since a Fortran caller may have left out ierror. */
+static int out_of_memory(void)
+{
+    PMPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_NO_MEM);
+    return MPI_ERR_NO_MEM;
+}
+
 /* A request array in C form, converted back after the call; NULL if out of memory. */
 static MPI_Request *requests_f2c(int count, const MPI_Fint *requests)
 {
@@ -90,7 +98,7 @@ static void waitall(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *statuses, MPI
     int no_memory = 0;
     MPI_Request *c = requests_f2c(*count, requests);
     MPI_Status *s = statuses_for(*count, statuses, &no_memory);
-    int rc = !c || no_memory ? MPI_ERR_NO_MEM : MPI_Waitall(*count, c, s);
+    int rc = !c || no_memory ? out_of_memory() : MPI_Waitall(*count, c, s);
     if (c && !no_memory)
         requests_c2f(*count, c, requests);
     statuses_c2f(rc, *count, s, statuses);
@@ -104,11 +112,11 @@ static void testall(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *flag, MPI_Fin
     int no_memory = 0, done = 0;
     MPI_Request *c = requests_f2c(*count, requests);
     MPI_Status *s = statuses_for(*count, statuses, &no_memory);
-    int rc = !c || no_memory ? MPI_ERR_NO_MEM : MPI_Testall(*count, c, &done, s);
+    int rc = !c || no_memory ? out_of_memory() : MPI_Testall(*count, c, &done, s);
     if (c && !no_memory)
         requests_c2f(*count, c, requests);
     *flag = done;
-    statuses_c2f(rc, done ? *count : 0, s, statuses);
+    statuses_c2f(rc, done || rc == MPI_ERR_IN_STATUS ? *count : 0, s, statuses);
     free(c);
     tdm_f_set_ierr(ierr, rc);
 }
@@ -122,7 +130,7 @@ static void waitany(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *index, MPI_Fi
     MPI_Request *c = requests_f2c(*count, requests);
     MPI_Status s;
     int i = MPI_UNDEFINED, rc = c ? MPI_Waitany(*count, c, &i, tdm_f_status_ignored(status) ? MPI_STATUS_IGNORE : &s)
-                                  : MPI_ERR_NO_MEM;
+                                  : out_of_memory();
     if (c)
         requests_c2f(*count, c, requests);
     *index = index_c2f(i);
@@ -140,7 +148,7 @@ static void testany(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *index, MPI_Fi
     MPI_Status s;
     int i = MPI_UNDEFINED, done = 0;
     MPI_Status *c_status = tdm_f_status_ignored(status) ? MPI_STATUS_IGNORE : &s;
-    int rc = c ? MPI_Testany(*count, c, &i, &done, c_status) : MPI_ERR_NO_MEM;
+    int rc = c ? MPI_Testany(*count, c, &i, &done, c_status) : out_of_memory();
     if (c)
         requests_c2f(*count, c, requests);
     *index = index_c2f(i);
@@ -159,10 +167,12 @@ static void some(int wait_for_one, MPI_Fint *incount, MPI_Fint *requests, MPI_Fi
     int no_memory = 0, n = MPI_UNDEFINED;
     MPI_Request *c = requests_f2c(*incount, requests);
     MPI_Status *s = statuses_for(*incount, statuses, &no_memory);
-    int rc = MPI_ERR_NO_MEM;
+    int rc;
     if (c && !no_memory) {
         rc = wait_for_one ? MPI_Waitsome(*incount, c, &n, indices, s) : MPI_Testsome(*incount, c, &n, indices, s);
         requests_c2f(*incount, c, requests);
+    } else {
+        rc = out_of_memory();
     }
     *outcount = n;
     for (int i = 0; n != MPI_UNDEFINED && i < n; i++)

@@ -1,6 +1,7 @@
 /*
- * The Fortran sentinels of the MPI in use: the addresses its Fortran constants stand at. They live in
- * its Fortran library, which a C program does not load: weak references, NULL there.
+ * The Fortran sentinels of the MPI in use: the addresses its Fortran constants stand at (one address
+ * per process: the program's copy relocations make every library refer to the same one). Weak
+ * references: the library must not depend on where the MPI defines them.
  */
 #include "fortran.h"
 
