@@ -68,99 +68,107 @@ static void statuses_c2f(int rc, int n, MPI_Status *c, MPI_Fint *statuses)
     free(c);
 }
 
-static void wait_one(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierr)
+/* The C status a call fills for a Fortran status argument (MPI_STATUS_IGNORE stays so), and back to
+ * Fortran when the call filled it. */
+static MPI_Status *status_for(const MPI_Fint *status, MPI_Status *c)
+{
+    return tdm_f_status_ignored(status) ? MPI_STATUS_IGNORE : c;
+}
+
+static void status_c2f(int filled, const MPI_Status *c, MPI_Fint *status)
+{
+    if (filled && c != MPI_STATUS_IGNORE)
+        PMPI_Status_c2f(c, status);
+}
+
+/* MPI_Wait (flag NULL) and MPI_Test. */
+static void wait_or_test(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr)
 {
     MPI_Request c = PMPI_Request_f2c(*request);
-    MPI_Status s;
-    int rc = MPI_Wait(&c, tdm_f_status_ignored(status) ? MPI_STATUS_IGNORE : &s);
+    MPI_Status s, *cs = status_for(status, &s);
+    int done = 1, rc = flag ? MPI_Test(&c, &done, cs) : MPI_Wait(&c, cs);
     *request = PMPI_Request_c2f(c);
-    if (rc == MPI_SUCCESS && !tdm_f_status_ignored(status))
-        PMPI_Status_c2f(&s, status);
+    if (flag)
+        *flag = done;
+    status_c2f(rc == MPI_SUCCESS && done, cs, status);
     tdm_f_set_ierr(ierr, rc);
 }
+
+static void wait_one(MPI_Fint *request, MPI_Fint *status, MPI_Fint *ierr) { wait_or_test(request, NULL, status, ierr); }
 FORTRAN_NAMES(mpi_wait, wait_one);
 
 static void test_one(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr)
 {
-    MPI_Request c = PMPI_Request_f2c(*request);
-    MPI_Status s;
-    int done = 0, rc = MPI_Test(&c, &done, tdm_f_status_ignored(status) ? MPI_STATUS_IGNORE : &s);
-    *request = PMPI_Request_c2f(c);
-    *flag = done;
-    if (rc == MPI_SUCCESS && done && !tdm_f_status_ignored(status))
-        PMPI_Status_c2f(&s, status);
-    tdm_f_set_ierr(ierr, rc);
+    wait_or_test(request, flag, status, ierr);
 }
 FORTRAN_NAMES(mpi_test, test_one);
 
-static void waitall(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *statuses, MPI_Fint *ierr)
+/* MPI_Waitall (flag NULL) and MPI_Testall. */
+static void all(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *flag, MPI_Fint *statuses, MPI_Fint *ierr)
 {
-    int no_memory = 0;
+    int no_memory = 0, done = 1, rc;
     MPI_Request *c = requests_f2c(*count, requests);
     MPI_Status *s = statuses_for(*count, statuses, &no_memory);
-    int rc = !c || no_memory ? out_of_memory() : MPI_Waitall(*count, c, s);
-    if (c && !no_memory)
+    if (c && !no_memory) {
+        rc = flag ? MPI_Testall(*count, c, &done, s) : MPI_Waitall(*count, c, s);
         requests_c2f(*count, c, requests);
-    statuses_c2f(rc, *count, s, statuses);
+    } else {
+        rc = out_of_memory();
+    }
+    if (flag)
+        *flag = done;
+    statuses_c2f(rc, done || rc == MPI_ERR_IN_STATUS ? *count : 0, s, statuses);
     free(c);
     tdm_f_set_ierr(ierr, rc);
+}
+
+static void waitall(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *statuses, MPI_Fint *ierr)
+{
+    all(count, requests, NULL, statuses, ierr);
 }
 FORTRAN_NAMES(mpi_waitall, waitall);
 
 static void testall(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *flag, MPI_Fint *statuses, MPI_Fint *ierr)
 {
-    int no_memory = 0, done = 0;
-    MPI_Request *c = requests_f2c(*count, requests);
-    MPI_Status *s = statuses_for(*count, statuses, &no_memory);
-    int rc = !c || no_memory ? out_of_memory() : MPI_Testall(*count, c, &done, s);
-    if (c && !no_memory)
-        requests_c2f(*count, c, requests);
-    *flag = done;
-    statuses_c2f(rc, done || rc == MPI_ERR_IN_STATUS ? *count : 0, s, statuses);
-    free(c);
-    tdm_f_set_ierr(ierr, rc);
+    all(count, requests, flag, statuses, ierr);
 }
 FORTRAN_NAMES(mpi_testall, testall);
 
-/* Fortran counts from 1. */
-static MPI_Fint index_c2f(int index) { return index == MPI_UNDEFINED ? MPI_UNDEFINED : index + 1; }
+/* MPI_Waitany (flag NULL) and MPI_Testany; Fortran counts from 1. */
+static void any(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status,
+                MPI_Fint *ierr)
+{
+    MPI_Request *c = requests_f2c(*count, requests);
+    MPI_Status s, *cs = status_for(status, &s);
+    int i = MPI_UNDEFINED, done = 1, rc;
+    if (c) {
+        rc = flag ? MPI_Testany(*count, c, &i, &done, cs) : MPI_Waitany(*count, c, &i, cs);
+        requests_c2f(*count, c, requests);
+    } else {
+        rc = out_of_memory();
+    }
+    *index = i == MPI_UNDEFINED ? MPI_UNDEFINED : i + 1;
+    if (flag)
+        *flag = done;
+    status_c2f(rc == MPI_SUCCESS && done, cs, status);
+    free(c);
+    tdm_f_set_ierr(ierr, rc);
+}
 
 static void waitany(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *index, MPI_Fint *status, MPI_Fint *ierr)
 {
-    MPI_Request *c = requests_f2c(*count, requests);
-    MPI_Status s;
-    int i = MPI_UNDEFINED, rc = c ? MPI_Waitany(*count, c, &i, tdm_f_status_ignored(status) ? MPI_STATUS_IGNORE : &s)
-                                  : out_of_memory();
-    if (c)
-        requests_c2f(*count, c, requests);
-    *index = index_c2f(i);
-    if (rc == MPI_SUCCESS && !tdm_f_status_ignored(status))
-        PMPI_Status_c2f(&s, status);
-    free(c);
-    tdm_f_set_ierr(ierr, rc);
+    any(count, requests, index, NULL, status, ierr);
 }
 FORTRAN_NAMES(mpi_waitany, waitany);
 
 static void testany(MPI_Fint *count, MPI_Fint *requests, MPI_Fint *index, MPI_Fint *flag, MPI_Fint *status,
                     MPI_Fint *ierr)
 {
-    MPI_Request *c = requests_f2c(*count, requests);
-    MPI_Status s;
-    int i = MPI_UNDEFINED, done = 0;
-    MPI_Status *c_status = tdm_f_status_ignored(status) ? MPI_STATUS_IGNORE : &s;
-    int rc = c ? MPI_Testany(*count, c, &i, &done, c_status) : out_of_memory();
-    if (c)
-        requests_c2f(*count, c, requests);
-    *index = index_c2f(i);
-    *flag = done;
-    if (rc == MPI_SUCCESS && done && !tdm_f_status_ignored(status))
-        PMPI_Status_c2f(&s, status);
-    free(c);
-    tdm_f_set_ierr(ierr, rc);
+    any(count, requests, index, flag, status, ierr);
 }
 FORTRAN_NAMES(mpi_testany, testany);
 
-/* Waitsome and Testsome: the same but for the C call. */
+/* MPI_Waitsome and MPI_Testsome. */
 static void some(int wait_for_one, MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *outcount, MPI_Fint *indices,
                  MPI_Fint *statuses, MPI_Fint *ierr)
 {
@@ -198,12 +206,10 @@ FORTRAN_NAMES(mpi_testsome, testsome);
 
 static void request_get_status(MPI_Fint *request, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ierr)
 {
-    MPI_Status s;
-    int done = 0, rc = MPI_Request_get_status(PMPI_Request_f2c(*request), &done,
-                                              tdm_f_status_ignored(status) ? MPI_STATUS_IGNORE : &s);
+    MPI_Status s, *cs = status_for(status, &s);
+    int done = 0, rc = MPI_Request_get_status(PMPI_Request_f2c(*request), &done, cs);
     *flag = done;
-    if (rc == MPI_SUCCESS && done && !tdm_f_status_ignored(status))
-        PMPI_Status_c2f(&s, status);
+    status_c2f(rc == MPI_SUCCESS && done, cs, status);
     tdm_f_set_ierr(ierr, rc);
 }
 FORTRAN_NAMES(mpi_request_get_status, request_get_status);
