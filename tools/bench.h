@@ -38,13 +38,24 @@ typedef struct {
     int nsizes, reps;
     char wanted[256]; /* comma-separated collectives */
     const char *csv_path;
+    int iters;        /* --iters: iterations per repetition; 0: chosen from the size */
+    char modes[256];  /* --modes: comma-separated modes to measure; empty: all */
 } bench_options;
 
-/* Consumes argv[*i] (and its value) if it is --reps, --csv, --collectives or --sizes; 1 if it did. */
+#define BENCH_MAX_REPS 64
+
+/* Consumes argv[*i] (and its value) if it is --reps, --csv, --collectives, --sizes, --iters or
+ * --modes; 1 if it did. */
 int bench_common_option(int argc, char **argv, int *i, bench_options *o);
 
 /* name is in the comma-separated list */
 int bench_wanted(const char *list, const char *name);
+/* the mode is to be measured (--modes names it, or --modes was not given) */
+int bench_mode_wanted(const bench_options *o, const char *mode);
+/* every mode --modes names is one of the `n` known ones; else says which is not (rank 0) and 0 */
+int bench_modes_known(const bench_options *o, const char *const *known, int n, int rank);
+/* --iters if given, else `automatic` */
+int bench_iterations(const bench_options *o, int automatic);
 long bench_parse_size(const char *text); /* 8, 64K, 1M */
 int bench_ranks_on_node(void);
 int bench_cmp_double(const void *a, const void *b);

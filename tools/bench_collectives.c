@@ -97,6 +97,10 @@ int bench_common_option(int argc, char **argv, int *i, bench_options *o)
         o->csv_path = argv[++*i];
     } else if (!strcmp(opt, "--collectives")) {
         snprintf(o->wanted, sizeof o->wanted, "%s", argv[++*i]);
+    } else if (!strcmp(opt, "--iters")) {
+        o->iters = atoi(argv[++*i]);
+    } else if (!strcmp(opt, "--modes")) {
+        snprintf(o->modes, sizeof o->modes, "%s", argv[++*i]);
     } else if (!strcmp(opt, "--sizes")) {
         o->nsizes = 0;
         for (char *tok = strtok(argv[++*i], ","); tok && o->nsizes < 32; tok = strtok(NULL, ","))
@@ -114,6 +118,34 @@ int bench_wanted(const char *list, const char *name)
     snprintf(padded, sizeof padded, ",%s,", list);
     return strstr(padded, pattern) != NULL;
 }
+
+int bench_mode_wanted(const bench_options *o, const char *mode)
+{
+    return !o->modes[0] || bench_wanted(o->modes, mode);
+}
+
+int bench_modes_known(const bench_options *o, const char *const *known, int n, int rank)
+{
+    char list[sizeof o->modes];
+    snprintf(list, sizeof list, "%s", o->modes);
+    for (char *save, *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        int found = 0;
+        for (int k = 0; k < n; k++)
+            found |= !strcmp(tok, known[k]);
+        if (!found) {
+            if (rank == 0) {
+                fprintf(stderr, "tandem-bench: --modes: unknown mode %s; known:", tok);
+                for (int k = 0; k < n; k++)
+                    fprintf(stderr, " %s", known[k]);
+                fprintf(stderr, "\n");
+            }
+            return 0;
+        }
+    }
+    return 1;
+}
+
+int bench_iterations(const bench_options *o, int automatic) { return o->iters > 0 ? o->iters : automatic; }
 
 long bench_parse_size(const char *text)
 {

@@ -11,41 +11,54 @@
  * arithmetic (calibrated once), so a progress thread that steals its core makes it longer and lowers
  * the overlap, as it should.
  *
- * Modes: native MPI_Ixxx + MPI_Wait, the same with MPI_Test calls inside the computation, Tandem
- * inline (with and without TDM_Test calls), Tandem thread and Tandem split-tree (if MPI gives
- * MPI_THREAD_MULTIPLE; split uses the split-tree model's S unless TANDEM_SPLIT_S is set). The
+ * Modes: native MPI_Ixxx + MPI_Wait, the same with MPI_Test calls inside the computation, the blocking
+ * MPI_Xxx after the computation (nothing overlaps: the reference), Tandem inline (with and without
+ * TDM_Test calls), Tandem thread and Tandem split-tree (if MPI gives MPI_THREAD_MULTIPLE; split uses
+ * the split-tree model's S unless TANDEM_SPLIT_S is set). The
  * placement of the progress thread is the one of the run (TANDEM_PROGRESS_PLACEMENT): run once per
  * placement to compare them.
  *
  *   mpirun -np 2 tandem-bench --overlap [--collectives allreduce] [--sizes 8,1M] [--reps 5] [--csv FILE]
- *                             [--compute busy|sleep]
+ *                             [--compute busy|sleep] [--tests 10] [--iters N] [--modes mpi,tandem-inline]
  * --compute sleep makes the "computation" a sleep, leaving the core idle: on a machine without a free
- * core per rank it emulates one for the progress thread (and says so in the output).
+ * core per rank it emulates one for the progress thread (and says so in the output). Built for SMPI,
+ * the computation is simulated time (smpi_execute_benched). --tests: test calls in the "+test" modes.
  */
 #include "bench.h"
 
+#include "../src/core/smpi_support.h"
+
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-enum { OV_MPI, OV_MPI_TEST, OV_INLINE, OV_INLINE_TEST, OV_THREAD, OV_SPLIT, OV_NMODES };
-static const char *ov_names[OV_NMODES] = {"mpi", "mpi+test", "tandem-inline", "tandem-inline+test",
-                                          "tandem-thread", "tandem-split"};
+enum { OV_MPI, OV_MPI_TEST, OV_MPI_BLOCKING, OV_INLINE, OV_INLINE_TEST, OV_THREAD, OV_SPLIT, OV_NMODES };
+static const char *ov_names[OV_NMODES] = {"mpi",           "mpi+test",           "mpi-blocking", "tandem-inline",
+                                          "tandem-inline+test", "tandem-thread", "tandem-split"};
+#define IS_MPI(mode) ((mode) <= OV_MPI_BLOCKING)
 /* The computation is cut in this many pieces, with a test call after each, in the "+test" modes. */
-#define TEST_CALLS 10
+static int test_calls = 10;
 static const double tcomp_factors[] = {0, 0.25, 0.5, 1, 1.5, 2, 3, 4};
 #define NPOINTS ((int)(sizeof tcomp_factors / sizeof tcomp_factors[0]))
 
 static int rank, size;
+static const char *unavailable_why;
+
 static double work_per_second; /* calibrated iterations of compute_work per second */
 static volatile double sink;
 
-static int compute_sleeps; /* --compute sleep: the computation leaves its core idle */
+/* busy: arithmetic; sleep: the computation leaves its core idle; simulated: SMPI's simulated time */
+static enum { COMPUTE_BUSY, COMPUTE_SLEEP, COMPUTE_SIMULATED } compute_kind;
 
 static void compute_work(long iterations)
 {
-    if (compute_sleeps) { /* iterations are nanoseconds */
+    if (compute_kind == COMPUTE_SIMULATED) { /* iterations are nanoseconds */
+        tdm_smpi_execute(iterations * 1e-9);
+        return;
+    }
+    if (compute_kind == COMPUTE_SLEEP) { /* iterations are nanoseconds */
         struct timespec ts = {iterations / 1000000000L, iterations % 1000000000L};
         if (iterations > 0)
             nanosleep(&ts, NULL);
@@ -60,7 +73,7 @@ static void compute_work(long iterations)
 /* Iterations per second of compute_work on this core, the median of a few trials. */
 static void calibrate(void)
 {
-    if (compute_sleeps) {
+    if (compute_kind != COMPUTE_BUSY) {
         work_per_second = 1e9;
         return;
     }
@@ -82,18 +95,22 @@ typedef struct {
 
 static int start_op(int mode, const bench_collective *c, bench_buffers *b, TDM_Request *t, MPI_Request *m)
 {
-    return mode <= OV_MPI_TEST ? bench_start_mpi(c, b, m) : bench_start_tandem(c, b, t);
+    if (mode == OV_MPI_BLOCKING)
+        return bench_run_blocking(c, b);
+    return IS_MPI(mode) ? bench_start_mpi(c, b, m) : bench_start_tandem(c, b, t);
 }
 
 static int test_op(int mode, TDM_Request *t, MPI_Request *m)
 {
     int flag;
-    return mode <= OV_MPI_TEST ? MPI_Test(m, &flag, MPI_STATUS_IGNORE) : TDM_Test(t, &flag, MPI_STATUS_IGNORE);
+    return IS_MPI(mode) ? MPI_Test(m, &flag, MPI_STATUS_IGNORE) : TDM_Test(t, &flag, MPI_STATUS_IGNORE);
 }
 
 static int wait_op(int mode, TDM_Request *t, MPI_Request *m)
 {
-    return mode <= OV_MPI_TEST ? MPI_Wait(m, MPI_STATUS_IGNORE) : TDM_Wait(t, MPI_STATUS_IGNORE);
+    if (mode == OV_MPI_BLOCKING)
+        return MPI_SUCCESS; /* done in the start */
+    return IS_MPI(mode) ? MPI_Wait(m, MPI_STATUS_IGNORE) : TDM_Wait(t, MPI_STATUS_IGNORE);
 }
 
 /* One measurement: iters times start, compute `work` iterations, wait. The slowest rank's averages. */
@@ -112,8 +129,8 @@ static sample run_point(int mode, const bench_collective *c, bench_buffers *b, l
         int rc = start_op(mode, c, b, &treq, &mreq);
         double s = MPI_Wtime();
         if (with_tests) {
-            for (int k = 0; k < TEST_CALLS; k++) {
-                compute_work(work / TEST_CALLS);
+            for (int k = 0; k < test_calls; k++) {
+                compute_work(work / test_calls);
                 rc |= test_op(mode, &treq, &mreq);
             }
         } else {
@@ -124,7 +141,7 @@ static sample run_point(int mode, const bench_collective *c, bench_buffers *b, l
         double e = MPI_Wtime();
         if (rc != MPI_SUCCESS) {
             fprintf(stderr, "tandem-bench: %s (%s) failed: %s\n", c->name, ov_names[mode],
-                    mode <= OV_MPI_TEST ? "MPI error" : TDM_Last_error());
+                    IS_MPI(mode) ? "MPI error" : TDM_Last_error());
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
         in_start += s - a;
@@ -152,13 +169,14 @@ static int set_mode_progress(int mode)
     return TDM_Set_progress(mode == OV_THREAD ? "thread" : mode == OV_SPLIT ? "split" : "inline");
 }
 
-static void overlap_one(const bench_collective *c, long bytes, int reps, FILE *csv, int cores, int local,
-                        const int *available)
+static void overlap_one(const bench_collective *c, long bytes, const bench_options *o, FILE *csv, int cores,
+                        int local, const int *available)
 {
     bench_buffers b;
     bench_buffers_alloc(&b, c, bytes, size);
     int iters = (int)(16L * 1024 * 1024 / (bytes > 16384 ? bytes : 16384));
-    iters = iters > 200 ? 200 : iters < 8 ? 8 : iters;
+    iters = bench_iterations(o, iters > 200 ? 200 : iters < 8 ? 8 : iters);
+    int reps = o->reps;
 
     /* pure latencies */
     double pure[OV_NMODES] = {0};
@@ -166,24 +184,27 @@ static void overlap_one(const bench_collective *c, long bytes, int reps, FILE *c
         if (!available[m])
             continue;
         set_mode_progress(m);
-        double s[64];
+        double s[BENCH_MAX_REPS];
         for (int r = 0; r < reps; r++)
             s[r] = run_point(m, c, &b, 0, iters).total;
         pure[m] = bench_median(s, reps);
     }
     set_mode_progress(OV_MPI);
+    /* Tcomp runs up to a few times the native latency (or the slowest latency measured, without it) */
     double ref = pure[OV_MPI];
+    for (int m = 0; !available[OV_MPI] && m < OV_NMODES; m++)
+        ref = pure[m] > ref ? pure[m] : ref;
 
     sample result[OV_NMODES][NPOINTS];
-    double tcomp[NPOINTS], tcompute[NPOINTS][2]; /* [1]: cut in TEST_CALLS pieces */
+    double tcomp[NPOINTS], tcompute[NPOINTS][2]; /* [1]: cut in test_calls pieces */
     long work[NPOINTS];
     for (int p = 0; p < NPOINTS; p++) {
         tcomp[p] = tcomp_factors[p] * ref;
         work[p] = (long)(tcomp[p] * work_per_second);
         for (int cut = 0; cut < 2; cut++) {
-            double s[64];
+            double s[BENCH_MAX_REPS];
             for (int r = 0; r < reps; r++)
-                s[r] = compute_time(work[p], iters, cut ? TEST_CALLS : 1);
+                s[r] = compute_time(work[p], iters, cut ? test_calls : 1);
             tcompute[p][cut] = bench_median(s, reps);
         }
     }
@@ -192,7 +213,7 @@ static void overlap_one(const bench_collective *c, long bytes, int reps, FILE *c
             continue;
         set_mode_progress(m);
         for (int p = 0; p < NPOINTS; p++) {
-            double st[64], wt[64], tt[64];
+            double st[BENCH_MAX_REPS], wt[BENCH_MAX_REPS], tt[BENCH_MAX_REPS];
             for (int r = 0; r < reps; r++) {
                 sample x = run_point(m, c, &b, work[p], iters);
                 st[r] = x.start, wt[r] = x.wait, tt[r] = x.total;
@@ -211,7 +232,8 @@ static void overlap_one(const bench_collective *c, long bytes, int reps, FILE *c
            "overlap@max");
     for (int m = 0; m < OV_NMODES; m++) {
         if (!available[m]) {
-            printf("  %-20s (not available: %s)\n", ov_names[m], "MPI does not provide MPI_THREAD_MULTIPLE");
+            if (bench_mode_wanted(o, ov_names[m]))
+                printf("  %-20s (not available: %s)\n", ov_names[m], unavailable_why);
             continue;
         }
         double floor = 1e30;
@@ -248,39 +270,54 @@ int bench_overlap(int argc, char **argv)
 {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    bench_options o = {{8, 1 << 20}, 2, 5, "allreduce", "tandem-overlap.csv"};
+    bench_options o = {.sizes = {8, 1 << 20}, .nsizes = 2, .reps = 5, .wanted = "allreduce",
+                       .csv_path = "tandem-overlap.csv"};
+    compute_kind = TDM_SIMULATED ? COMPUTE_SIMULATED : COMPUTE_BUSY;
     for (int i = 0; i < argc; i++) {
         if (bench_common_option(argc, argv, &i, &o)) {
             continue;
         } else if (!strcmp(argv[i], "--compute") && i + 1 < argc) {
             const char *how = argv[++i];
-            compute_sleeps = !strcmp(how, "sleep");
-            if (!compute_sleeps && strcmp(how, "busy")) {
+            if (TDM_SIMULATED || (strcmp(how, "busy") && strcmp(how, "sleep"))) {
                 if (rank == 0)
-                    fprintf(stderr, "tandem-bench: --compute busy|sleep\n");
+                    fprintf(stderr, "tandem-bench: --compute busy|sleep%s\n",
+                            TDM_SIMULATED ? " (not in simulation: the computation is simulated time)" : "");
                 return 2;
             }
+            compute_kind = strcmp(how, "sleep") ? COMPUTE_BUSY : COMPUTE_SLEEP;
+        } else if (!strcmp(argv[i], "--tests") && i + 1 < argc && atoi(argv[i + 1]) >= 1) {
+            test_calls = atoi(argv[++i]);
         } else {
             if (rank == 0)
-                fprintf(stderr, "usage: tandem-bench --overlap [--collectives a,b] [--sizes 8,1M] [--reps N] "
-                                "[--csv FILE] [--compute busy|sleep]\n");
+                fprintf(stderr, "usage: tandem-bench --overlap [--collectives a,b] [--sizes 8,1M] [--reps N] [--iters N] "
+                                "[--csv FILE] [--compute busy|sleep] [--tests N] [--modes a,b]\n");
             return 2;
         }
     }
-    o.reps = o.reps < 1 ? 1 : o.reps > 64 ? 64 : o.reps;
-    int available[OV_NMODES] = {1, 1, 1, 1, 1, 1};
-    available[OV_THREAD] = available[OV_SPLIT] = TDM_Set_progress("thread") == MPI_SUCCESS;
+    o.reps = o.reps < 1 ? 1 : o.reps > BENCH_MAX_REPS ? BENCH_MAX_REPS : o.reps;
+    if (!bench_modes_known(&o, ov_names, OV_NMODES, rank))
+        return 2;
+    int available[OV_NMODES];
+    int threads = TDM_Set_progress("thread") == MPI_SUCCESS;
+    unavailable_why = TDM_SIMULATED ? "SMPI cannot simulate threads" : "MPI does not provide MPI_THREAD_MULTIPLE";
     TDM_Set_progress("inline");
+    for (int m = 0; m < OV_NMODES; m++)
+        available[m] = bench_mode_wanted(&o, ov_names[m]) && (threads || (m != OV_THREAD && m != OV_SPLIT));
     calibrate();
     int cores = (int)sysconf(_SC_NPROCESSORS_ONLN), local = bench_ranks_on_node();
     FILE *csv = NULL;
     if (rank == 0) {
         const char *placement = getenv("TANDEM_PROGRESS_PLACEMENT");
-        printf("tandem-bench --overlap: %d ranks, %d on this node with %d cores%s; progress placement %s\n", size,
-               local, cores, local > cores ? "  ** OVERSUBSCRIBED **" : "", placement ? placement : "none");
-        printf("computation: %s\n", compute_sleeps ? "SLEEP (the core stays idle: emulates a free core for the progress "
-                                                     "thread; not a real computation)"
-                                                   : "busy arithmetic on the application's core");
+        if (TDM_SIMULATED)
+            printf("tandem-bench --overlap: %d ranks, SIMULATED by SimGrid's SMPI (simulated seconds)\n", size);
+        else
+            printf("tandem-bench --overlap: %d ranks, %d on this node with %d cores%s; progress placement %s\n", size,
+                   local, cores, local > cores ? "  ** OVERSUBSCRIBED **" : "", placement ? placement : "none");
+        printf("computation: %s\n",
+               compute_kind == COMPUTE_SIMULATED ? "simulated time (smpi_execute_benched)"
+               : compute_kind == COMPUTE_SLEEP   ? "SLEEP (the core stays idle: emulates a free core for the progress "
+                                                   "thread; not a real computation)"
+                                                 : "busy arithmetic on the application's core");
         printf("overhead = time in the start call + time in the wait (medians over %d repetitions, slowest rank)\n",
                o.reps);
         csv = fopen(o.csv_path, "w");
@@ -291,7 +328,7 @@ int bench_overlap(int argc, char **argv)
     for (int ci = 0; ci < BENCH_NCOLLECTIVES; ci++)
         if (bench_wanted(o.wanted, bench_collectives[ci].name))
             for (int si = 0; si < o.nsizes; si++)
-                overlap_one(&bench_collectives[ci], o.sizes[si], o.reps, csv, cores, local, available);
+                overlap_one(&bench_collectives[ci], o.sizes[si], &o, csv, cores, local, available);
     if (csv) {
         fclose(csv);
         printf("\nCSV: %s (plot: tools/plot_overlap.py %s overlap.png)\n", o.csv_path, o.csv_path);

@@ -6,7 +6,7 @@
  * min and max) over repetitions and the ratio Tandem / best native. One CSV row per measurement.
  *
  *   mpirun -np 2 tandem-bench [--quick] [--collectives allreduce,bcast] [--sizes 8,1M] [--reps 7]
- *                             [--csv FILE]
+ *                             [--iters N] [--modes tandem,mpi-blocking] [--csv FILE]
  *   mpirun -np 2 tandem-bench --mpi-thread single ...   (MPI initialized with MPI_THREAD_SINGLE first)
  *   mpirun -np 2 tandem-bench --show-placement   (where ranks and progress threads run)
  *   mpirun -np 2 tandem-bench --overlap ...      (overhead and overlap against computation: bench_overlap.c)
@@ -16,6 +16,7 @@
  */
 #include "bench.h"
 
+#include "../src/core/smpi_support.h"
 #include "../src/model/collective_costs.h"
 #include "../src/model/loggp.h"
 
@@ -127,8 +128,8 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
 
-    bench_options o = {{8, 64, 512, 4096, 32768, 262144, 1 << 20, 4 << 20, 16 << 20}, 9, 7,
-                       "allreduce,bcast,allgather,reduce,alltoall", "tandem-bench.csv"};
+    bench_options o = {.sizes = {8, 64, 512, 4096, 32768, 262144, 1 << 20, 4 << 20, 16 << 20}, .nsizes = 9, .reps = 7,
+                       .wanted = "allreduce,bcast,allgather,reduce,alltoall", .csv_path = "tandem-bench.csv"};
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--overlap")) {
             return finish(bench_overlap(argc - i - 1, argv + i + 1));
@@ -142,13 +143,18 @@ int main(int argc, char **argv)
             snprintf(o.wanted, sizeof o.wanted, "allreduce,bcast,allgather");
         } else if (!bench_common_option(argc, argv, &i, &o)) {
             if (rank == 0)
-                fprintf(stderr, "usage: tandem-bench [--quick] [--collectives a,b] [--sizes 8,64K,1M] "
-                                "[--reps N] [--csv FILE] | --overlap ... | --show-placement\n");
+                fprintf(stderr, "usage: tandem-bench [--quick] [--collectives a,b] [--sizes 8,64K,1M] [--reps N] "
+                                "[--iters N] [--modes tandem,mpi-nonblocking,mpi-blocking] [--csv FILE] | "
+                                "--overlap ... | --show-placement\n");
             return finish(2);
         }
     }
-    if (o.reps < 1)
-        o.reps = 1;
+    o.reps = o.reps < 1 ? 1 : o.reps > BENCH_MAX_REPS ? BENCH_MAX_REPS : o.reps;
+    if (!bench_modes_known(&o, mode_names, NMODES, rank))
+        return finish(2);
+    int measured[NMODES];
+    for (int m = 0; m < NMODES; m++)
+        measured[m] = bench_mode_wanted(&o, mode_names[m]);
     model_setup();
 
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -161,8 +167,12 @@ int main(int argc, char **argv)
         *nl = '\0';
     FILE *csv = NULL;
     if (rank == 0) {
-        printf("tandem-bench: %d ranks, %d on this node with %ld cores%s\n", size, local, cores,
-               local > cores ? "  ** OVERSUBSCRIBED: timings say nothing about speed **" : "");
+        if (TDM_SIMULATED)
+            printf("tandem-bench: %d ranks, SIMULATED by SimGrid's SMPI: times are simulated seconds on its platform\n",
+                   size);
+        else
+            printf("tandem-bench: %d ranks, %d on this node with %ld cores%s\n", size, local, cores,
+                   local > cores ? "  ** OVERSUBSCRIBED: timings say nothing about speed **" : "");
         int level;
         MPI_Query_thread(&level);
         printf("MPI: %s (thread level %s)\n", version, level == MPI_THREAD_MULTIPLE ? "MPI_THREAD_MULTIPLE"
@@ -194,14 +204,11 @@ int main(int argc, char **argv)
             bench_buffers b;
             bench_buffers_alloc(&b, c, bytes, size);
             int iters = (int)(64L * 1024 * 1024 / (bytes > 65536 ? bytes : 65536));
-            if (iters > 1000)
-                iters = 1000;
-            if (iters < 16)
-                iters = 16;
-            double samples[NMODES][64];
-            for (int r = 0; r < o.reps && r < 64; r++)
+            iters = bench_iterations(&o, iters > 1000 ? 1000 : iters < 16 ? 16 : iters);
+            double samples[NMODES][BENCH_MAX_REPS];
+            for (int r = 0; r < o.reps; r++)
                 for (int m = 0; m < NMODES; m++)
-                    samples[m][r] = time_mode(c, m, &b, iters);
+                    samples[m][r] = measured[m] ? time_mode(c, m, &b, iters) : 0;
             char alg[64];
             tandem_algorithm(c, &b, alg, sizeof alg);
             double vector_bytes = (double)bytes * (c->per_rank_blocks ? size : 1);
@@ -214,21 +221,26 @@ int main(int argc, char **argv)
                     lo[m] = samples[m][0];
                     hi[m] = samples[m][o.reps - 1];
                 }
-                double best = med[MODE_NATIVE_NB] < med[MODE_NATIVE_BLOCKING] ? med[MODE_NATIVE_NB]
-                                                                               : med[MODE_NATIVE_BLOCKING];
-                char cell[NMODES][64];
+                double best = 0; /* the best native mode measured */
+                for (int m = MODE_NATIVE_NB; m < NMODES; m++)
+                    if (measured[m] && (best == 0 || med[m] < best))
+                        best = med[m];
+                char cell[NMODES][64], ratio[16] = "-";
                 for (int m = 0; m < NMODES; m++)
-                    snprintf(cell[m], sizeof cell[m], "%.3g (%.3g..%.3g)", med[m], lo[m], hi[m]);
+                    snprintf(cell[m], sizeof cell[m], measured[m] ? "%.3g (%.3g..%.3g)" : "-", med[m], lo[m], hi[m]);
+                if (measured[MODE_TANDEM] && best > 0)
+                    snprintf(ratio, sizeof ratio, "%.2f", med[MODE_TANDEM] / best);
                 char predicted[32] = "";
                 if (model > 0)
                     snprintf(predicted, sizeof predicted, "%.3g", model);
-                printf("%-21s %9ld  %-28s %-28s %-28s %6.2f  %-10s %s\n", c->name, bytes, cell[MODE_NATIVE_BLOCKING],
-                       cell[MODE_NATIVE_NB], cell[MODE_TANDEM], med[MODE_TANDEM] / best, predicted, alg);
+                printf("%-21s %9ld  %-28s %-28s %-28s %6s  %-10s %s\n", c->name, bytes, cell[MODE_NATIVE_BLOCKING],
+                       cell[MODE_NATIVE_NB], cell[MODE_TANDEM], ratio, predicted, alg);
                 fflush(stdout);
                 for (int m = 0; csv && m < NMODES; m++)
-                    fprintf(csv, "%s,%ld,%d,%d,%ld,%d,%s,%s,%d,%d,%.9g,%.9g,%.9g,%s\n", c->name, bytes, size, local,
-                            cores, local > cores, mode_names[m], m == MODE_TANDEM ? alg : "native", o.reps, iters,
-                            med[m], lo[m], hi[m], m == MODE_TANDEM ? predicted : "");
+                    if (measured[m])
+                        fprintf(csv, "%s,%ld,%d,%d,%ld,%d,%s,%s,%d,%d,%.9g,%.9g,%.9g,%s\n", c->name, bytes, size,
+                                local, cores, local > cores, mode_names[m], m == MODE_TANDEM ? alg : "native", o.reps,
+                                iters, med[m], lo[m], hi[m], m == MODE_TANDEM ? predicted : "");
             }
             bench_buffers_free(&b);
         }

@@ -7,6 +7,7 @@
 
 #include "../core/error.h"
 #include "../core/request.h"
+#include "../core/smpi_support.h"
 #include "../core/state.h"
 #include "../model/split_tree_model.h"
 #include "../placement/placement.h"
@@ -46,6 +47,11 @@ static const char *thread_level_name(int level)
 static int switch_to(const char *fn, tdm_progress_mode wanted)
 {
     if (wanted != TDM_PROGRESS_INLINE) {
+        if (TDM_SIMULATED)
+            return tdm_error(fn, MPI_ERR_OTHER,
+                             "%s progress needs a progress thread, and SimGrid's SMPI cannot simulate threads "
+                             "(dedicated processes can be); progress stays inline",
+                             wanted == TDM_PROGRESS_SPLIT ? "split" : "thread");
         if (tdm_global.mpi_thread_level < MPI_THREAD_MULTIPLE)
             return tdm_error(fn, MPI_ERR_OTHER,
                              "%s progress needs MPI_THREAD_MULTIPLE, MPI provides %s; progress stays inline",

@@ -9,6 +9,7 @@
 #include "agent.h"
 
 #include "../core/request.h"
+#include "../core/smpi_support.h"
 
 #include <sched.h>
 #include <stdlib.h>
@@ -126,6 +127,26 @@ static void gather(MPI_Request *slot, tdm_exec *owner, int *n)
     (*n)++;
 }
 
+/* MPI_Testsome on the gathered requests until one completes, the progress thread completes something,
+ * or a split tail has new messages. Polling rather than MPI_Waitsome, and after a short spin yielding
+ * the core between polls: with more ranks than cores (oversubscribed runs) a rank spinning inside MPI
+ * starves the one it waits for. */
+static int poll_some(int n, int *outcount, unsigned long mark)
+{
+    int rc;
+    for (int polls = 0;; polls++) {
+        tdm_shadow_testing_dups(1);
+        rc = MPI_Testsome(n, wait_reqs, outcount, wait_index, wait_status);
+        tdm_shadow_testing_dups(0);
+        if (rc != MPI_SUCCESS || *outcount != 0 || tdm_thread_agent_completions() != mark)
+            return rc;
+        if (tdm_split_waiting() && tdm_split_poll())
+            return rc; /* new messages of this rank to post and wait for */
+        if (polls >= SPIN_POLLS)
+            sched_yield();
+    }
+}
+
 int tdm_inline_block(unsigned long mark)
 {
     int total = 0;
@@ -149,20 +170,8 @@ int tdm_inline_block(unsigned long mark)
         return MPI_SUCCESS;
     }
     int outcount = 0;
-    /* Poll rather than MPI_Waitsome, and after a short spin yield the core between polls: with more
-     * ranks than cores (oversubscribed runs) a rank spinning inside MPI starves the one it waits for. */
-    int rc;
-    for (int polls = 0;; polls++) {
-        tdm_shadow_testing_dups(1);
-        rc = MPI_Testsome(n, wait_reqs, &outcount, wait_index, wait_status);
-        tdm_shadow_testing_dups(0);
-        if (rc != MPI_SUCCESS || outcount != 0 || tdm_thread_agent_completions() != mark)
-            break;
-        if (tdm_split_waiting() && tdm_split_poll())
-            break; /* new messages of this rank to post and wait for */
-        if (polls >= SPIN_POLLS)
-            sched_yield();
-    }
+    int rc = TDM_SIMULATED ? MPI_Waitsome(n, wait_reqs, &outcount, wait_index, wait_status)
+                           : poll_some(n, &outcount, mark);
     for (int i = 0; i < n; i++) /* completed requests came back as MPI_REQUEST_NULL */
         *wait_slots[i] = wait_reqs[i];
     if (rc == MPI_ERR_IN_STATUS) {
@@ -180,8 +189,10 @@ int tdm_inline_block(unsigned long mark)
 
 int tdm_inline_wait(struct tdm_request *req)
 {
-    /* Only this request runs: poll its messages directly, yielding after a short spin. */
-    for (int polls = 0; nrunning == 1 && running == req && req->exec.comm != MPI_COMM_NULL; polls++) {
+    /* Only this request runs: poll its messages directly, yielding after a short spin (in simulation,
+     * block at once). */
+    for (int polls = 0; !TDM_SIMULATED && nrunning == 1 && running == req && req->exec.comm != MPI_COMM_NULL;
+         polls++) {
         if (tdm_split_waiting() && tdm_split_poll())
             continue; /* a tail started: more than this request runs now */
         advance(req);

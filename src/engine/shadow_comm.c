@@ -3,6 +3,7 @@
 #include "../agents/agent.h"
 #include "../core/request.h"
 #include "../core/sched_cache.h"
+#include "../core/smpi_support.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -18,10 +19,9 @@ static unsigned long cached_tag_range;
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 /* The last communicator each thread looked up and its shadow: most programs use one communicator.
  * Valid while no shadow was destroyed since (MPI may reuse a freed communicator's handle value). */
-#define TLS_FAST __attribute__((tls_model("initial-exec")))
-static __thread MPI_Comm last_user TLS_FAST = MPI_COMM_NULL;
-static __thread tdm_shadow *last_shadow TLS_FAST;
-static __thread unsigned last_generation TLS_FAST;
+static __thread MPI_Comm last_user TDM_TLS_INITIAL_EXEC = MPI_COMM_NULL;
+static __thread tdm_shadow *last_shadow TDM_TLS_INITIAL_EXEC;
+static __thread unsigned last_generation TDM_TLS_INITIAL_EXEC;
 static unsigned generation = 1; /* atomic: bumped when a shadow is destroyed */
 
 void tdm_shadow_testing_dups(int on) { testing_dups = on; }
@@ -103,6 +103,22 @@ tdm_shadow *tdm_shadow_first(void) { return registry; }
 
 void tdm_shadow_set_tag_range(int range) { tag_range_override = range; }
 
+/* The duplication does not block (MPI_Comm_idup): the first collective on a communicator must not wait
+ * for the other ranks to reach it. SMPI has no MPI_Comm_idup: there the first collective on a
+ * communicator duplicates it blocking (so a program whose ranks start it around a point-to-point
+ * exchange between them would deadlock in simulation only). */
+static int start_duplication(MPI_Comm comm, tdm_shadow *sh)
+{
+#ifdef TANDEM_SMPI
+    int rc = MPI_Comm_dup(comm, &sh->comm);
+    if (rc == MPI_SUCCESS)
+        mark_ready(sh);
+    return rc;
+#else
+    return MPI_Comm_idup(comm, &sh->comm, &sh->dup_request);
+#endif
+}
+
 static int create_shadow(MPI_Comm comm, tdm_shadow **out)
 {
     tdm_shadow *sh = calloc(1, sizeof *sh);
@@ -115,14 +131,14 @@ static int create_shadow(MPI_Comm comm, tdm_shadow **out)
     if (rc == MPI_SUCCESS)
         rc = MPI_Comm_size(comm, &sh->size);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Comm_idup(comm, &sh->comm, &sh->dup_request);
+        rc = start_duplication(comm, sh);
     if (rc == MPI_SUCCESS)
         rc = MPI_Comm_set_attr(comm, keyval, sh);
     if (rc != MPI_SUCCESS) {
-        if (sh->dup_request != MPI_REQUEST_NULL) {
+        if (sh->dup_request != MPI_REQUEST_NULL)
             MPI_Wait(&sh->dup_request, MPI_STATUS_IGNORE);
+        if (sh->comm != MPI_COMM_NULL)
             MPI_Comm_free(&sh->comm);
-        }
         free(sh);
         return rc;
     }

@@ -1,0 +1,45 @@
+/*
+ * Tandem inside SimGrid's SMPI (built with -DTANDEM_SMPI=ON, compiled by smpicc): the few places where
+ * the simulated MPI asks for something else than a real one. SMPI runs every rank of the simulation in
+ * one process, each rank in its own dlopen'ed copy of the program (Tandem linked statically into it),
+ * and has no threads.
+ */
+#ifndef TANDEM_SMPI_SUPPORT_H
+#define TANDEM_SMPI_SUPPORT_H
+
+#include <mpi.h>
+
+#ifdef TANDEM_SMPI
+#include <smpi/smpi.h>
+
+/* Simulated ranks run one at a time and every MPI_Test costs simulated time (smpi/test): waits block in
+ * MPI_Waitsome instead of polling. */
+#define TDM_SIMULATED 1
+
+/* SMPI charges nothing for MPI_Reduce_local: Tandem charges its reductions itself, one flop per byte
+ * reduced, so the simulated host's speed (flops per second) is 1/gamma. */
+static inline void tdm_smpi_charge_reduction(int count, MPI_Datatype type)
+{
+    int type_size = 0;
+    MPI_Type_size(type, &type_size);
+    smpi_execute_flops_benched((double)count * type_size);
+}
+
+/* Simulated computation (benchmarks): `seconds` of simulated time on this rank's host. */
+static inline void tdm_smpi_execute(double seconds)
+{
+    if (seconds > 0)
+        smpi_execute_benched(seconds);
+}
+
+/* Thread-local storage of the initial-exec model lives in a static block that hundreds of dlopen'ed
+ * copies of the program exhaust: under SMPI thread-locals take the general model. */
+#define TDM_TLS_INITIAL_EXEC
+#else
+#define TDM_SIMULATED 0
+static inline void tdm_smpi_charge_reduction(int count, MPI_Datatype type) { (void)count, (void)type; }
+static inline void tdm_smpi_execute(double seconds) { (void)seconds; }
+#define TDM_TLS_INITIAL_EXEC __attribute__((tls_model("initial-exec")))
+#endif
+
+#endif
