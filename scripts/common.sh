@@ -2,7 +2,8 @@
 # shellcheck shell=bash
 set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-PACKAGES="cmake ninja-build gcc gfortran pkg-config libhwloc-dev libopenmpi-dev openmpi-bin libmpich-dev mpich"
+PACKAGES="cmake ninja-build gcc gfortran pkg-config libhwloc-dev libopenmpi-dev openmpi-bin libmpich-dev mpich
+  libsimgrid-dev python3"
 
 ensure_packages() {
   local missing=()
@@ -23,14 +24,20 @@ ensure_packages() {
 # Open MPI refuses root without these, and more ranks than cores without oversubscription.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-# build <name> <openmpi|mpich> [extra cmake args...]: configures and builds $TOP/build-<name>.
+# build <name> <openmpi|mpich|smpi> [extra cmake args...]: configures and builds $TOP/build-<name>
+# (smpi: SimGrid's smpicc and smpirun, TANDEM_SMPI).
 build() {
   local name=$1 mpi=$2
   shift 2
-  local dir="$TOP/build-$name" preflags=""
+  local dir="$TOP/build-$name" preflags="" mpi_args
   [ "$mpi" = openmpi ] && preflags="--oversubscribe"
-  cmake -S "$TOP" -B "$dir" -G Ninja -DMPI_C_COMPILER="mpicc.$mpi" -DMPI_Fortran_COMPILER="mpifort.$mpi" \
-    -DMPIEXEC_EXECUTABLE="/usr/bin/mpiexec.$mpi" -DTANDEM_MPIEXEC_PREFLAGS="$preflags" "$@" >/dev/null
+  if [ "$mpi" = smpi ]; then
+    mpi_args=(-DTANDEM_SMPI=ON)
+  else
+    mpi_args=(-DMPI_C_COMPILER="mpicc.$mpi" -DMPI_Fortran_COMPILER="mpifort.$mpi"
+      -DMPIEXEC_EXECUTABLE="/usr/bin/mpiexec.$mpi" -DTANDEM_MPIEXEC_PREFLAGS="$preflags")
+  fi
+  cmake -S "$TOP" -B "$dir" -G Ninja "${mpi_args[@]}" "$@" >/dev/null
   cmake --build "$dir" >/dev/null
   echo "$dir"
 }

@@ -117,9 +117,12 @@ int tdm_exec_progress(tdm_exec *e)
         if (e->error == MPI_SUCCESS && e->posted < 0)
             start_round(e);
         if (e->error == MPI_SUCCESS && e->posted > 0) {
-            int done = 0;
-            int rc = e->posted == 1 ? MPI_Test(&e->reqs[0], &done, MPI_STATUS_IGNORE)
-                                    : MPI_Testall(e->posted, e->reqs, &done, MPI_STATUSES_IGNORE);
+            /* A blocking wait may have completed the round's one message already: its request is null
+             * then, which SMPI 3.32's MPI_Test with MPI_STATUS_IGNORE would report as not done. */
+            int done = e->posted == 1 && e->reqs[0] == MPI_REQUEST_NULL;
+            int rc = done              ? MPI_SUCCESS
+                     : e->posted == 1 ? MPI_Test(&e->reqs[0], &done, MPI_STATUS_IGNORE)
+                                      : MPI_Testall(e->posted, e->reqs, &done, MPI_STATUSES_IGNORE);
             if (rc != MPI_SUCCESS)
                 tdm_exec_fail(e, rc);
             else if (!done)
