@@ -8,6 +8,7 @@
 #define TANDEM_SMPI_SUPPORT_H
 
 #include <mpi.h>
+#include <stdlib.h>
 
 #ifdef TANDEM_SMPI
 #include <smpi/smpi.h>
@@ -32,6 +33,11 @@ static inline void tdm_smpi_execute(double seconds)
         smpi_execute_benched(seconds);
 }
 
+/* Buffers whose content does not matter (a benchmark's): in simulation every rank's are one physical
+ * block (SMPI's shared malloc), so thousands of ranks fit in memory. */
+static inline void *tdm_smpi_scratch_alloc(size_t bytes) { return SMPI_SHARED_MALLOC(bytes ? bytes : 1); }
+static inline void tdm_smpi_scratch_free(void *p) { SMPI_SHARED_FREE(p); }
+
 /* Thread-local storage of the initial-exec model lives in a static block that hundreds of dlopen'ed
  * copies of the program exhaust: under SMPI thread-locals take the general model. */
 #define TDM_TLS_INITIAL_EXEC
@@ -39,6 +45,8 @@ static inline void tdm_smpi_execute(double seconds)
 #define TDM_SIMULATED 0
 static inline void tdm_smpi_charge_reduction(int count, MPI_Datatype type) { (void)count, (void)type; }
 static inline void tdm_smpi_execute(double seconds) { (void)seconds; }
+static inline void *tdm_smpi_scratch_alloc(size_t bytes) { return calloc(bytes ? bytes : 1, 1); }
+static inline void tdm_smpi_scratch_free(void *p) { free(p); }
 #define TDM_TLS_INITIAL_EXEC __attribute__((tls_model("initial-exec")))
 #endif
 

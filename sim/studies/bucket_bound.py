@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Study: the torus bucket algorithms against their lower bound, in simulation.
+
+For each torus, collective and vector size: the simulated time of Tandem's ring, Rabenseifner
+(allreduce), bidirectional and unidirectional torus bucket, and of SMPI's `ompi` selector (Open MPI's
+blocking algorithms), beside the lower bound and the bucket cost formula of tandem-model for the
+platform's alpha, beta and gamma (common.PLATFORM), and the ratio measured / lower bound (the
+bidirectional bound: the simulated links are full duplex).
+
+  sim/studies/bucket_bound.py [--tori 4x4x4,8x8x4,8x8x8,16x8x4] [--sizes 1,8,64] [--algorithms ...]
+                              [--collectives allreduce,reduce_scatter,allgather] [--plot-only]
+
+Writes sim/results/bucket_bound.csv, .md (the table) and .png. Sizes are the whole vector n in MiB
+(reduce-scatter and allgather: n/p per rank).
+"""
+import argparse
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402
+
+BENCH_NAME = {"allreduce": "allreduce", "reduce_scatter": "reduce_scatter_block", "allgather": "allgather"}
+ENV_NAME = {"allreduce": "TANDEM_ALLREDUCE", "reduce_scatter": "TANDEM_REDUCE_SCATTER_BLOCK",
+            "allgather": "TANDEM_ALLGATHER"}
+LABEL = {"ring": "ring", "rabenseifner": "Rabenseifner", "torus_bucket": "bucket bi",
+         "torus_bucket_uni": "bucket uni", "ompi": "SMPI ompi"}
+
+
+def measure(a):
+    rows = []
+    for torus in a.tori:
+        p = common.ranks_of(torus)
+        for coll in a.collectives:
+            per_rank = coll != "allreduce"
+            sizes = ",".join(str(s * common.MiB // (p if per_rank else 1)) for s in a.sizes)
+            for alg in a.algorithms:
+                if alg == "rabenseifner" and coll != "allreduce":
+                    continue
+                print(f"{torus} {coll} {alg}", flush=True)
+                bench = ["--collectives", BENCH_NAME[coll], "--sizes", sizes, "--reps", "1", "--iters", "1"]
+                if alg == "ompi":
+                    got = common.simulate(torus, bench + ["--modes", "mpi-blocking"], selector="ompi")
+                else:
+                    got = common.simulate(torus, bench + ["--modes", "tandem"], settings=[f"{ENV_NAME[coll]}={alg}"])
+                for r in got:
+                    n = int(r["bytes"]) * (p if per_rank else 1)
+                    m = common.model(coll, torus, n)
+                    uni = common.model(coll, torus, n, unidirectional=True)
+                    rows.append({"torus": torus, "ranks": p, "collective": coll, "bytes": n, "algorithm": alg,
+                                 "tandem_algorithm": r["algorithm"], "simulated_s": r["median_s"],
+                                 "lower_bound_s": m["costs"]["lower bound"],
+                                 "bucket_formula_s": m["costs"]["torus bucket (bidirectional)"],
+                                 "bucket_uni_formula_s": uni["costs"]["torus bucket (unidirectional)"],
+                                 "ratio_to_bound": f'{float(r["median_s"]) / m["costs"]["lower bound"]:.3f}',
+                                 "wall_s": r["wall_s"], "peak_memory_mb": r["peak_memory_mb"]})
+    return rows
+
+
+def report(rows):
+    algs = [a for a in LABEL if any(r["algorithm"] == a for r in rows)]
+    keys = sorted({(r["torus"], r["collective"], int(r["bytes"])) for r in rows},
+                  key=lambda k: (common.ranks_of(k[0]), k[0], k[1], k[2]))
+    lines = []
+    for torus, coll, n in keys:
+        got = {r["algorithm"]: r for r in rows if (r["torus"], r["collective"], int(r["bytes"])) == (torus, coll, n)}
+        any_row = next(iter(got.values()))
+        line = [torus, coll, f"{n // common.MiB} MiB", f'{float(any_row["lower_bound_s"]) * 1e3:.3f}',
+                f'{float(any_row["bucket_formula_s"]) * 1e3:.3f}']
+        for alg in algs:
+            line.append(f'{float(got[alg]["ratio_to_bound"]):.2f}' if alg in got else "")
+        lines.append(line)
+    header = ["torus", "collective", "n", "bound ms", "bucket formula ms"] + [LABEL[a] + " / bound" for a in algs]
+    common.write_table("bucket_bound", "Simulated time / lower bound (SMPI, full-duplex torus, alpha 1 us, "
+                       "beta 0.1 ns/B, gamma 0.15 ns/B)", header, lines)
+
+
+def plot(rows):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    panels = sorted({(r["torus"], r["collective"]) for r in rows}, key=lambda k: (common.ranks_of(k[0]), k))
+    cols = min(3, len(panels))
+    fig, axes = plt.subplots((len(panels) + cols - 1) // cols, cols, figsize=(5 * cols, 3.6 * ((len(panels) + cols - 1) // cols)),
+                             squeeze=False)
+    for ax, (torus, coll) in zip(axes.flat, panels):
+        mine = [r for r in rows if r["torus"] == torus and r["collective"] == coll]
+        for alg in LABEL:
+            pts = sorted((int(r["bytes"]), float(r["ratio_to_bound"])) for r in mine if r["algorithm"] == alg)
+            if pts:
+                ax.plot([b / common.MiB for b, _ in pts], [v for _, v in pts], marker="o", label=LABEL[alg])
+        ax.axhline(1.0, color="black", lw=0.8)
+        ax.axhline(1.1, color="gray", lw=0.8, ls="--")
+        ax.set_xscale("log", base=2)
+        ax.set_title(f"{coll}, {torus} ({common.ranks_of(torus)} ranks)")
+        ax.set_xlabel("vector (MiB)")
+        ax.set_ylabel("simulated / lower bound")
+        ax.legend(fontsize=7)
+    for ax in list(axes.flat)[len(panels):]:
+        ax.axis("off")
+    fig.tight_layout()
+    path = os.path.join(common.RESULTS, "bucket_bound.png")
+    fig.savefig(path, dpi=110)
+    print("plot:", path)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--tori", default="4x4x4,8x8x4,8x8x8,16x8x4")
+    ap.add_argument("--sizes", default="1,8,64", help="vector sizes in MiB")
+    ap.add_argument("--collectives", default="allreduce,reduce_scatter,allgather")
+    ap.add_argument("--algorithms", default="ring,rabenseifner,torus_bucket,torus_bucket_uni,ompi")
+    ap.add_argument("--plot-only", action="store_true", help="table and plot from the committed CSV")
+    a = ap.parse_args()
+    a.tori, a.collectives, a.algorithms = a.tori.split(","), a.collectives.split(","), a.algorithms.split(",")
+    a.sizes = [int(s) for s in a.sizes.split(",")]
+    rows = common.read_csv("bucket_bound") if a.plot_only else measure(a)
+    if not a.plot_only:
+        print("CSV:", common.write_csv("bucket_bound", rows))
+    report(rows)
+    plot(rows)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,88 @@
+"""What the studies share: simulated runs through sim/run, the model through tandem-model, tables."""
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+RESULTS = os.path.join(TOP, "sim", "results")
+# The platform of every study (sim/make-platform's defaults): 1 us per link, 10 GB/s links,
+# reductions at 1.5e-10 s per byte (Tandem's built-in gamma), no per-message overhead.
+PLATFORM = {"alpha": 1e-6, "beta": 1e-10, "gamma": 1.5e-10, "overhead": 0.0}
+MiB = 1 << 20
+
+
+def ranks_of(dims):
+    p = 1
+    for d in dims.split("x"):
+        p *= int(d)
+    return p
+
+
+def simulate(torus, bench_args, settings=(), selector=None):
+    """tandem-bench on the torus (sim/run); its CSV rows."""
+    fd, path = tempfile.mkstemp(suffix=".csv")
+    os.close(fd)
+    cmd = [sys.executable, os.path.join(TOP, "sim", "run"), "--torus", torus, "--csv", path, "--quiet"]
+    for key, value in PLATFORM.items():
+        cmd += ["--" + key, str(value)]
+    for s in settings:
+        cmd += ["--set", s]
+    if selector:
+        cmd += ["--selector", selector]
+    run = subprocess.run(cmd + ["--"] + list(bench_args), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         text=True)
+    print("   ", run.stdout.strip().splitlines()[-1] if run.stdout.strip() else "(no output)", flush=True)
+    if run.returncode != 0:
+        sys.stderr.write(run.stdout)
+        raise SystemExit(f"simulation failed: {' '.join(cmd)}")
+    rows = list(csv.DictReader(open(path)))
+    os.unlink(path)
+    return rows
+
+
+def tandem_model():
+    """A native build's tandem-model (the model needs no MPI run)."""
+    for build in ("build-openmpi", "build-mpich", "build"):
+        path = os.path.join(TOP, build, "tools", "tandem-model")
+        if os.path.exists(path):
+            return path
+    raise SystemExit("the studies need tandem-model from a native build: run scripts/test openmpi (or "
+                     "cmake -S . -B build-openmpi && cmake --build build-openmpi) first")
+
+
+def model(collective, dims, nbytes, unidirectional=False):
+    """tandem-model bounds --json: lower bound, closed forms and schedule costs."""
+    cmd = [tandem_model(), "bounds", "--collective", collective, "--dims", dims, "--bytes", str(nbytes),
+           "--alpha", str(PLATFORM["alpha"] + 2 * PLATFORM["overhead"]), "--beta", str(PLATFORM["beta"]),
+           "--gamma", str(PLATFORM["gamma"]), "--json"]
+    if unidirectional:
+        cmd.append("--unidirectional")
+    return json.loads(subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True).stdout)
+
+
+def write_csv(name, rows):
+    os.makedirs(RESULTS, exist_ok=True)
+    path = os.path.join(RESULTS, name + ".csv")
+    with open(path, "w", newline="") as f:
+        out = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        out.writeheader()
+        out.writerows(rows)
+    return path
+
+
+def read_csv(name):
+    return list(csv.DictReader(open(os.path.join(RESULTS, name + ".csv"))))
+
+
+def write_table(name, title, header, lines):
+    """A Markdown table beside the CSV (the note and README quote it)."""
+    path = os.path.join(RESULTS, name + ".md")
+    with open(path, "w") as f:
+        f.write(f"{title}\n\n| " + " | ".join(header) + " |\n|" + "---|" * len(header) + "\n")
+        for line in lines:
+            f.write("| " + " | ".join(str(c) for c in line) + " |\n")
+    print(open(path).read())
+    return path
