@@ -17,14 +17,29 @@
  * MPI_Waitsome instead of polling. */
 #define TDM_SIMULATED 1
 
+/* Timing-only runs (TANDEM_SMPI_TIMING_ONLY=1, which sim/run sets): nothing checks the data, so large
+ * temporaries are SMPI's shared malloc (one physical block for all ranks, and SMPI does not copy
+ * messages between such blocks) and reductions are charged but not computed. Thousands of ranks then
+ * fit in memory and simulate fast; results are garbage. */
+int tdm_smpi_timing_only(void);
+
 /* SMPI charges nothing for MPI_Reduce_local: Tandem charges its reductions itself, one flop per byte
- * reduced, so the simulated host's speed (flops per second) is 1/gamma. */
-static inline void tdm_smpi_charge_reduction(int count, MPI_Datatype type)
+ * reduced, so the simulated host's speed (flops per second) is 1/gamma. Returns 1 if the reduction is
+ * not to be computed (timing-only runs). */
+static inline int tdm_smpi_charge_reduction(int count, MPI_Datatype type)
 {
     int type_size = 0;
     MPI_Type_size(type, &type_size);
     smpi_execute_flops_benched((double)count * type_size);
+    return tdm_smpi_timing_only();
 }
+
+/* Timing-only runs: a temporary of TDM_SMPI_SHARED_FROM bytes or more is shared (only data temporaries
+ * are that large; index arrays of p entries stay below it up to 8191 ranks). NULL: allocate it
+ * normally. tdm_smpi_shared_temp_free frees p and returns 1 if it was one. */
+#define TDM_SMPI_SHARED_FROM (64 * 1024)
+void *tdm_smpi_shared_temp_alloc(size_t bytes);
+int tdm_smpi_shared_temp_free(void *p);
 
 /* Simulated computation (benchmarks): `seconds` of simulated time on this rank's host. */
 static inline void tdm_smpi_execute(double seconds)
@@ -43,7 +58,9 @@ static inline void tdm_smpi_scratch_free(void *p) { SMPI_SHARED_FREE(p); }
 #define TDM_TLS_INITIAL_EXEC
 #else
 #define TDM_SIMULATED 0
-static inline void tdm_smpi_charge_reduction(int count, MPI_Datatype type) { (void)count, (void)type; }
+static inline int tdm_smpi_charge_reduction(int count, MPI_Datatype type) { return (void)count, (void)type, 0; }
+static inline void *tdm_smpi_shared_temp_alloc(size_t bytes) { return (void)bytes, NULL; }
+static inline int tdm_smpi_shared_temp_free(void *p) { return (void)p, 0; }
 static inline void tdm_smpi_execute(double seconds) { (void)seconds; }
 static inline void *tdm_smpi_scratch_alloc(size_t bytes) { return calloc(bytes ? bytes : 1, 1); }
 static inline void tdm_smpi_scratch_free(void *p) { free(p); }

@@ -1,5 +1,7 @@
 #include "tmp_pool.h"
 
+#include "../core/smpi_support.h"
+
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -16,6 +18,9 @@ static size_t capacity(void *block) { return *(size_t *)block; }
 
 void *tdm_tmp_alloc(size_t bytes)
 {
+    void *shared = tdm_smpi_shared_temp_alloc(bytes); /* timing-only simulations */
+    if (shared)
+        return shared;
     void *block = NULL;
     if (bytes >= POOL_MIN_BYTES) { /* the smallest kept block that fits without wasting over half */
         pthread_mutex_lock(&lock);
@@ -42,7 +47,7 @@ void *tdm_tmp_alloc(size_t bytes)
 
 void tdm_tmp_free(void *p)
 {
-    if (!p)
+    if (!p || tdm_smpi_shared_temp_free(p))
         return;
     void *block = (char *)p - HEADER;
     size_t bytes = capacity(block);

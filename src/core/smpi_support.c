@@ -1,0 +1,50 @@
+/* The parts of Tandem's SMPI support that keep state (see smpi_support.h); empty in other builds. */
+#include "smpi_support.h"
+
+#ifdef TANDEM_SMPI
+#include <string.h>
+
+int tdm_smpi_timing_only(void)
+{
+    static int cached = -1; /* per rank: SMPI privatizes globals */
+    if (cached < 0) {
+        const char *env = getenv("TANDEM_SMPI_TIMING_ONLY");
+        cached = env && *env && strcmp(env, "0") != 0;
+    }
+    return cached;
+}
+
+/* The shared temporaries this rank holds: few (a schedule's data buffers), so a plain list. */
+static void **shared;
+static int nshared, shared_cap;
+
+void *tdm_smpi_shared_temp_alloc(size_t bytes)
+{
+    if (bytes < TDM_SMPI_SHARED_FROM || !tdm_smpi_timing_only())
+        return NULL;
+    if (nshared == shared_cap) {
+        int cap = shared_cap ? 2 * shared_cap : 16;
+        void **grown = realloc(shared, sizeof *grown * (size_t)cap);
+        if (!grown)
+            return NULL;
+        shared = grown, shared_cap = cap;
+    }
+    void *p = SMPI_SHARED_MALLOC(bytes);
+    if (p)
+        shared[nshared++] = p;
+    return p;
+}
+
+int tdm_smpi_shared_temp_free(void *p)
+{
+    for (int i = 0; i < nshared; i++)
+        if (shared[i] == p) {
+            SMPI_SHARED_FREE(p);
+            shared[i] = shared[--nshared];
+            return 1;
+        }
+    return 0;
+}
+#else
+typedef int tdm_smpi_support_unused; /* ISO C: no empty translation unit */
+#endif
