@@ -114,9 +114,8 @@ def main():
     a = ap.parse_args()
     a.tori, a.collectives, a.algorithms = a.tori.split(","), a.collectives.split(","), a.algorithms.split(",")
     a.sizes = [int(s) for s in a.sizes.split(",")]
-    rows = common.read_csv("bucket_bound") if a.plot_only else measure(a)
-    if not a.plot_only:
-        print("CSV:", common.write_csv("bucket_bound", rows))
+    key = ("torus", "collective", "bytes", "algorithm")
+    rows = common.read_csv("bucket_bound") if a.plot_only else common.merge_csv("bucket_bound", measure(a), key)
     report(rows)
     plot(rows)
 

@@ -91,9 +91,7 @@ def main():
     a.scales = [int(s) for s in a.scales.split(",")]
     if any(p not in TORUS for p in a.scales):
         raise SystemExit("--scales: 64 and/or 512")
-    rows = common.read_csv("overlap") if a.plot_only else measure(a)
-    if not a.plot_only:
-        print("CSV:", common.write_csv("overlap", rows))
+    rows = common.read_csv("overlap") if a.plot_only else common.merge_csv("overlap", measure(a), ("ranks",))
     report(rows)
     plot(rows)
 
