@@ -53,11 +53,12 @@ def tandem_model():
                      "cmake -S . -B build-openmpi && cmake --build build-openmpi) first")
 
 
-def model(collective, dims, nbytes, unidirectional=False):
-    """tandem-model bounds --json: lower bound, closed forms and schedule costs."""
+def model(collective, dims, nbytes, unidirectional=False, gamma=None):
+    """tandem-model bounds --json: lower bound, closed forms and schedule costs (gamma: instead of the
+    platform's)."""
     cmd = [tandem_model(), "bounds", "--collective", collective, "--dims", dims, "--bytes", str(nbytes),
            "--alpha", str(PLATFORM["alpha"] + 2 * PLATFORM["overhead"]), "--beta", str(PLATFORM["beta"]),
-           "--gamma", str(PLATFORM["gamma"]), "--json"]
+           "--gamma", str(PLATFORM["gamma"] if gamma is None else gamma), "--json"]
     if unidirectional:
         cmd.append("--unidirectional")
     return json.loads(subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True).stdout)

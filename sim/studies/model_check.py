@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Study: the model against the simulation.
 
 For every schedule simulated by the bucket_bound study (sim/results/bucket_bound.csv) and for short

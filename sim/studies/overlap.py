@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Study: overlap at scale with inline progress, in simulation.
 
 Iallreduce of 8 B and 1 MiB at 64 and 512 ranks (4x4x4 and 8x8x8 tori): the latency and the
