@@ -4,8 +4,8 @@
  *
  * For each collective and size, every mode first runs start + wait alone (its pure latency). Then a
  * computation of length Tcomp runs between start and wait, Tcomp swept from 0 to a few times the
- * native latency. Per point the application-side overhead (time inside the start call plus time
- * inside the wait) and the total are measured, and
+ * native latency. Per point the application-side overhead (time inside the start call, the test calls
+ * and the wait) and the total are measured, and
  *     overlap % = max(0, 100 * (1 - (t_total - t_compute) / t_pure))
  * with t_compute the computation's own time, measured alone. The computation is a fixed amount of
  * arithmetic (calibrated once), so a progress thread that steals its core makes it longer and lowers
@@ -90,8 +90,12 @@ static void calibrate(void)
 }
 
 typedef struct {
-    double start, wait, total; /* seconds per iteration, averaged */
+    double start, test, wait, total; /* seconds per iteration, averaged: in the start call, in the test
+                                      * calls, in the wait, and the whole iteration */
 } sample;
+
+/* What the application spends in the collective's calls: start, tests and wait. */
+static double overhead_of(const sample *x) { return x->start + x->test + x->wait; }
 
 static int start_op(int mode, const bench_collective *c, bench_buffers *b, TDM_Request *t, MPI_Request *m)
 {
@@ -117,7 +121,7 @@ static int wait_op(int mode, TDM_Request *t, MPI_Request *m)
 static sample run_point(int mode, const bench_collective *c, bench_buffers *b, long work, int iters)
 {
     int with_tests = mode == OV_MPI_TEST || mode == OV_INLINE_TEST;
-    double in_start = 0, in_wait = 0;
+    double in_start = 0, in_test = 0, in_wait = 0;
     TDM_Request treq = TDM_REQUEST_NULL;
     MPI_Request mreq = MPI_REQUEST_NULL;
     start_op(mode, c, b, &treq, &mreq); /* warm-up */
@@ -131,7 +135,9 @@ static sample run_point(int mode, const bench_collective *c, bench_buffers *b, l
         if (with_tests) {
             for (int k = 0; k < test_calls; k++) {
                 compute_work(work / test_calls);
+                double t = MPI_Wtime();
                 rc |= test_op(mode, &treq, &mreq);
+                in_test += MPI_Wtime() - t;
             }
         } else {
             compute_work(work);
@@ -147,9 +153,9 @@ static sample run_point(int mode, const bench_collective *c, bench_buffers *b, l
         in_start += s - a;
         in_wait += e - w;
     }
-    double mine[3] = {in_start / iters, in_wait / iters, (MPI_Wtime() - t0) / iters}, slowest[3];
-    MPI_Allreduce(mine, slowest, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    return (sample){slowest[0], slowest[1], slowest[2]};
+    double mine[4] = {in_start / iters, in_test / iters, in_wait / iters, (MPI_Wtime() - t0) / iters}, slowest[4];
+    MPI_Allreduce(mine, slowest, 4, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return (sample){slowest[0], slowest[1], slowest[2], slowest[3]};
 }
 
 /* The computation's own time, alone (the slowest rank's), whole or cut as the "+test" modes cut it. */
@@ -213,12 +219,13 @@ static void overlap_one(const bench_collective *c, long bytes, const bench_optio
             continue;
         set_mode_progress(m);
         for (int p = 0; p < NPOINTS; p++) {
-            double st[BENCH_MAX_REPS], wt[BENCH_MAX_REPS], tt[BENCH_MAX_REPS];
+            double st[BENCH_MAX_REPS], te[BENCH_MAX_REPS], wt[BENCH_MAX_REPS], tt[BENCH_MAX_REPS];
             for (int r = 0; r < reps; r++) {
                 sample x = run_point(m, c, &b, work[p], iters);
-                st[r] = x.start, wt[r] = x.wait, tt[r] = x.total;
+                st[r] = x.start, te[r] = x.test, wt[r] = x.wait, tt[r] = x.total;
             }
-            result[m][p] = (sample){bench_median(st, reps), bench_median(wt, reps), bench_median(tt, reps)};
+            result[m][p] = (sample){bench_median(st, reps), bench_median(te, reps), bench_median(wt, reps),
+                                    bench_median(tt, reps)};
         }
     }
     set_mode_progress(OV_MPI);
@@ -238,30 +245,30 @@ static void overlap_one(const bench_collective *c, long bytes, const bench_optio
         }
         double floor = 1e30;
         for (int p = 0; p < NPOINTS; p++) {
-            double ovh = result[m][p].start + result[m][p].wait;
+            double ovh = overhead_of(&result[m][p]);
             floor = ovh < floor ? ovh : floor;
         }
         int reached = NPOINTS - 1;
         for (int p = 0; p < NPOINTS; p++)
-            if (result[m][p].start + result[m][p].wait <= floor * 1.1 + 50e-9) {
+            if (overhead_of(&result[m][p]) <= floor * 1.1 + 50e-9) {
                 reached = p;
                 break;
             }
         double last_overlap = 0;
         int cut = m == OV_MPI_TEST || m == OV_INLINE_TEST;
         for (int p = 0; p < NPOINTS; p++) {
-            double ovh = result[m][p].start + result[m][p].wait;
+            double ovh = overhead_of(&result[m][p]);
             double overlap = 100 * (1 - (result[m][p].total - tcompute[p][cut]) / pure[m]);
             overlap = overlap < 0 ? 0 : overlap > 100 ? 100 : overlap;
             if (p == NPOINTS - 1)
                 last_overlap = overlap;
             if (csv)
-                fprintf(csv, "%s,%ld,%d,%d,%d,%s,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.2f\n", c->name, bytes, size,
+                fprintf(csv, "%s,%ld,%d,%d,%d,%s,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.2f,%.9g\n", c->name, bytes, size,
                         local, cores, ov_names[m], tcomp[p], tcompute[p][cut], pure[m], result[m][p].start,
-                        result[m][p].wait, ovh, result[m][p].total, overlap);
+                        result[m][p].wait, ovh, result[m][p].total, overlap, result[m][p].test);
         }
         printf("  %-20s %12.3g %12.3g %12.3g %14.3g %11.1f%%\n", ov_names[m], pure[m],
-               result[m][0].start + result[m][0].wait, floor, tcomp[reached], last_overlap);
+               overhead_of(&result[m][0]), floor, tcomp[reached], last_overlap);
     }
     fflush(stdout);
 }
@@ -318,12 +325,13 @@ int bench_overlap(int argc, char **argv)
                : compute_kind == COMPUTE_SLEEP   ? "SLEEP (the core stays idle: emulates a free core for the progress "
                                                    "thread; not a real computation)"
                                                  : "busy arithmetic on the application's core");
-        printf("overhead = time in the start call + time in the wait (medians over %d repetitions, slowest rank)\n",
+        printf("overhead = time in the start call + in the test calls + in the wait (medians over %d repetitions, "
+               "slowest rank)\n",
                o.reps);
         csv = fopen(o.csv_path, "w");
         if (csv)
             fprintf(csv, "collective,bytes,ranks,ranks_per_node,cores,mode,tcomp_s,compute_s,pure_s,start_s,wait_s,"
-                         "overhead_s,total_s,overlap_pct\n");
+                         "overhead_s,total_s,overlap_pct,test_s\n");
     }
     for (int ci = 0; ci < BENCH_NCOLLECTIVES; ci++)
         if (bench_wanted(o.wanted, bench_collectives[ci].name))

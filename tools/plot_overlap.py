@@ -29,7 +29,7 @@ def main():
             top.plot(x, [float(r["overhead_s"]) * 1e6 for r in rows], marker="o", label=mode)
             bottom.plot(x, [float(r["overlap_pct"]) for r in rows], marker="o", label=mode)
         top.set_title(f"{case[0]}, {case[1]} bytes")
-        top.set_ylabel("overhead: start + wait (us)")
+        top.set_ylabel("overhead: start + tests + wait (us)")
         top.set_yscale("log")
         bottom.set_xlabel("computation between start and wait (us)")
         bottom.set_ylabel("overlap (%)")
