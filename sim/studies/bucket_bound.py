@@ -19,7 +19,6 @@ table gives the ratio to both.
 Writes sim/results/bucket_bound.csv, .md (the table) and .png. Sizes are the whole vector n in MiB
 (reduce-scatter and allgather: n/p per rank).
 """
-import argparse
 import os
 import sys
 
@@ -36,6 +35,8 @@ COLOR = {"ring": "tab:blue", "rabenseifner": "tab:orange", "torus_bucket": "tab:
 
 
 def measure(a):
+    a.tori, a.collectives, a.algorithms = a.tori.split(","), a.collectives.split(","), a.algorithms.split(",")
+    a.sizes = [int(s) for s in a.sizes.split(",")]
     rows = []
     for torus in a.tori:
         p = common.ranks_of(torus)
@@ -118,27 +119,19 @@ def plot(rows):
         ax.legend(fontsize=7)
     for ax in list(axes.flat)[len(panels):]:
         ax.axis("off")
-    fig.tight_layout()
-    path = os.path.join(common.RESULTS, "bucket_bound.png")
-    fig.savefig(path, dpi=110)
-    print("plot:", path)
+    common.save_plot(fig, "bucket_bound")
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def arguments(ap):
     ap.add_argument("--tori", default="4x4x4,8x8x4,8x8x8,16x8x4")
     ap.add_argument("--sizes", default="1,8,64", help="vector sizes in MiB")
     ap.add_argument("--collectives", default="allreduce,reduce_scatter,allgather")
     ap.add_argument("--algorithms", default="ring,rabenseifner,torus_bucket,torus_bucket_uni,ompi")
-    ap.add_argument("--plot-only", action="store_true", help="table and plot from the committed CSV")
-    a = ap.parse_args()
-    a.tori, a.collectives, a.algorithms = a.tori.split(","), a.collectives.split(","), a.algorithms.split(",")
-    a.sizes = [int(s) for s in a.sizes.split(",")]
-    key = ("torus", "collective", "bytes", "algorithm")
-    rows = common.read_csv("bucket_bound") if a.plot_only else common.merge_csv("bucket_bound", measure(a), key)
-    report(rows)
-    plot(rows)
 
+
+def main():
+    common.run_study("bucket_bound", __doc__, ("torus", "collective", "bytes", "algorithm"), arguments, measure,
+                     report, plot)
 
 if __name__ == "__main__":
     main()

@@ -1,4 +1,5 @@
 """What the studies share: simulated runs through sim/run, the model through tandem-model, tables."""
+import argparse
 import csv
 import json
 import os
@@ -100,3 +101,23 @@ def write_table(name, title, header, lines):
             f.write("| " + " | ".join(str(c) for c in line) + " |\n")
     print(open(path).read())
     return path
+
+
+def save_plot(fig, name):
+    """Writes the study's PNG beside its CSV."""
+    fig.tight_layout()
+    path = os.path.join(RESULTS, name + ".png")
+    fig.savefig(path, dpi=110)
+    print("plot:", path)
+
+
+def run_study(name, doc, key, arguments, measure, report, plot):
+    """A study's command line: its own arguments (arguments(parser)), then either measure (rows merged
+    into the committed CSV by key) or --plot-only (the committed CSV); then its table and plot."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    arguments(ap)
+    ap.add_argument("--plot-only", action="store_true", help="table and plot from the committed CSV")
+    a = ap.parse_args()
+    rows = read_csv(name) if a.plot_only else merge_csv(name, measure(a), key)
+    report(rows)
+    plot(rows)

@@ -11,7 +11,6 @@ more than 15% are marked; the reasons are in the README section "Running at scal
 
 Writes sim/results/model_check.csv, .md and .png.
 """
-import argparse
 import os
 import sys
 
@@ -79,23 +78,16 @@ def plot(rows):
     ax.set_ylabel("SMPI: simulated time (s)")
     ax.set_title("model vs simulation (dashed: +-15%)")
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    path = os.path.join(common.RESULTS, "model_check.png")
-    fig.savefig(path, dpi=110)
-    print("plot:", path)
+    common.save_plot(fig, "model_check")
+
+
+def arguments(ap):
+    ap.add_argument("--short-torus", default="4x4x4")
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--short-torus", default="4x4x4")
-    ap.add_argument("--plot-only", action="store_true", help="table and plot from the committed CSV")
-    a = ap.parse_args()
-    rows = common.read_csv("model_check") if a.plot_only else measure(a)
-    if not a.plot_only:
-        print("CSV:", common.write_csv("model_check", rows))
-    report(rows)
-    plot(rows)
-
+    common.run_study("model_check", __doc__, ("torus", "collective", "bytes", "algorithm"), arguments, measure,
+                     report, plot)
 
 if __name__ == "__main__":
     main()

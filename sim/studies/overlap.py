@@ -16,7 +16,6 @@ exchange of 1 MiB, whose reductions SMPI really computes, takes too long to simu
 
 Writes sim/results/overlap.csv, .md and .png.
 """
-import argparse
 import os
 import sys
 
@@ -29,6 +28,9 @@ NATIVE_NONBLOCKING = {(64, 8)}
 
 
 def measure(a):
+    a.scales = [int(s) for s in a.scales.split(",")]
+    if any(p not in TORUS for p in a.scales):
+        raise SystemExit("--scales: 64 and/or 512")
     rows = []
     for p in a.scales:
         for n in (8, 1 << 20):
@@ -85,25 +87,16 @@ def plot(rows):
         ax.set_xlabel("computation between start and wait (us)")
         ax.set_ylabel("overhead: start + tests + wait (us)")
         ax.legend(fontsize=7)
-    fig.tight_layout()
-    path = os.path.join(common.RESULTS, "overlap.png")
-    fig.savefig(path, dpi=110)
-    print("plot:", path)
+    common.save_plot(fig, "overlap")
+
+
+def arguments(ap):
+    ap.add_argument("--scales", default="64,512", help="ranks: 64 and/or 512")
+    ap.add_argument("--tests", type=int, default=10, help="test calls during the computation (+test modes)")
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--scales", default="64,512", help="ranks: 64 and/or 512")
-    ap.add_argument("--tests", type=int, default=10, help="test calls during the computation (+test modes)")
-    ap.add_argument("--plot-only", action="store_true", help="table and plot from the committed CSV")
-    a = ap.parse_args()
-    a.scales = [int(s) for s in a.scales.split(",")]
-    if any(p not in TORUS for p in a.scales):
-        raise SystemExit("--scales: 64 and/or 512")
-    rows = common.read_csv("overlap") if a.plot_only else common.merge_csv("overlap", measure(a), ("ranks",))
-    report(rows)
-    plot(rows)
-
+    common.run_study("overlap", __doc__, ("ranks",), arguments, measure, report, plot)
 
 if __name__ == "__main__":
     main()
