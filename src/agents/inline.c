@@ -127,10 +127,20 @@ static void gather(MPI_Request *slot, tdm_exec *owner, int *n)
     (*n)++;
 }
 
+/* Hands the gathered handles back to their slots: MPI set the completed ones to MPI_REQUEST_NULL. This
+ * must happen right after each MPI_Testsome / MPI_Waitsome, before anything else runs progress: the
+ * progress a split tail triggers tests the same slots, and a copy written back after that would
+ * resurrect handles MPI has already freed and may have reused for its own internal requests. */
+static void return_handles(int n)
+{
+    for (int i = 0; i < n; i++)
+        *wait_slots[i] = wait_reqs[i];
+}
+
 /* MPI_Testsome on the gathered requests until one completes, the progress thread completes something,
  * or a split tail has new messages. Polling rather than MPI_Waitsome, and after a short spin yielding
  * the core between polls: with more ranks than cores (oversubscribed runs) a rank spinning inside MPI
- * starves the one it waits for. */
+ * starves the one it waits for. Returns with the handles back in their slots. */
 static int poll_some(int n, int *outcount, unsigned long mark)
 {
     int rc;
@@ -138,6 +148,7 @@ static int poll_some(int n, int *outcount, unsigned long mark)
         tdm_shadow_testing_dups(1);
         rc = MPI_Testsome(n, wait_reqs, outcount, wait_index, wait_status);
         tdm_shadow_testing_dups(0);
+        return_handles(n);
         if (rc != MPI_SUCCESS || *outcount != 0 || tdm_thread_agent_completions() != mark)
             return rc;
         if (tdm_split_waiting() && tdm_split_poll())
@@ -170,10 +181,13 @@ int tdm_inline_block(unsigned long mark)
         return MPI_SUCCESS;
     }
     int outcount = 0;
-    int rc = TDM_SIMULATED ? MPI_Waitsome(n, wait_reqs, &outcount, wait_index, wait_status)
-                           : poll_some(n, &outcount, mark);
-    for (int i = 0; i < n; i++) /* completed requests came back as MPI_REQUEST_NULL */
-        *wait_slots[i] = wait_reqs[i];
+    int rc;
+    if (TDM_SIMULATED) {
+        rc = MPI_Waitsome(n, wait_reqs, &outcount, wait_index, wait_status);
+        return_handles(n);
+    } else {
+        rc = poll_some(n, &outcount, mark);
+    }
     if (rc == MPI_ERR_IN_STATUS) {
         for (int k = 0; k < outcount; k++) {
             int i = wait_index[k];
