@@ -11,7 +11,8 @@
  *     of the largest step, more than the closed form, because rounds advance in step;
  *   - with the steps cut into equal segments (what the model does), every phase costs what its busiest
  *     link carries, max_q (d_q - 1)/d_q of the data, which stays under the closed form;
- *   - a ring schedule costs exactly the ring formula.
+ *   - a ring schedule costs exactly the ring formula;
+ *   - a vector that does not split evenly takes as many rounds as one that does.
  */
 #include "../src/model/schedule_cost.h"
 #include "../src/select/select.h"
@@ -247,8 +248,43 @@ static void torus_case(const char *dims, int bidirectional)
     }
 }
 
+/* A vector that does not split evenly (the parts of the sub-colors differ by an element) with the
+ * segments the model chooses: as many rounds as an even vector of about the same length, and, for the
+ * allgather (which the model does not segment) on symmetric tori, the closed form. Rounding the
+ * segment count up once cut the steps one element longer than the others in two, doubling the rounds
+ * of their phases (the allgather at 1.5x its closed form on 4x4x4). */
+static void uneven_case(const char *dims)
+{
+    tdm_torus t;
+    tdm_torus_parse(dims, &t);
+    t.bidirectional = 1;
+    int p = tdm_torus_ranks(&t), symmetric = 1;
+    for (int i = 1; i < t.ndims; i++)
+        symmetric &= t.dims[i] == t.dims[0];
+    tdm_loggp m = {1e-6, 1e-10, 1.5e-10};
+    const char *collective[3] = {"reduce_scatter_block", "allgather", "allreduce"};
+    for (int c = 0; c < 3; c++) {
+        char where[96];
+        snprintf(where, sizeof where, "%s torus_bucket on %s, uneven vector", collective[c], dims);
+        long even = (long)p * 2 * t.ndims * 4096, uneven = even + (long)p * 5; /* per rank: +5, not a multiple of 2N */
+        tdm_algorithm_fn build = tdm_select_builder(collective[c], "torus_bucket");
+        tdm_schedule_cost cost_even, cost_uneven;
+        int rc = tdm_cost_call(build, (tdm_cost_collective)c, &t, even, 0, &m, &cost_even, NULL, NULL);
+        rc |= tdm_cost_call(build, (tdm_cost_collective)c, &t, uneven, 0, &m, &cost_uneven, NULL, NULL);
+        expect(rc == MPI_SUCCESS, "schedules build", where);
+        expect(cost_uneven.rounds == cost_even.rounds, "as many rounds as an even vector", where);
+        double formula = tdm_cost_torus_bucket((tdm_cost_collective)c, &t, (double)uneven * sizeof(double), &m);
+        if (symmetric && c == TDM_COST_ALLGATHER)
+            expect(fabs(cost_uneven.time - formula) <= 1e-3 * formula, "allgather: the closed form", where);
+    }
+}
+
 int main(void)
 {
+    const char *uneven_tori[] = {"4x4x4", "2x2x2", "8x4x2", "3x5", "4x4"};
+    for (size_t i = 0; i < sizeof uneven_tori / sizeof uneven_tori[0]; i++)
+        uneven_case(uneven_tori[i]);
+
     const char *tori[] = {"4x4x4", "8x4x2", "2x2x2", "3x5", "4x1x4", "6", "2"};
     for (size_t i = 0; i < sizeof tori / sizeof tori[0]; i++)
         for (int bidirectional = 0; bidirectional < 2; bidirectional++)

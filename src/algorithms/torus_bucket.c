@@ -217,8 +217,11 @@ static MPI_Aint cut_segments(const tdm_coll_args *a, sub_color *subs, int nsub, 
                 unit = (unit + tdm_segments(a, unit, !half) - 1) / tdm_segments(a, unit, !half);
             for (int k = 0; k < nsub; k++) {
                 bucket_phase *ph = half ? &subs[k].ag_phase[i] : &subs[k].rs_phase[i];
+                /* to the nearest count: parts of an uneven vector differ by an element, and rounding
+                 * up would cut a message one element longer than the unit in two, doubling the rounds
+                 * of its phase */
                 ph->nseg = a->segment_bytes > 0 ? tdm_segments(a, ph->largest, !half)
-                           : unit > 0          ? (int)((ph->largest + unit - 1) / unit)
+                           : unit > 0          ? (int)((ph->largest + unit / 2) / unit)
                                                : 1;
                 if (ph->nseg < 1)
                     ph->nseg = 1;
