@@ -19,6 +19,9 @@
 
 static struct tdm_request *running;
 static int nrunning;
+/* tdm_shadow_readied() at the end of the last progress pass: every running request whose duplicate was
+ * ready by then has started. */
+static unsigned long readied_seen;
 
 /* Scratch for the blocking wait, grown as needed. */
 static MPI_Request *wait_reqs;
@@ -85,10 +88,18 @@ void tdm_inline_progress(void)
     if (tdm_split_waiting()) /* tails of split requests: other ranks may be waiting for them */
         tdm_split_poll();
     tdm_thread_agent_pump();
-    for (struct tdm_request *req = running, *next; req; req = next) {
-        next = req->active_next;
-        advance(req);
-    }
+    /* Again if a duplicate became ready meanwhile (a later request's test completed it): an earlier
+     * request waiting for it would otherwise stay unstarted, with no MPI request a blocking wait could
+     * gather to wake for it. */
+    unsigned long readied;
+    do {
+        readied = tdm_shadow_readied();
+        for (struct tdm_request *req = running, *next; req; req = next) {
+            next = req->active_next;
+            advance(req);
+        }
+    } while (tdm_shadow_readied() != readied);
+    readied_seen = readied;
 }
 
 static int reserve(int n)
@@ -160,6 +171,10 @@ static int poll_some(int n, int *outcount, unsigned long mark)
 
 int tdm_inline_block(unsigned long mark)
 {
+    if (tdm_shadow_readied() != readied_seen) { /* requests that can start now have no MPI request yet */
+        tdm_inline_progress();
+        return MPI_SUCCESS;
+    }
     int total = 0;
     for (struct tdm_request *req = running; req; req = req->active_next)
         total += req->exec.posted > 0 ? req->exec.posted : 0;

@@ -26,11 +26,17 @@ static unsigned generation = 1; /* atomic: bumped when a shadow is destroyed */
 
 void tdm_shadow_testing_dups(int on) { testing_dups = on; }
 
+/* Duplicates that became ready so far (atomic): requests waiting for one may run now. */
+static unsigned long readied;
+
+unsigned long tdm_shadow_readied(void) { return __atomic_load_n(&readied, __ATOMIC_ACQUIRE); }
+
 /* Tandem reports MPI's errors on its own traffic as return codes. */
 static void mark_ready(tdm_shadow *sh)
 {
     MPI_Comm_set_errhandler(sh->comm, MPI_ERRORS_RETURN);
     __atomic_store_n(&sh->ready, 1, __ATOMIC_RELEASE);
+    __atomic_add_fetch(&readied, 1, __ATOMIC_ACQ_REL);
 }
 
 static void shadow_destroy(tdm_shadow *sh)

@@ -47,6 +47,8 @@ tdm_shadow *tdm_shadow_lookup(MPI_Comm comm);
 /* 1 when the duplicate is ready; progresses its creation. Sets *error on failure. Only the
  * application's thread creates shadows: the progress thread gets requests whose shadow is ready. */
 int tdm_shadow_ready(tdm_shadow *sh, int *error);
+/* How many duplicates have become ready so far: a change means requests waiting for one can start. */
+unsigned long tdm_shadow_readied(void);
 /* The registry of shadows, to find duplicates still being created. */
 tdm_shadow *tdm_shadow_first(void);
 
