@@ -87,13 +87,13 @@ void tdm_inline_progress(void)
 {
     if (tdm_split_waiting()) /* tails of split requests: other ranks may be waiting for them */
         tdm_split_poll();
-    tdm_thread_agent_pump();
     /* Again if a duplicate became ready meanwhile (a later request's test completed it): an earlier
-     * request waiting for it would otherwise stay unstarted, with no MPI request a blocking wait could
-     * gather to wake for it. */
+     * request waiting for it, here or on the progress thread's pending list, would otherwise stay
+     * unstarted, with no MPI request a blocking wait could gather to wake for it. */
     unsigned long readied;
     do {
         readied = tdm_shadow_readied();
+        tdm_thread_agent_pump();
         for (struct tdm_request *req = running, *next; req; req = next) {
             next = req->active_next;
             advance(req);
@@ -171,6 +171,7 @@ static int poll_some(int n, int *outcount, unsigned long mark)
 
 int tdm_inline_block(unsigned long mark)
 {
+    tdm_thread_agent_pump(); /* requests for the progress thread whose duplicate is ready */
     if (tdm_shadow_readied() != readied_seen) { /* requests that can start now have no MPI request yet */
         tdm_inline_progress();
         return MPI_SUCCESS;
@@ -224,6 +225,7 @@ int tdm_inline_wait(struct tdm_request *req)
          polls++) {
         if (tdm_split_waiting() && tdm_split_poll())
             continue; /* a tail started: more than this request runs now */
+        tdm_thread_agent_pump(); /* a call for the progress thread may have waited for this one's shadow */
         advance(req);
         if (tdm_request_done(req))
             return MPI_SUCCESS;
