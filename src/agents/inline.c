@@ -23,6 +23,10 @@ static int nrunning;
  * ready by then has started. */
 static unsigned long readied_seen;
 
+/* A duplicate became ready since the last progress pass: calls waiting for it (here or on the progress
+ * thread's pending list) need a pass to start. */
+static int pass_missed(void) { return tdm_shadow_readied() != readied_seen; }
+
 /* Scratch for the blocking wait, grown as needed. */
 static MPI_Request *wait_reqs;
 static MPI_Request **wait_slots;
@@ -171,8 +175,7 @@ static int poll_some(int n, int *outcount, unsigned long mark)
 
 int tdm_inline_block(unsigned long mark)
 {
-    tdm_thread_agent_pump(); /* requests for the progress thread whose duplicate is ready */
-    if (tdm_shadow_readied() != readied_seen) { /* requests that can start now have no MPI request yet */
+    if (pass_missed()) { /* requests that can start now have no MPI request yet */
         tdm_inline_progress();
         return MPI_SUCCESS;
     }
@@ -221,11 +224,11 @@ int tdm_inline_wait(struct tdm_request *req)
 {
     /* Only this request runs: poll its messages directly, yielding after a short spin (in simulation,
      * block at once). */
-    for (int polls = 0; !TDM_SIMULATED && nrunning == 1 && running == req && req->exec.comm != MPI_COMM_NULL;
+    for (int polls = 0; !TDM_SIMULATED && nrunning == 1 && running == req && req->exec.comm != MPI_COMM_NULL &&
+                        !pass_missed();
          polls++) {
         if (tdm_split_waiting() && tdm_split_poll())
             continue; /* a tail started: more than this request runs now */
-        tdm_thread_agent_pump(); /* a call for the progress thread may have waited for this one's shadow */
         advance(req);
         if (tdm_request_done(req))
             return MPI_SUCCESS;
