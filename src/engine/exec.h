@@ -35,6 +35,11 @@ void tdm_exec_kick(tdm_exec *e);
  * finishes only when every message already posted has completed (receives are cancelled), so that
  * MPI no longer uses the schedule's buffers when the request is released. */
 int tdm_exec_progress(tdm_exec *e);
+/* The same without testing any message: moves past rounds whose messages a wait outside the engine has
+ * completed (their handles are MPI_REQUEST_NULL) and posts the next. In simulation, where every failed
+ * test costs (SMPI 3.32 keeps a record of each on the rank's actor, and every later completion walks
+ * them all), a blocking wait advances with this after its MPI_Waitsome. */
+int tdm_exec_advance_settled(tdm_exec *e);
 
 /* The segment being driven is done (all of the schedule, unless it runs split). */
 static inline int tdm_exec_finished(const tdm_exec *e)
