@@ -22,8 +22,8 @@ def ranks_of(dims):
     return p
 
 
-def simulate(torus, bench_args, settings=(), selector=None):
-    """tandem-bench on the torus (sim/run); its CSV rows."""
+def simulate(torus, bench_args, settings=(), selector=None, cfg=()):
+    """tandem-bench on the torus (sim/run; cfg: SimGrid configuration items); its CSV rows."""
     fd, path = tempfile.mkstemp(suffix=".csv")
     os.close(fd)
     cmd = [sys.executable, os.path.join(TOP, "sim", "run"), "--torus", torus, "--csv", path, "--quiet"]
@@ -33,6 +33,8 @@ def simulate(torus, bench_args, settings=(), selector=None):
         cmd += ["--set", s]
     if selector:
         cmd += ["--selector", selector]
+    for item in cfg:
+        cmd += ["--cfg", item]
     run = subprocess.run(cmd + ["--"] + list(bench_args), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                          text=True)
     print("   ", run.stdout.strip().splitlines()[-1] if run.stdout.strip() else "(no output)", flush=True)
@@ -69,7 +71,8 @@ def write_csv(name, rows):
     os.makedirs(RESULTS, exist_ok=True)
     path = os.path.join(RESULTS, name + ".csv")
     with open(path, "w", newline="") as f:
-        out = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        fields = list(dict.fromkeys(k for r in rows for k in r))  # a column added later: empty in older rows
+        out = csv.DictWriter(f, fieldnames=fields, restval="")
         out.writeheader()
         out.writerows(rows)
     return path
