@@ -63,6 +63,9 @@ void tdm_ring_reduce_scatter(tdm_schedule *s, const tdm_coll_args *a, const void
     int right = (r + 1) % p, left = (r - 1 + p) % p;
     /* In-place allreduce: the own contribution to block r already sits where the result goes. */
     int own_in_out = out == tdm_elem(input, t, offset[r]);
+    /* Otherwise, with a separate send buffer (which MPI forbids to overlap the receive buffer), the last
+     * step receives straight into the result and adds the own contribution there: no final copy. */
+    int recv_into_out = !own_in_out && !a->in_place;
 
 #define SEG_FIRST(b, k) tdm_block_offset(count[b], nseg, k)
 #define SEG_COUNT(b, k) tdm_block_count(count[b], nseg, k)
@@ -73,8 +76,8 @@ void tdm_ring_reduce_scatter(tdm_schedule *s, const tdm_coll_args *a, const void
         /* the segment sent was reduced last round only if a step has one segment */
         int send_waits = step > 0 && nseg == 1;
         if (u < units) {
-            tdm_sched_recv(s, tdm_elem(partial[step % 2], t, SEG_FIRST(rb, k)), SEG_COUNT(rb, k), a->datatype,
-                           left);
+            char *into = step == p - 2 && recv_into_out ? out : partial[step % 2];
+            tdm_sched_recv(s, tdm_elem(into, t, SEG_FIRST(rb, k)), SEG_COUNT(rb, k), a->datatype, left);
             if (!send_waits) {
                 const void *src = step == 0 ? tdm_elem(input, t, offset[sb] + SEG_FIRST(sb, k))
                                             : tdm_elem(partial[(step - 1) % 2], t, SEG_FIRST(sb, k));
@@ -83,9 +86,10 @@ void tdm_ring_reduce_scatter(tdm_schedule *s, const tdm_coll_args *a, const void
         }
         if (u > 0) { /* add own contribution to the unit received last round */
             int pstep = (u - 1) / nseg, pk = (u - 1) % nseg, b = (r - pstep - 2 + 2 * p) % p;
-            void *seg = tdm_elem(partial[pstep % 2], t, SEG_FIRST(b, pk));
+            int last = pstep == p - 2;
+            void *seg = tdm_elem(last && recv_into_out ? out : partial[pstep % 2], t, SEG_FIRST(b, pk));
             const void *own = tdm_elem(input, t, offset[b] + SEG_FIRST(b, pk));
-            if (pstep == p - 2 && own_in_out) /* last step: straight into the result */
+            if (last && own_in_out) /* straight into the result */
                 tdm_sched_reduce(s, seg, tdm_elem(out, t, SEG_FIRST(b, pk)), SEG_COUNT(b, pk), a->datatype, a->op);
             else
                 tdm_sched_reduce(s, own, seg, SEG_COUNT(b, pk), a->datatype, a->op);
@@ -97,7 +101,7 @@ void tdm_ring_reduce_scatter(tdm_schedule *s, const tdm_coll_args *a, const void
     }
 #undef SEG_FIRST
 #undef SEG_COUNT
-    if (!own_in_out)
+    if (!own_in_out && !recv_into_out)
         tdm_sched_copy(s, partial[(p - 2) % 2], count[r], a->datatype, out, count[r], a->datatype);
 }
 
