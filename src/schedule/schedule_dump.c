@@ -1,6 +1,8 @@
 /* A readable listing of a schedule, for TANDEM_DUMP_SCHEDULE=1 and TDM_Request_dump. */
 #include "schedule.h"
 
+#include <stdlib.h>
+
 static const char *type_name(MPI_Datatype type, char *buf)
 {
     int len = 0;
@@ -36,7 +38,7 @@ static void dump_action(const tdm_action *a, FILE *out)
     }
 }
 
-void tdm_sched_dump(const tdm_schedule *s, FILE *out)
+static void dump_schedule(const tdm_schedule *s, FILE *out)
 {
     fprintf(out, "schedule %s: rank %d of %d, %d rounds, %d actions\n", s->algorithm, s->rank, s->size,
             s->nrounds, s->nactions);
@@ -56,6 +58,25 @@ void tdm_sched_dump(const tdm_schedule *s, FILE *out)
         fprintf(out, "  round %d\n", r);
         for (int i = tdm_sched_round_begin(s, r); i < tdm_sched_round_end(s, r); i++)
             dump_action(&s->actions[i], out);
+    }
+}
+
+/* Written in one piece: the ranks of a job share stderr, which is unbuffered, and line by line their
+ * listings interleave. */
+void tdm_sched_dump(const tdm_schedule *s, FILE *out)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (mem) {
+        dump_schedule(s, mem);
+        if (fclose(mem) == 0)
+            fwrite(text, 1, len, out);
+        else
+            dump_schedule(s, out);
+        free(text);
+    } else {
+        dump_schedule(s, out);
     }
     fflush(out);
 }
