@@ -150,9 +150,9 @@ static void gather(MPI_Request *slot, tdm_exec *owner, int *n)
 }
 
 /* Hands the gathered handles back to their slots: MPI set the completed ones to MPI_REQUEST_NULL. This
- * must happen right after each MPI_Testsome / MPI_Waitsome, before anything else runs progress: the
- * progress a split tail triggers tests the same slots, and a copy written back after that would
- * resurrect handles MPI has already freed and may have reused for its own internal requests. */
+ * must happen right after each MPI_Testsome / MPI_Waitsome / MPI_Waitany, before anything else runs
+ * progress: the progress a split tail triggers tests the same slots, and a copy written back after that
+ * would resurrect handles MPI has already freed and may have reused for its own internal requests. */
 static void return_handles(int n)
 {
     for (int i = 0; i < n; i++)

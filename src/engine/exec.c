@@ -108,7 +108,7 @@ void tdm_exec_kick(tdm_exec *e)
 }
 
 /* Every message of the round in flight is complete: a wait outside the engine (the inline agent's
- * MPI_Waitsome) completed each and set its handle to MPI_REQUEST_NULL. */
+ * blocking wait) completed each and set its handle to MPI_REQUEST_NULL. */
 static int round_settled(const tdm_exec *e)
 {
     for (int k = 0; k < e->posted; k++)
@@ -127,9 +127,9 @@ static int progress(tdm_exec *e, int may_test)
         if (e->error == MPI_SUCCESS && e->posted < 0)
             start_round(e);
         if (e->error == MPI_SUCCESS && e->posted > 0 && !round_settled(e)) {
-            int done = 0;
             if (!may_test)
                 return 0;
+            int done = 0;
             int rc = e->posted == 1 ? MPI_Test(&e->reqs[0], &done, MPI_STATUS_IGNORE)
                                     : MPI_Testall(e->posted, e->reqs, &done, MPI_STATUSES_IGNORE);
             if (rc != MPI_SUCCESS)
