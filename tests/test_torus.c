@@ -164,6 +164,38 @@ static void each_factorization(int size, int ndims, int *dims, int at, int left)
         }
 }
 
+/* Where the color threads run: one per color thread past the progress thread; started (bound, core
+ * known) once a call had a lane for them, which only the thread agent runs on them. Bad arguments. */
+static void color_placement(int size)
+{
+    const char *env = getenv("TANDEM_COLOR_THREADS"), *progress = getenv("TANDEM_PROGRESS");
+    int k = env ? atoi(env) : 1, threaded = progress && !strcmp(progress, "thread"), cores[16], n = -1;
+    for (int t = 0; t < 16; t++)
+        cores[t] = -2;
+    CHECK_TDM(TDM_Get_color_placement(16, cores, &n));
+    check(n == (k > 1 ? k - 1 : 0), "TDM_Get_color_placement: %d color threads, expected %d", n, k > 1 ? k - 1 : 0);
+    for (int t = 1; t <= n && t <= 16; t++) {
+        /* thread 1 has had a lane in every call with two: any torus of 2 ranks or more */
+        int must_run = threaded && t == 1 && size > 1;
+        if (must_run)
+            check(cores[t - 1] >= 0, "color thread %d should have run and found its core: %d", t, cores[t - 1]);
+        else if (!threaded)
+            check(cores[t - 1] == -1, "inline progress starts no color thread, yet thread %d is on core %d", t,
+                  cores[t - 1]);
+        else
+            check(cores[t - 1] >= -1, "color thread %d: core %d", t, cores[t - 1]);
+    }
+    for (int t = n; t < 16; t++)
+        check(cores[t] == -2, "TDM_Get_color_placement wrote cores[%d] past its %d threads", t, n);
+    check(TDM_Get_color_placement(16, cores, NULL) == MPI_ERR_ARG && strstr(TDM_Last_error(), "nthreads"),
+          "TDM_Get_color_placement(nthreads NULL) should be MPI_ERR_ARG naming nthreads: %s", TDM_Last_error());
+    check(TDM_Get_color_placement(-1, cores, &n) == MPI_ERR_ARG && strstr(TDM_Last_error(), "maxthreads"),
+          "TDM_Get_color_placement(maxthreads -1) should be MPI_ERR_ARG naming maxthreads: %s", TDM_Last_error());
+    check(TDM_Get_color_placement(1, NULL, &n) == MPI_ERR_ARG && strstr(TDM_Last_error(), "cores"),
+          "TDM_Get_color_placement(cores NULL) should be MPI_ERR_ARG naming cores: %s", TDM_Last_error());
+    CHECK_TDM(TDM_Get_color_placement(0, NULL, &n));
+}
+
 int main(int argc, char **argv)
 {
     harness_init("test_torus", &argc, &argv);
@@ -173,5 +205,6 @@ int main(int argc, char **argv)
         int dims[3];
         each_factorization(size, ndims, dims, 0, size);
     }
+    color_placement(size);
     return harness_finish();
 }

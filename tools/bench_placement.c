@@ -1,8 +1,21 @@
-/* tandem-bench --show-placement: where every rank and its progress thread run. */
+/* tandem-bench --show-placement: where every rank, its progress thread and its color threads run. */
 #include "bench.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* A torus bucket allreduce large enough to run in lanes: it starts the color threads (if any). */
+static void start_color_threads(void)
+{
+    enum { COUNT = 1 << 16 };
+    double *x = calloc(COUNT, sizeof *x), *y = calloc(COUNT, sizeof *y);
+    if (x && y && TDM_Set_algorithm("allreduce", "torus_bucket") == MPI_SUCCESS) {
+        TDM_Allreduce(x, y, COUNT, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        TDM_Set_algorithm("allreduce", "auto");
+    }
+    free(x), free(y);
+}
 
 int bench_show_placement(void)
 {
@@ -15,22 +28,35 @@ int bench_show_placement(void)
         printf("no progress thread: %s\n", TDM_Last_error());
     double x = 1, y;
     TDM_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    int mine[2], *all = rank == 0 ? malloc(sizeof(int) * 2 * (size_t)size) : NULL;
+    int ncolor = 0;
+    TDM_Get_color_placement(0, NULL, &ncolor);
+    if (ncolor > 0)
+        start_color_threads();
+    /* per rank: app core, progress core, then the color threads' cores */
+    int width = 2 + ncolor, *mine = malloc(sizeof(int) * (size_t)width);
+    int *all = rank == 0 ? malloc(sizeof(int) * (size_t)width * (size_t)size) : NULL;
     TDM_Get_placement(&mine[0], &mine[1]);
+    TDM_Get_color_placement(ncolor, mine + 2, &ncolor);
     char host[MPI_MAX_PROCESSOR_NAME], *hosts = rank == 0 ? malloc((size_t)MPI_MAX_PROCESSOR_NAME * size) : NULL;
     int len;
     memset(host, 0, sizeof host);
     MPI_Get_processor_name(host, &len);
-    MPI_Gather(mine, 2, MPI_INT, all, 2, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Gather(mine, width, MPI_INT, all, width, MPI_INT, 0, MPI_COMM_WORLD);
     MPI_Gather(host, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, hosts, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, MPI_COMM_WORLD);
     if (rank == 0) {
         const char *policy = getenv("TANDEM_PROGRESS_PLACEMENT");
         printf("placement %s (cores are hwloc logical core numbers; -1: unknown)\n", policy ? policy : "none");
-        printf("%6s  %-20s %9s %14s\n", "rank", "host", "app core", "progress core");
-        for (int r = 0; r < size; r++)
-            printf("%6d  %-20s %9d %14d\n", r, hosts + (size_t)r * MPI_MAX_PROCESSOR_NAME, all[2 * r],
-                   all[2 * r + 1]);
+        printf("%6s  %-20s %9s %14s%s\n", "rank", "host", "app core", "progress core",
+               ncolor ? "  color thread cores (1..)" : "");
+        for (int r = 0; r < size; r++) {
+            const int *row = all + (size_t)r * width;
+            printf("%6d  %-20s %9d %14d", r, hosts + (size_t)r * MPI_MAX_PROCESSOR_NAME, row[0], row[1]);
+            for (int t = 0; t < ncolor; t++)
+                printf("%s%d", t ? "," : "  ", row[2 + t]);
+            printf("\n");
+        }
     }
+    free(mine);
     free(all);
     free(hosts);
     TDM_Set_progress("inline");

@@ -183,3 +183,18 @@ int TDM_Get_placement(int *app_core, int *progress_core)
     *progress_core = tdm_placement_progress_core();
     return MPI_SUCCESS;
 }
+
+int TDM_Get_color_placement(int maxthreads, int cores[], int *nthreads)
+{
+    const char *fn = "TDM_Get_color_placement";
+    if (!nthreads)
+        return tdm_error(fn, MPI_ERR_ARG, "nthreads is NULL (argument nthreads)");
+    if (maxthreads < 0)
+        return tdm_error(fn, MPI_ERR_ARG, "maxthreads is %d; expected 0 or more (argument maxthreads)", maxthreads);
+    if (maxthreads > 0 && !cores)
+        return tdm_error(fn, MPI_ERR_ARG, "cores is NULL with maxthreads %d (argument cores)", maxthreads);
+    *nthreads = tdm_global.color_threads > 1 ? tdm_global.color_threads - 1 : 0;
+    for (int t = 1; t <= *nthreads && t <= maxthreads; t++)
+        cores[t - 1] = tdm_placement_lane_thread_core(t);
+    return MPI_SUCCESS;
+}

@@ -72,5 +72,7 @@ int tdm_placement_current_core(void);
 /* Cores of this machine (hwloc; the online processors if hwloc fails). */
 int tdm_placement_node_cores(void);
 int tdm_placement_progress_core(void);
+/* Where color thread `lane` (1 ..) found itself once bound; -1 if it has not started or is unknown. */
+int tdm_placement_lane_thread_core(int lane);
 
 #endif
