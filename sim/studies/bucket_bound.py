@@ -49,39 +49,53 @@ COLOR = {"ring": "tab:blue", "rabenseifner": "tab:orange", "torus_bucket": "tab:
 def measure(a):
     a.tori, a.collectives, a.algorithms = a.tori.split(","), a.collectives.split(","), a.algorithms.split(",")
     a.sizes = [int(s) for s in a.sizes.split(",")]
-    rows = []
+    rows, failed = [], []
     for torus in a.tori:
         p = common.ranks_of(torus)
         for coll in a.collectives:
             per_rank = coll != "allreduce"
-            sizes = ",".join(str(s * common.MiB // (p if per_rank else 1)) for s in a.sizes)
             for alg in a.algorithms:
                 if alg == "rabenseifner" and coll != "allreduce":
                     continue
-                print(f"{torus} {coll} {alg}", flush=True)
-                # one timed run: the simulation is deterministic, and host time (which a warm-up would
-                # take out) is not charged
-                bench = ["--collectives", BENCH_NAME[coll], "--sizes", sizes, "--reps", "1", "--iters", "1",
-                         "--warmup", "0"]
-                rendezvous = a.rendezvous_sends == "all" or (a.rendezvous_sends == "tandem" and alg != "ompi")
-                cfg = [RENDEZVOUS] if rendezvous else []
-                if alg == "ompi":
-                    got = common.simulate(torus, bench + ["--modes", "mpi-blocking"], selector="ompi", cfg=cfg)
-                else:
-                    got = common.simulate(torus, bench + ["--modes", "tandem"], settings=[f"{ENV_NAME[coll]}={alg}"],
-                                          cfg=cfg)
-                for r in got:
-                    n = int(r["bytes"]) * (p if per_rank else 1)
-                    m = common.model(coll, torus, n)
-                    uni = common.model(coll, torus, n, unidirectional=True)
-                    rows.append({"torus": torus, "ranks": p, "collective": coll, "bytes": n, "algorithm": alg,
-                                 "tandem_algorithm": r["algorithm"], "simulated_s": r["median_s"],
-                                 "lower_bound_s": m["costs"]["lower bound"],
-                                 "bucket_formula_s": m["costs"]["torus bucket (bidirectional)"],
-                                 "bucket_uni_formula_s": uni["costs"]["torus bucket (unidirectional)"],
-                                 "ratio_to_bound": f'{float(r["median_s"]) / m["costs"]["lower bound"]:.3f}',
-                                 "wall_s": r["wall_s"], "peak_memory_mb": r["peak_memory_mb"],
-                                 "sends": "rendezvous" if rendezvous else "detached"})
+                for mib in a.sizes:
+                    print(f"{torus} {coll} {alg} {mib} MiB", flush=True)
+                    try:
+                        rows += measure_one(a, torus, coll, alg, mib * common.MiB // (p if per_rank else 1))
+                    except common.SimulationFailed as e:  # out of memory (SimGrid exit 137), most often: the rest still counts
+                        print("    skipped:", e, flush=True)
+                        failed.append(f"{torus} {coll} {alg} {mib} MiB")
+    if failed:
+        print("failed runs (not in the CSV):", "; ".join(failed))
+    return rows
+
+
+def measure_one(a, torus, coll, alg, count_bytes):
+    """One simulated run (one size: its wall time and memory are its own); its rows."""
+    p = common.ranks_of(torus)
+    per_rank = coll != "allreduce"
+    # one timed run: the simulation is deterministic, and host time (which a warm-up would take out) is
+    # not charged
+    bench = ["--collectives", BENCH_NAME[coll], "--sizes", str(count_bytes), "--reps", "1", "--iters", "1",
+             "--warmup", "0"]
+    rendezvous = a.rendezvous_sends == "all" or (a.rendezvous_sends == "tandem" and alg != "ompi")
+    cfg = [RENDEZVOUS] if rendezvous else []
+    if alg == "ompi":
+        got = common.simulate(torus, bench + ["--modes", "mpi-blocking"], selector="ompi", cfg=cfg)
+    else:
+        got = common.simulate(torus, bench + ["--modes", "tandem"], settings=[f"{ENV_NAME[coll]}={alg}"], cfg=cfg)
+    rows = []
+    for r in got:
+        n = int(r["bytes"]) * (p if per_rank else 1)
+        m = common.model(coll, torus, n)
+        uni = common.model(coll, torus, n, unidirectional=True)
+        rows.append({"torus": torus, "ranks": p, "collective": coll, "bytes": n, "algorithm": alg,
+                     "tandem_algorithm": r["algorithm"], "simulated_s": r["median_s"],
+                     "lower_bound_s": m["costs"]["lower bound"],
+                     "bucket_formula_s": m["costs"]["torus bucket (bidirectional)"],
+                     "bucket_uni_formula_s": uni["costs"]["torus bucket (unidirectional)"],
+                     "ratio_to_bound": f'{float(r["median_s"]) / m["costs"]["lower bound"]:.3f}',
+                     "wall_s": r["wall_s"], "peak_memory_mb": r["peak_memory_mb"],
+                     "sends": "rendezvous" if rendezvous else "detached"})
     return rows
 
 

@@ -22,8 +22,13 @@ def ranks_of(dims):
     return p
 
 
+class SimulationFailed(RuntimeError):
+    """A simulated run ended in error (SimGrid's message was printed); a study may go on without it."""
+
+
 def simulate(torus, bench_args, settings=(), selector=None, cfg=()):
-    """tandem-bench on the torus (sim/run; cfg: SimGrid configuration items); its CSV rows."""
+    """tandem-bench on the torus (sim/run; cfg: SimGrid configuration items); its CSV rows.
+    Raises SimulationFailed if the run fails."""
     fd, path = tempfile.mkstemp(suffix=".csv")
     os.close(fd)
     cmd = [sys.executable, os.path.join(TOP, "sim", "run"), "--torus", torus, "--csv", path, "--quiet"]
@@ -40,7 +45,7 @@ def simulate(torus, bench_args, settings=(), selector=None, cfg=()):
     print("   ", run.stdout.strip().splitlines()[-1] if run.stdout.strip() else "(no output)", flush=True)
     if run.returncode != 0:
         sys.stderr.write(run.stdout)
-        raise SystemExit(f"simulation failed: {' '.join(cmd)}")
+        raise SimulationFailed(f"simulation failed (exit {run.returncode}): {' '.join(cmd)}")
     rows = list(csv.DictReader(open(path)))
     os.unlink(path)
     return rows
@@ -121,6 +126,9 @@ def run_study(name, doc, key, arguments, measure, report, plot):
     arguments(ap)
     ap.add_argument("--plot-only", action="store_true", help="table and plot from the committed CSV")
     a = ap.parse_args()
-    rows = read_csv(name) if a.plot_only else merge_csv(name, measure(a), key)
+    try:
+        rows = read_csv(name) if a.plot_only else merge_csv(name, measure(a), key)
+    except SimulationFailed as e:
+        raise SystemExit(str(e))
     report(rows)
     plot(rows)
