@@ -1,6 +1,7 @@
 """What the studies share: simulated runs through sim/run, the model through tandem-model, tables."""
 import argparse
 import csv
+import functools
 import json
 import os
 import subprocess
@@ -61,9 +62,10 @@ def tandem_model():
                      "cmake -S . -B build-openmpi && cmake --build build-openmpi) first")
 
 
+@functools.lru_cache(maxsize=None)
 def model(collective, dims, nbytes, unidirectional=False, gamma=None):
     """tandem-model bounds --json: lower bound, closed forms and schedule costs (gamma: instead of the
-    platform's)."""
+    platform's). Cached: costing every rank's schedule takes seconds at 4096 ranks."""
     cmd = [tandem_model(), "bounds", "--collective", collective, "--dims", dims, "--bytes", str(nbytes),
            "--alpha", str(PLATFORM["alpha"] + 2 * PLATFORM["overhead"]), "--beta", str(PLATFORM["beta"]),
            "--gamma", str(PLATFORM["gamma"] if gamma is None else gamma), "--json"]
