@@ -141,8 +141,9 @@ int TDM_Set_progress_placement(const char *policy);
 int TDM_Get_placement(int *app_core, int *progress_core);
 /* Where the color threads run (TANDEM_COLOR_THREADS=k: threads 1..k-1 drive the lanes of a torus
  * bucket call; thread 0 is the progress thread): *nthreads = k-1, and cores[t-1] (the first maxthreads
- * of them) the hwloc logical core where thread t bound itself, -1 if it has not started yet (a color
- * thread starts with the first call that has a lane for it) or its core is unknown. */
+ * of them) the hwloc logical core thread t ran on once started (where the placement bound it; with
+ * placement "none", where it happened to start), -1 if it has not started yet (a color thread starts
+ * with the first call that has a lane for it) or its core is unknown. */
 int TDM_Get_color_placement(int maxthreads, int cores[], int *nthreads);
 
 /* The algorithm a request runs ("allreduce_ring"); NULL if request is not an active request. */

@@ -14,6 +14,8 @@
 
 static int value(int r, int i) { return r * 1000 + i * 7 - 3; }
 
+static int most_lanes = 1; /* the most lanes any call of this run was built in */
+
 /* The lanes a call is built in under TANDEM_COLOR_THREADS=k: one per sub-color at most (2 per
  * dimension longer than 1 when bidirectional, 1 when not); none for an in-place reduce-scatter. */
 static int expected_lanes(const int *dims, int ndims, const char *form, int in_place_reduce_scatter)
@@ -24,7 +26,10 @@ static int expected_lanes(const int *dims, int ndims, const char *form, int in_p
         sub += dims[i] > 1;
     sub *= strstr(form, "uni") ? 1 : 2;
     int lanes = wanted < sub ? wanted : sub;
-    return in_place_reduce_scatter || lanes < 1 ? 1 : lanes;
+    lanes = in_place_reduce_scatter || lanes < 1 ? 1 : lanes;
+    if (lanes > most_lanes)
+        most_lanes = lanes;
+    return lanes;
 }
 
 /* The dump must say the call runs in `lanes` lanes (every lane's schedule listed), or in one. */
@@ -164,26 +169,26 @@ static void each_factorization(int size, int ndims, int *dims, int at, int left)
         }
 }
 
-/* Where the color threads run: one per color thread past the progress thread; started (bound, core
- * known) once a call had a lane for them, which only the thread agent runs on them. Bad arguments. */
-static void color_placement(int size)
+/* Where the color threads run: one per color thread past the progress thread; a thread has started
+ * (core known) exactly when some call had a lane for it and ran under the thread agent (a progress
+ * thread exists); inline, lanes run on the application thread and no color thread starts. */
+static void color_placement(void)
 {
-    const char *env = getenv("TANDEM_COLOR_THREADS"), *progress = getenv("TANDEM_PROGRESS");
-    int k = env ? atoi(env) : 1, threaded = progress && !strcmp(progress, "thread"), cores[16], n = -1;
+    const char *env = getenv("TANDEM_COLOR_THREADS");
+    int k = env ? atoi(env) : 1, cores[16], n = -1, app_core, progress_core;
+    CHECK_TDM(TDM_Get_placement(&app_core, &progress_core));
+    int threaded = progress_core >= 0;
     for (int t = 0; t < 16; t++)
         cores[t] = -2;
     CHECK_TDM(TDM_Get_color_placement(16, cores, &n));
     check(n == (k > 1 ? k - 1 : 0), "TDM_Get_color_placement: %d color threads, expected %d", n, k > 1 ? k - 1 : 0);
     for (int t = 1; t <= n && t <= 16; t++) {
-        /* thread 1 has had a lane in every call with two: any torus of 2 ranks or more */
-        int must_run = threaded && t == 1 && size > 1;
-        if (must_run)
-            check(cores[t - 1] >= 0, "color thread %d should have run and found its core: %d", t, cores[t - 1]);
-        else if (!threaded)
-            check(cores[t - 1] == -1, "inline progress starts no color thread, yet thread %d is on core %d", t,
-                  cores[t - 1]);
+        if (threaded && t < most_lanes)
+            check(cores[t - 1] >= 0, "color thread %d had lanes (up to %d per call) and should know its core: %d",
+                  t, most_lanes, cores[t - 1]);
         else
-            check(cores[t - 1] >= -1, "color thread %d: core %d", t, cores[t - 1]);
+            check(cores[t - 1] == -1, "color thread %d never had a lane (%s, up to %d per call), yet is on core %d",
+                  t, threaded ? "thread agent" : "inline", most_lanes, cores[t - 1]);
     }
     for (int t = n; t < 16; t++)
         check(cores[t] == -2, "TDM_Get_color_placement wrote cores[%d] past its %d threads", t, n);
@@ -205,6 +210,6 @@ int main(int argc, char **argv)
         int dims[3];
         each_factorization(size, ndims, dims, 0, size);
     }
-    color_placement(size);
+    color_placement();
     return harness_finish();
 }

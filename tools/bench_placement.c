@@ -5,13 +5,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A torus bucket allreduce large enough to run in lanes: it starts the color threads (if any). */
+/* A torus bucket allreduce, which runs in lanes: it starts the color threads that get a lane (on the
+ * torus of MPI_COMM_WORLD, 2 per dimension longer than 1; higher threads stay unstarted, -1). Called
+ * on every rank. */
 static void start_color_threads(void)
 {
     enum { COUNT = 1 << 16 };
     double *x = calloc(COUNT, sizeof *x), *y = calloc(COUNT, sizeof *y);
-    if (x && y && TDM_Set_algorithm("allreduce", "torus_bucket") == MPI_SUCCESS) {
-        TDM_Allreduce(x, y, COUNT, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    int count = x && y ? COUNT : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &count, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (TDM_Set_algorithm("allreduce", "torus_bucket") == MPI_SUCCESS) {
+        TDM_Allreduce(x, y, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
         TDM_Set_algorithm("allreduce", "auto");
     }
     free(x), free(y);
@@ -28,15 +32,23 @@ int bench_show_placement(void)
         printf("no progress thread: %s\n", TDM_Last_error());
     double x = 1, y;
     TDM_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    int ncolor = 0;
-    TDM_Get_color_placement(0, NULL, &ncolor);
+    /* TANDEM_COLOR_THREADS should be the same everywhere; rows are as wide as the largest */
+    int mycolor = 0, ncolor = 0;
+    TDM_Get_color_placement(0, NULL, &mycolor);
+    MPI_Allreduce(&mycolor, &ncolor, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (ncolor > 0)
         start_color_threads();
     /* per rank: app core, progress core, then the color threads' cores */
     int width = 2 + ncolor, *mine = malloc(sizeof(int) * (size_t)width);
     int *all = rank == 0 ? malloc(sizeof(int) * (size_t)width * (size_t)size) : NULL;
+    if (!mine || (rank == 0 && !all)) {
+        fprintf(stderr, "tandem-bench: out of memory for the placement table\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    for (int i = 0; i < width; i++)
+        mine[i] = -1;
     TDM_Get_placement(&mine[0], &mine[1]);
-    TDM_Get_color_placement(ncolor, mine + 2, &ncolor);
+    TDM_Get_color_placement(ncolor, mine + 2, &mycolor);
     char host[MPI_MAX_PROCESSOR_NAME], *hosts = rank == 0 ? malloc((size_t)MPI_MAX_PROCESSOR_NAME * size) : NULL;
     int len;
     memset(host, 0, sizeof host);

@@ -41,15 +41,16 @@ def simulate(torus, bench_args, settings=(), selector=None, cfg=()):
         cmd += ["--selector", selector]
     for item in cfg:
         cmd += ["--cfg", item]
-    run = subprocess.run(cmd + ["--"] + list(bench_args), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                         text=True)
-    print("   ", run.stdout.strip().splitlines()[-1] if run.stdout.strip() else "(no output)", flush=True)
-    if run.returncode != 0:
-        sys.stderr.write(run.stdout)
-        raise SimulationFailed(f"simulation failed (exit {run.returncode}): {' '.join(cmd)}")
-    rows = list(csv.DictReader(open(path)))
-    os.unlink(path)
-    return rows
+    try:
+        run = subprocess.run(cmd + ["--"] + list(bench_args), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             text=True)
+        print("   ", run.stdout.strip().splitlines()[-1] if run.stdout.strip() else "(no output)", flush=True)
+        if run.returncode != 0:
+            sys.stderr.write(run.stdout)
+            raise SimulationFailed(f"simulation failed (exit {run.returncode}): {' '.join(cmd)}")
+        return list(csv.DictReader(open(path)))
+    finally:
+        os.unlink(path)
 
 
 def tandem_model():
@@ -65,7 +66,8 @@ def tandem_model():
 @functools.lru_cache(maxsize=None)
 def model(collective, dims, nbytes, unidirectional=False, gamma=None):
     """tandem-model bounds --json: lower bound, closed forms and schedule costs (gamma: instead of the
-    platform's). Cached: costing every rank's schedule takes seconds at 4096 ranks."""
+    platform's). Cached (costing every rank's schedule takes seconds at 4096 ranks): the dict returned is
+    shared, read it only."""
     cmd = [tandem_model(), "bounds", "--collective", collective, "--dims", dims, "--bytes", str(nbytes),
            "--alpha", str(PLATFORM["alpha"] + 2 * PLATFORM["overhead"]), "--beta", str(PLATFORM["beta"]),
            "--gamma", str(PLATFORM["gamma"] if gamma is None else gamma), "--json"]
@@ -134,3 +136,5 @@ def run_study(name, doc, key, arguments, measure, report, plot):
         raise SystemExit(str(e))
     report(rows)
     plot(rows)
+    if getattr(a, "failed", None):  # measured rows were kept; say which runs are missing
+        raise SystemExit(f"{len(a.failed)} simulated runs failed: " + "; ".join(a.failed))

@@ -60,6 +60,7 @@ typedef struct worker {
 } worker;
 
 static worker workers[TDM_MAX_LANES];
+_Static_assert(TDM_PLACEMENT_MAX_LANES >= TDM_MAX_LANES, "placement must know a core for every color thread");
 static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER; /* starting and stopping workers */
 
 static pthread_mutex_t done_lock = PTHREAD_MUTEX_INITIALIZER;
