@@ -24,16 +24,15 @@ It is a modelling change, not only a faster simulation: SMPI's default sends mes
 eagerly, as MPI libraries do. The bucket moves little (allgather of 16 KiB per rank on 4x4x4: 33.1 ->
 32.1 us; the 8 MiB allreduce on 8x8x8: 1.4725 ms either way), but a ring, whose step then waits for
 both neighbours, slows at small steps: on 4x4x4 the 1 MiB allreduce 0.635 -> 0.742 ms and the 16 KiB
-per rank reduce-scatter 0.343 -> 0.450 ms. So pass it only where it is needed (the committed rows use it at 4096 ranks only),
-and the rows say which. The native `ompi`
-runs keep SMPI's default unless `--rendezvous-sends all`: their blocking sends may depend on eager
+per rank reduce-scatter 0.343 -> 0.450 ms. So pass it only where it is needed (the committed rows use
+it at 4096 ranks only); the rows say which. The native `ompi` runs keep SMPI's default unless `--rendezvous-sends all`: their blocking sends may depend on eager
 delivery (a send posted before its receive would deadlock, which SimGrid reports), but Open MPI's ring
 allreduce (SMPI's `lr`, sendrecv steps) does not, and on 8x8x8 at 8 MiB it moved by 0.3% (3.065 ->
 3.056 ms; 71 s -> 16 s wall). The CSV's `sends` column says which runs had rendezvous sends.
 
 SMPI charges nothing for the reductions inside its own collectives, so the `ompi` rows of allreduce and
 reduce-scatter leave out work that Tandem's rows pay (at 8 MiB, (p-1)/p n gamma = 1.26 ms of the
-1.5 ms bound). The table adds a column with that work put back (ompi_with_reductions); the plain `ompi`
+1.5 ms bound). The table adds a column with that work put back (ompi_charged_ratio); the plain `ompi`
 ratio is the one most favourable to Open MPI's algorithms.
 
 Writes sim/results/bucket_bound.csv, .md (the table) and .png. Sizes are the whole vector n in MiB
@@ -119,14 +118,17 @@ def ratio(row):
     return float(row["simulated_s"]) / float(row["lower_bound_s"])
 
 
-def ompi_with_reductions(row, coll, torus, n):
-    """SMPI charges no time for the reductions inside its own collectives (the `ompi` allreduce of
+def ompi_charged_ratio(row):
+    """An `ompi` row's ratio with its reductions charged; None for allgather (nothing to reduce).
+    SMPI charges no time for the reductions inside its own collectives (the `ompi` allreduce of
     8 MiB on 4x4x4 takes 2.336 ms with gamma 0.15 and 1.5 ns/B alike; Tandem's ring goes from 2.60 to
     13.4 ms). Its ring allreduce (`lr`) reduces each received block before the next step, so charged it
     would take (p-1)/p n gamma more; Open MPI's ring reduce-scatter reduces a block while the next one
     arrives, so for it this is the most it would add."""
-    p = common.ranks_of(torus)
-    return float(row["simulated_s"]) + (p - 1) / p * n * common.PLATFORM["gamma"]
+    if row["collective"] == "allgather":
+        return None
+    p, n = int(row["ranks"]), int(row["bytes"])
+    return (float(row["simulated_s"]) + (p - 1) / p * n * common.PLATFORM["gamma"]) / float(row["lower_bound_s"])
 
 
 def report(rows):
@@ -145,9 +147,8 @@ def report(rows):
             line.append(f'{ratio(got[alg]):.2f}{mark}' if alg in got else "")
         bucket = got.get("torus_bucket")
         line.append(f'{float(bucket["simulated_s"]) / overlapped:.2f}' if bucket else "")
-        native = got.get("ompi")
-        line.append(f'{ompi_with_reductions(native, coll, torus, n) / float(native["lower_bound_s"]):.2f}'
-                    if native and coll != "allgather" else "")
+        charged = ompi_charged_ratio(got["ompi"]) if "ompi" in got else None
+        line.append(f"{charged:.2f}" if charged is not None else "")
         lines.append(line)
     header = (["torus", "collective", "n", "bound ms", "overlapped bound ms", "bucket formula ms"] +
               [LABEL[a] + " / bound" for a in algs] + ["bucket bi / overlapped bound",
@@ -172,9 +173,9 @@ def plot(rows):
             pts = sorted((int(r["bytes"]), ratio(r)) for r in mine if r["algorithm"] == alg)
             if pts:
                 ax.plot([b / common.MiB for b, _ in pts], [v for _, v in pts], marker="o", label=LABEL[alg], color=COLOR[alg])
-            if alg == "ompi" and coll != "allgather" and pts:  # with the reductions SMPI does not charge
-                fixed = sorted((int(r["bytes"]), ompi_with_reductions(r, coll, torus, int(r["bytes"])) /
-                                float(r["lower_bound_s"])) for r in mine if r["algorithm"] == alg)
+            fixed = sorted((int(r["bytes"]), ompi_charged_ratio(r)) for r in mine
+                           if r["algorithm"] == alg == "ompi" and ompi_charged_ratio(r) is not None)
+            if fixed:  # with the reductions SMPI does not charge
                 ax.plot([b / common.MiB for b, _ in fixed], [v for _, v in fixed], marker="o", ls="--",
                         label=LABEL[alg] + " + its reductions", color=COLOR[alg])
         ax.axhline(1.0, color="black", lw=0.8)

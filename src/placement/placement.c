@@ -21,8 +21,9 @@ static hwloc_topology_t topology;
 static int have_topology;
 static int target_core = -1;   /* logical core of this rank's progress thread; -1: inherit */
 static int lane_core[TDM_PLACEMENT_MAX_LANES]; /* of its color threads (lane 0: target_core) */
-static int progress_core = -1; /* atomic: where the progress thread found itself */
-static int lane_found_core[TDM_PLACEMENT_MAX_LANES]; /* atomic: where color thread l found itself; -1 */
+/* atomic: where each thread found itself once bound (0: the progress thread, l: color thread l); -1
+ * before it starts */
+static int found_core[TDM_PLACEMENT_MAX_LANES] = {[0 ... TDM_PLACEMENT_MAX_LANES - 1] = -1};
 
 static pthread_once_t topology_once = PTHREAD_ONCE_INIT;
 
@@ -77,10 +78,8 @@ static int *numa_of_cores(int ncores)
 int tdm_placement_init(const char *fn, const tdm_placement_policy *policy)
 {
     target_core = -1;
-    for (int l = 0; l < TDM_PLACEMENT_MAX_LANES; l++) {
+    for (int l = 0; l < TDM_PLACEMENT_MAX_LANES; l++)
         lane_core[l] = -1;
-        __atomic_store_n(&lane_found_core[l], -1, __ATOMIC_RELAXED);
-    }
     if (policy->kind == TDM_PLACE_NONE)
         return MPI_SUCCESS;
     if (!load_topology())
@@ -134,9 +133,8 @@ int tdm_placement_init(const char *fn, const tdm_placement_policy *policy)
 void tdm_placement_finalize(void)
 {
     target_core = -1; /* the topology stays loaded: it describes the machine */
-    __atomic_store_n(&progress_core, -1, __ATOMIC_RELAXED);
-    for (int l = 0; l < TDM_PLACEMENT_MAX_LANES; l++)
-        __atomic_store_n(&lane_found_core[l], -1, __ATOMIC_RELAXED);
+    for (int l = 0; l < TDM_PLACEMENT_MAX_LANES; l++) /* the threads have stopped */
+        __atomic_store_n(&found_core[l], -1, __ATOMIC_RELAXED);
 }
 
 int tdm_placement_current_core(void)
@@ -161,23 +159,21 @@ static void bind_thread(int target, const char *what)
 void tdm_placement_bind_progress_thread(void)
 {
     bind_thread(target_core, "progress thread");
-    __atomic_store_n(&progress_core, tdm_placement_current_core(), __ATOMIC_RELAXED);
+    __atomic_store_n(&found_core[0], tdm_placement_current_core(), __ATOMIC_RELAXED);
 }
 
 void tdm_placement_bind_lane_thread(int lane)
 {
-    bind_thread(lane < TDM_PLACEMENT_MAX_LANES ? lane_core[lane] : target_core, "color thread");
-    if (lane < TDM_PLACEMENT_MAX_LANES)
-        __atomic_store_n(&lane_found_core[lane], tdm_placement_current_core(), __ATOMIC_RELAXED);
+    bind_thread(lane_core[lane], "color thread"); /* lanes < TDM_PLACEMENT_MAX_LANES (thread.c asserts) */
+    __atomic_store_n(&found_core[lane], tdm_placement_current_core(), __ATOMIC_RELAXED);
 }
 
 int tdm_placement_lane_thread_core(int lane)
 {
-    return lane > 0 && lane < TDM_PLACEMENT_MAX_LANES ? __atomic_load_n(&lane_found_core[lane], __ATOMIC_RELAXED)
-                                                      : -1;
+    return lane > 0 && lane < TDM_PLACEMENT_MAX_LANES ? __atomic_load_n(&found_core[lane], __ATOMIC_RELAXED) : -1;
 }
 
-int tdm_placement_progress_core(void) { return __atomic_load_n(&progress_core, __ATOMIC_RELAXED); }
+int tdm_placement_progress_core(void) { return __atomic_load_n(&found_core[0], __ATOMIC_RELAXED); }
 
 int tdm_placement_node_cores(void)
 {
