@@ -9,7 +9,11 @@
  * every phase the colors use different dimensions and all links are busy.
  *
  * Each sub-color works in its own buffer W holding every owner's part of that sub-color, ordered by
- * the owners' coordinates along pi_c(0), pi_c(1), ... (the first the most significant). Then, in
+ * the owners' coordinates along pi_c(0), pi_c(1), ... (the first the most significant). For the
+ * reduce-scatter and the allgather, whose blocks are the ranks', W is a temporary filled from and
+ * emptied into the user's buffers. The allreduce's result is only the whole vector, so its parts need
+ * not be cut from rank blocks: sub-color k takes the k-th contiguous region of the vector, cut into p
+ * parts in the color's order, and W is that region of the output itself (nothing staged). Then, in
  * reduce-scatter phase i along dimension q = pi_c(i), the part still to be reduced is a contiguous
  * range of W made of d_q contiguous groups (by the owners' coordinate along q): a ring reduce-scatter
  * over the d_q ranks of that dimension leaves the rank with the group of its own coordinate, and the
@@ -45,10 +49,19 @@ typedef struct {
 
 typedef struct {
     char *w;              /* the sub-color's buffer, every owner's part, in the color's order */
+    MPI_Aint region_off;  /* allreduce: where the sub-color's region (its w) starts in the vector */
+    const char *fresh;    /* the input, which the first reduce-scatter phase reads instead of a copy of it
+                             in w (NULL: allgather, allreduce in place) */
+    MPI_Aint *fresh_off;  /* permuted index -> element offset in fresh of that owner's part */
     char *scratch[2];     /* reduce-scatter: received segments before they are reduced into w */
     int flip;             /* which scratch buffer the next receive uses */
     MPI_Aint pending_off; /* reduce-scatter: the segment received last round, still to be reduced */
-    int pending_count, pending_buf;
+    int pending_count;
+    const char *pending_src; /* reduced with: its scratch buffer, its range of w, or NULL: the input's copy */
+    char *pending_dst;       /* where: its range of w, or the output */
+    char *result;         /* reduce-scatter out of place: where the own part's result goes, received there
+                             in the last phase (no copy out of w); NULL otherwise */
+    MPI_Aint own_off, own_end; /* the own part's range of w */
     int *order;           /* permuted index -> owner */
     MPI_Aint *pos;        /* permuted index -> element offset in w (p + 1 entries) */
     int *part_count;      /* owner -> elements of its part of this sub-color */
@@ -60,6 +73,7 @@ typedef struct {
 /* What one sub-color does in one round: send one segment, receive one. */
 typedef struct {
     int active;
+    int first_step;       /* of its phase: what it sends was not received before */
     MPI_Aint send_off, recv_off;
     int send_count, recv_count, send_peer, recv_peer, link;
 } bucket_unit;
@@ -107,13 +121,25 @@ static int neighbour(const tdm_coll_args *a, const torus_geometry *g, int dim, i
 /* Dimension visited in phase i by color c. */
 static int phase_dim(const torus_geometry *g, int c, int i) { return (i + c) % g->ndims; }
 
-/* Lays out sub-color k of color c in w (allocated later, for the lane's sub-colors only): owners ordered
+/* Lays out sub-color k of color c in w (placed later, for the lane's sub-colors only): owners ordered
  * by their coordinates along the color's dimension order; each owner's part is the k-th of `nsub` parts
- * of its block. */
-static int layout(tdm_schedule *s, const tdm_coll_args *a, const torus_geometry *g, const int *count, int k,
-                  int nsub, int c, sub_color *sc)
+ * of its block, or for an allreduce the next of p even parts of the sub-color's region of the vector. */
+static int layout(tdm_schedule *s, const tdm_coll_args *a, const torus_geometry *g, tdm_torus_bucket_op op,
+                  const int *count, int k, int nsub, int c, sub_color *sc)
 {
     int p = a->size;
+    if (op == TDM_TORUS_ALLREDUCE) {
+        MPI_Aint n = 0;
+        for (int b = 0; b < p; b++)
+            n += count[b];
+        int region = tdm_block_count((int)n, nsub, k);
+        sc->region_off = tdm_block_offset((int)n, nsub, k);
+        if (!(sc->pos = tdm_sched_tmp(s, sizeof(MPI_Aint) * (size_t)(p + 1))))
+            return 0;
+        for (int j = 0; j <= p; j++)
+            sc->pos[j] = tdm_block_offset(region, p, j);
+        return 1;
+    }
     sc->order = tdm_sched_tmp(s, sizeof(int) * (size_t)p);
     sc->pos = tdm_sched_tmp(s, sizeof(MPI_Aint) * (size_t)(p + 1));
     sc->part_count = tdm_sched_tmp(s, sizeof(int) * (size_t)p);
@@ -243,6 +269,7 @@ static bucket_unit unit_of(const bucket_phase *ph, const bucket_step *steps, int
     const bucket_step *st = &steps[ph->first_step + v / ph->nseg];
     int k = v % ph->nseg;
     un.active = 1;
+    un.first_step = v / ph->nseg == 0;
     un.send_off = st->send_off + tdm_block_offset(st->send_count, ph->nseg, k);
     un.send_count = tdm_block_count(st->send_count, ph->nseg, k);
     un.recv_off = st->recv_off + tdm_block_offset(st->recv_count, ph->nseg, k);
@@ -258,25 +285,112 @@ static int overlaps(MPI_Aint a_off, int a_count, MPI_Aint b_off, int b_count)
     return a_count > 0 && b_count > 0 && a_off < b_off + b_count && b_off < a_off + a_count;
 }
 
+/* The longest run of w's range [off, end) from off that the input holds contiguously: its length, and
+ * at its offset in the input. Owners whose parts are adjacent in the input too make one run (always in
+ * an allreduce, whose w is a region of the vector). */
+static MPI_Aint fresh_run(const sub_color *sc, int p, MPI_Aint off, MPI_Aint end, MPI_Aint *at)
+{
+    int j = 0, hi = p - 1; /* the owner index holding off: the last with pos[j] <= off */
+    while (j < hi) {
+        int mid = (j + hi + 1) / 2;
+        if (sc->pos[mid] <= off)
+            j = mid;
+        else
+            hi = mid - 1;
+    }
+    *at = sc->fresh_off[j] + (off - sc->pos[j]);
+    MPI_Aint len = sc->pos[j + 1] - off;
+    for (; off + len < end && j + 1 < p && sc->fresh_off[j + 1] == *at + len; j++)
+        len += sc->pos[j + 2] - sc->pos[j + 1];
+    return len < end - off ? len : end - off;
+}
+
+/* The input's copy of w's range [off, off + count) reduced into dst (count elements), a run at a time. */
+static void reduce_fresh(tdm_schedule *s, const tdm_coll_args *a, const sub_color *sc, MPI_Aint off, int count,
+                         char *dst)
+{
+    const tdm_typeinfo *t = &a->dtype;
+    MPI_Aint at, len;
+    for (MPI_Aint from = off, end = off + count; from < end; from += len) {
+        len = fresh_run(sc, a->size, from, end, &at);
+        tdm_sched_reduce(s, tdm_elem(sc->fresh, t, at), tdm_elem(dst, t, from - off), (int)len, a->datatype, a->op);
+    }
+}
+
+/* A unit's send. The first step of the first reduce-scatter phase sends input nothing was reduced into:
+ * from the input itself if it holds the range in one run, else from w after copying the runs there. */
+static void send_unit(tdm_schedule *s, const tdm_coll_args *a, const sub_color *sc, const bucket_unit *un,
+                      int first_phase)
+{
+    const tdm_typeinfo *t = &a->dtype;
+    const void *from = tdm_elem(sc->w, t, un->send_off);
+    if (first_phase && un->first_step && sc->fresh) {
+        MPI_Aint at, len, end = un->send_off + un->send_count;
+        if (fresh_run(sc, a->size, un->send_off, end, &at) == un->send_count) {
+            from = tdm_elem(sc->fresh, t, at);
+        } else {
+            for (MPI_Aint off = un->send_off; off < end; off += len) {
+                len = fresh_run(sc, a->size, off, end, &at);
+                tdm_sched_copy(s, tdm_elem(sc->fresh, t, at), (int)len, a->datatype, tdm_elem(sc->w, t, off), (int)len,
+                               a->datatype);
+            }
+        }
+    }
+    tdm_sched_send_on_link(s, from, un->send_count, a->datatype, un->send_peer, un->link);
+}
+
+/* Where a unit's message lands, and for a reduce-scatter unit the reduction it leaves for the next
+ * round: dst = src op received, src NULL for the input's copy of the range (fresh). */
+typedef struct {
+    char *into;
+    const char *src;
+    char *dst;
+} landing;
+
+static landing land(const tdm_coll_args *a, sub_color *sc, const bucket_unit *un, int reduce, int first_phase,
+                    int last_phase)
+{
+    const tdm_typeinfo *t = &a->dtype;
+    char *in_w = tdm_elem(sc->w, t, un->recv_off);
+    landing l = {in_w, in_w, in_w};
+    if (!reduce)
+        return l; /* allgather: into w, nothing to reduce */
+    int fresh = first_phase && sc->fresh;
+    if (last_phase && sc->result && un->recv_count > 0 && un->recv_off >= sc->own_off &&
+        un->recv_off + un->recv_count <= sc->own_end) { /* the rank's own result: into the output */
+        l.into = l.dst = tdm_elem(sc->result, t, un->recv_off - sc->own_off);
+        l.src = fresh ? NULL : in_w;
+    } else if (fresh) { /* into w, the input reduced into it */
+        l.src = NULL;
+    } else { /* into scratch, reduced into w */
+        l.into = sc->scratch[sc->flip];
+        l.src = l.into;
+        sc->flip ^= 1;
+    }
+    return l;
+}
+
 /*
  * One round of every sub-color. Receives are posted first; then the sends whose data is final; then
  * last round's segments are reduced, which overlaps the messages in flight; then the sends that needed
  * those reductions. Messages between two ranks match in the order they are posted (one tag per call),
  * so a send that waits also holds back the later sub-colors' sends to the same peer. Reduce-scatter
- * units receive into scratch and leave a pending reduction.
+ * units receive into scratch and leave a pending reduction; in the first phase (sub-colors with fresh
+ * input) they receive into w and reduce the input into it, and the first step sends the input itself
+ * (send_unit): w is never filled with a copy of the input, as in the ring allreduce.
  */
 static void emit_round(tdm_schedule *s, const tdm_coll_args *a, sub_color *subs, int nsub, const bucket_unit *units,
-                       int reduce)
+                       int reduce, int first_phase, int last_phase)
 {
-    const tdm_typeinfo *t = &a->dtype;
     MPI_Datatype type = a->datatype;
     int held[2 * TDM_TORUS_MAX_DIMS], nheld = 0, deferred[2 * TDM_TORUS_MAX_DIMS];
+    landing lands[2 * TDM_TORUS_MAX_DIMS];
     for (int k = 0; k < nsub; k++) {
         const bucket_unit *un = &units[k];
-        sub_color *sc = &subs[k];
-        if (un->active)
-            tdm_sched_recv(s, reduce ? sc->scratch[sc->flip] : tdm_elem(sc->w, t, un->recv_off), un->recv_count, type,
-                           un->recv_peer);
+        if (un->active) {
+            lands[k] = land(a, &subs[k], un, reduce, first_phase, last_phase);
+            tdm_sched_recv(s, lands[k].into, un->recv_count, type, un->recv_peer);
+        }
     }
     for (int k = 0; k < nsub; k++) {
         const bucket_unit *un = &units[k];
@@ -291,23 +405,24 @@ static void emit_round(tdm_schedule *s, const tdm_coll_args *a, sub_color *subs,
             deferred[k] = 1;
             held[nheld++] = un->send_peer;
         } else {
-            tdm_sched_send_on_link(s, tdm_elem(sc->w, t, un->send_off), un->send_count, type, un->send_peer, un->link);
+            send_unit(s, a, sc, un, reduce && first_phase);
         }
     }
     for (int k = 0; k < nsub; k++) {
         const bucket_unit *un = &units[k];
         sub_color *sc = &subs[k];
-        if (sc->pending_count > 0)
-            tdm_sched_reduce(s, sc->scratch[sc->pending_buf], tdm_elem(sc->w, t, sc->pending_off), sc->pending_count,
-                             type, a->op);
+        if (sc->pending_count > 0 && sc->pending_src)
+            tdm_sched_reduce(s, sc->pending_src, sc->pending_dst, sc->pending_count, type, a->op);
+        else if (sc->pending_count > 0)
+            reduce_fresh(s, a, sc, sc->pending_off, sc->pending_count, sc->pending_dst);
         sc->pending_count = 0;
         if (deferred[k])
-            tdm_sched_send_on_link(s, tdm_elem(sc->w, t, un->send_off), un->send_count, type, un->send_peer, un->link);
+            send_unit(s, a, sc, un, reduce && first_phase);
         if (un->active && reduce) {
             sc->pending_off = un->recv_off;
             sc->pending_count = un->recv_count;
-            sc->pending_buf = sc->flip;
-            sc->flip ^= 1;
+            sc->pending_src = lands[k].src;
+            sc->pending_dst = lands[k].dst;
         }
     }
     tdm_sched_round(s);
@@ -327,7 +442,7 @@ static void emit_phases(tdm_schedule *s, const tdm_coll_args *a, const torus_geo
         for (int v = 0; v < rounds; v++) {
             for (int k = 0; k < nsub; k++)
                 units[k] = reduce ? unit_of(&subs[k].rs_phase[i], subs[k].rs, v) : unit_of(&subs[k].ag_phase[i], subs[k].ag, v);
-            emit_round(s, a, subs, nsub, units, reduce);
+            emit_round(s, a, subs, nsub, units, reduce, reduce && i == 0, reduce && i == g->ndims - 1);
         }
     }
 }
@@ -388,7 +503,7 @@ int tdm_torus_bucket(tdm_schedule *s, const tdm_coll_args *a, tdm_torus_bucket_o
         int c = k / ndirs, dir = k % ndirs ? -1 : 1;
         sc->rs = tdm_sched_tmp(s, sizeof(bucket_step) * (size_t)nsteps);
         sc->ag = tdm_sched_tmp(s, sizeof(bucket_step) * (size_t)nsteps);
-        if (!sc->rs || !sc->ag || !layout(s, a, &g, count, k, nsub, c, sc))
+        if (!sc->rs || !sc->ag || !layout(s, a, &g, op, count, k, nsub, c, sc))
             return tdm_sched_finish(s); /* out of memory: recorded in s->error */
         plan_steps(a, &g, c, dir, sc);
         sc->flip = sc->pending_count = 0;
@@ -398,22 +513,42 @@ int tdm_torus_bucket(tdm_schedule *s, const tdm_coll_args *a, tdm_torus_bucket_o
     s->lane = a->lanes > 1 ? a->lane : 0;
     s->nlanes = a->lanes > 1 ? a->lanes : 1;
     for (int k = 0; k < nsub; k++) {
-        subs[k].w = tdm_tmp_elems(s, t, subs[k].pos[p]); /* NULL if the sub-color carries nothing */
+        sub_color *sc = &subs[k];
+        sc->w = op == TDM_TORUS_ALLREDUCE ? tdm_elem(out, t, sc->region_off)
+                                          : tdm_tmp_elems(s, t, sc->pos[p]); /* NULL if it carries nothing */
         for (int b = 0; b < 2 && op != TDM_TORUS_ALLGATHER; b++)
-            subs[k].scratch[b] = tdm_tmp_elems(s, t, segment);
+            sc->scratch[b] = tdm_tmp_elems(s, t, segment);
+        /* the reductions read the input where it is (an allreduce in place has it in w already) */
+        sc->fresh = NULL;
+        if (op == TDM_TORUS_REDUCE_SCATTER || (op == TDM_TORUS_ALLREDUCE && input != out)) {
+            if (!(sc->fresh_off = tdm_sched_tmp(s, sizeof(MPI_Aint) * (size_t)p)))
+                return tdm_sched_finish(s);
+            for (int j = 0; j < p; j++)
+                sc->fresh_off[j] = op == TDM_TORUS_ALLREDUCE
+                                       ? sc->region_off + sc->pos[j]
+                                       : input_offset[sc->order[j]] + sc->part_off[sc->order[j]];
+            sc->fresh = input;
+        }
+        sc->result = NULL;
+        if (op == TDM_TORUS_REDUCE_SCATTER && input != out) { /* in place the output is input not read yet */
+            for (int j = 0; j < p; j++)
+                if (sc->order[j] == me) {
+                    sc->own_off = sc->pos[j];
+                    sc->own_end = sc->pos[j + 1];
+                }
+            sc->result = tdm_elem(out, t, sc->part_off[me]);
+        }
     }
     if (s->error != MPI_SUCCESS)
         return tdm_sched_finish(s);
 
-    /* into the sub-colors' buffers: every owner's part (reductions) or the own part (allgather) */
-    for (int k = 0; k < nsub; k++) {
+    /* the allgather's own part into its sub-colors' buffers */
+    for (int k = 0; k < nsub && op == TDM_TORUS_ALLGATHER; k++) {
         sub_color *sc = &subs[k];
         for (int j = 0; j < p; j++) {
-            int b = sc->order[j];
-            if (op == TDM_TORUS_ALLGATHER && b != me)
-                continue;
-            tdm_sched_copy(s, tdm_elem(input, t, input_offset[b] + sc->part_off[b]), sc->part_count[b], type,
-                           tdm_elem(sc->w, t, sc->pos[j]), sc->part_count[b], type);
+            if (sc->order[j] == me)
+                tdm_sched_copy(s, tdm_elem(input, t, input_offset[me] + sc->part_off[me]), sc->part_count[me], type,
+                               tdm_elem(sc->w, t, sc->pos[j]), sc->part_count[me], type);
         }
     }
     if (op != TDM_TORUS_ALLGATHER)
@@ -423,11 +558,13 @@ int tdm_torus_bucket(tdm_schedule *s, const tdm_coll_args *a, tdm_torus_bucket_o
     } else {
         for (int k = 0; k < nsub; k++)
             units[k].active = 0;
-        emit_round(s, a, subs, nsub, units, 1); /* the last segments */
+        emit_round(s, a, subs, nsub, units, 1, 0, 0); /* the last segments */
     }
-    /* out of the buffers: the own part (reduce-scatter) or every owner's part */
-    for (int k = 0; k < nsub; k++) {
+    /* out of the buffers: the own part (reduce-scatter in place) or every owner's part (allgather) */
+    for (int k = 0; k < nsub && op != TDM_TORUS_ALLREDUCE; k++) {
         sub_color *sc = &subs[k];
+        if (sc->result)
+            continue; /* received and reduced there */
         for (int j = 0; j < p; j++) {
             int b = sc->order[j];
             if (op == TDM_TORUS_REDUCE_SCATTER && b != me)
