@@ -53,6 +53,8 @@ typedef struct {
     const char *fresh;    /* the input, which the first reduce-scatter phase reads instead of a copy of it
                              in w (NULL: allgather, allreduce in place) */
     MPI_Aint *fresh_off;  /* permuted index -> element offset in fresh of that owner's part */
+    MPI_Aint *home_off;   /* allgather on a ring: permuted index -> element offset of the owner's part in
+                             the output, which then is w (w points at the output); NULL otherwise */
     char *scratch[2];     /* reduce-scatter: received segments before they are reduced into w */
     int flip;             /* which scratch buffer the next receive uses */
     MPI_Aint pending_off; /* reduce-scatter: the segment received last round, still to be reduced */
@@ -285,10 +287,11 @@ static int overlaps(MPI_Aint a_off, int a_count, MPI_Aint b_off, int b_count)
     return a_count > 0 && b_count > 0 && a_off < b_off + b_count && b_off < a_off + a_count;
 }
 
-/* The longest run of w's range [off, end) from off that the input holds contiguously: its length, and
- * at its offset in the input. Owners whose parts are adjacent in the input too make one run (always in
- * an allreduce, whose w is a region of the vector). */
-static MPI_Aint fresh_run(const sub_color *sc, int p, MPI_Aint off, MPI_Aint end, MPI_Aint *at)
+/* The longest run of w's range [off, end) from off that a buffer holding each owner's part at
+ * part_at[index] (elements) holds contiguously: its length, and at its offset there. Owners whose parts
+ * are adjacent there too make one run (always in an allreduce, whose w is a region of the vector). */
+static MPI_Aint run_in(const sub_color *sc, const MPI_Aint *part_at, int p, MPI_Aint off, MPI_Aint end,
+                       MPI_Aint *at)
 {
     int j = 0, hi = p - 1; /* the owner index holding off: the last with pos[j] <= off */
     while (j < hi) {
@@ -298,11 +301,27 @@ static MPI_Aint fresh_run(const sub_color *sc, int p, MPI_Aint off, MPI_Aint end
         else
             hi = mid - 1;
     }
-    *at = sc->fresh_off[j] + (off - sc->pos[j]);
+    *at = part_at[j] + (off - sc->pos[j]);
     MPI_Aint len = sc->pos[j + 1] - off;
-    for (; off + len < end && j + 1 < p && sc->fresh_off[j + 1] == *at + len; j++)
+    for (; off + len < end && j + 1 < p && part_at[j + 1] == *at + len; j++)
         len += sc->pos[j + 2] - sc->pos[j + 1];
     return len < end - off ? len : end - off;
+}
+
+static MPI_Aint fresh_run(const sub_color *sc, int p, MPI_Aint off, MPI_Aint end, MPI_Aint *at)
+{
+    return run_in(sc, sc->fresh_off, p, off, end, at);
+}
+
+/* Where w's range from off is: in w, or in the output for an allgather whose every message is one
+ * owner's part (on a ring: no w at all). */
+static char *w_at(const tdm_coll_args *a, const sub_color *sc, MPI_Aint off)
+{
+    if (!sc->home_off)
+        return tdm_elem(sc->w, &a->dtype, off);
+    MPI_Aint at;
+    run_in(sc, sc->home_off, a->size, off, off + 1, &at);
+    return tdm_elem(sc->w, &a->dtype, at);
 }
 
 /* The input's copy of w's range [off, off + count) reduced into dst (count elements), a run at a time. */
@@ -323,7 +342,7 @@ static void send_unit(tdm_schedule *s, const tdm_coll_args *a, const sub_color *
                       int first_phase)
 {
     const tdm_typeinfo *t = &a->dtype;
-    const void *from = tdm_elem(sc->w, t, un->send_off);
+    const void *from = w_at(a, sc, un->send_off);
     if (first_phase && un->first_step && sc->fresh) {
         MPI_Aint at, len, end = un->send_off + un->send_count;
         if (fresh_run(sc, a->size, un->send_off, end, &at) == un->send_count) {
@@ -351,7 +370,7 @@ static landing land(const tdm_coll_args *a, sub_color *sc, const bucket_unit *un
                     int last_phase)
 {
     const tdm_typeinfo *t = &a->dtype;
-    char *in_w = tdm_elem(sc->w, t, un->recv_off);
+    char *in_w = w_at(a, sc, un->recv_off);
     landing l = {in_w, in_w, in_w};
     if (!reduce)
         return l; /* allgather: into w, nothing to reduce */
@@ -514,8 +533,18 @@ int tdm_torus_bucket(tdm_schedule *s, const tdm_coll_args *a, tdm_torus_bucket_o
     s->nlanes = a->lanes > 1 ? a->lanes : 1;
     for (int k = 0; k < nsub; k++) {
         sub_color *sc = &subs[k];
-        sc->w = op == TDM_TORUS_ALLREDUCE ? tdm_elem(out, t, sc->region_off)
-                                          : tdm_tmp_elems(s, t, sc->pos[p]); /* NULL if it carries nothing */
+        sc->home_off = NULL;
+        if (op == TDM_TORUS_ALLREDUCE) {
+            sc->w = tdm_elem(out, t, sc->region_off);
+        } else if (op == TDM_TORUS_ALLGATHER && g.ndims == 1) { /* every message is one owner's part */
+            if (!(sc->home_off = tdm_sched_tmp(s, sizeof(MPI_Aint) * (size_t)p)))
+                return tdm_sched_finish(s);
+            for (int j = 0; j < p; j++)
+                sc->home_off[j] = offset[sc->order[j]] + sc->part_off[sc->order[j]];
+            sc->w = out;
+        } else {
+            sc->w = tdm_tmp_elems(s, t, sc->pos[p]); /* NULL if the sub-color carries nothing */
+        }
         for (int b = 0; b < 2 && op != TDM_TORUS_ALLGATHER; b++)
             sc->scratch[b] = tdm_tmp_elems(s, t, segment);
         /* the reductions read the input where it is (an allreduce in place has it in w already) */
@@ -542,13 +571,13 @@ int tdm_torus_bucket(tdm_schedule *s, const tdm_coll_args *a, tdm_torus_bucket_o
     if (s->error != MPI_SUCCESS)
         return tdm_sched_finish(s);
 
-    /* the allgather's own part into its sub-colors' buffers */
+    /* the allgather's own part into its sub-colors' buffers (unless there already) */
     for (int k = 0; k < nsub && op == TDM_TORUS_ALLGATHER; k++) {
         sub_color *sc = &subs[k];
         for (int j = 0; j < p; j++) {
-            if (sc->order[j] == me)
-                tdm_sched_copy(s, tdm_elem(input, t, input_offset[me] + sc->part_off[me]), sc->part_count[me], type,
-                               tdm_elem(sc->w, t, sc->pos[j]), sc->part_count[me], type);
+            char *from = tdm_elem(input, t, input_offset[me] + sc->part_off[me]), *to = w_at(a, sc, sc->pos[j]);
+            if (sc->order[j] == me && from != to)
+                tdm_sched_copy(s, from, sc->part_count[me], type, to, sc->part_count[me], type);
         }
     }
     if (op != TDM_TORUS_ALLGATHER)
@@ -563,8 +592,8 @@ int tdm_torus_bucket(tdm_schedule *s, const tdm_coll_args *a, tdm_torus_bucket_o
     /* out of the buffers: the own part (reduce-scatter in place) or every owner's part (allgather) */
     for (int k = 0; k < nsub && op != TDM_TORUS_ALLREDUCE; k++) {
         sub_color *sc = &subs[k];
-        if (sc->result)
-            continue; /* received and reduced there */
+        if (sc->result || sc->home_off)
+            continue; /* received (and reduced) there */
         for (int j = 0; j < p; j++) {
             int b = sc->order[j];
             if (op == TDM_TORUS_REDUCE_SCATTER && b != me)
