@@ -24,6 +24,7 @@
 #include "alg_util.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct {
     int ndims;                      /* dimensions longer than 1 */
@@ -424,7 +425,7 @@ static void emit_round(tdm_schedule *s, const tdm_coll_args *a, sub_color *subs,
             deferred[k] = 1;
             held[nheld++] = un->send_peer;
         } else {
-            send_unit(s, a, sc, un, reduce && first_phase);
+            send_unit(s, a, sc, un, first_phase);
         }
     }
     for (int k = 0; k < nsub; k++) {
@@ -436,7 +437,7 @@ static void emit_round(tdm_schedule *s, const tdm_coll_args *a, sub_color *subs,
             reduce_fresh(s, a, sc, sc->pending_off, sc->pending_count, sc->pending_dst);
         sc->pending_count = 0;
         if (deferred[k])
-            send_unit(s, a, sc, un, reduce && first_phase);
+            send_unit(s, a, sc, un, first_phase);
         if (un->active && reduce) {
             sc->pending_off = un->recv_off;
             sc->pending_count = un->recv_count;
@@ -514,6 +515,7 @@ int tdm_torus_bucket(tdm_schedule *s, const tdm_coll_args *a, tdm_torus_bucket_o
     sub_color *subs = tdm_sched_tmp(s, sizeof(sub_color) * (size_t)nsub);
     if (!subs)
         return tdm_sched_finish(s); /* out of memory: recorded in s->error */
+    memset(subs, 0, sizeof(sub_color) * (size_t)nsub); /* fields an operation does not use stay NULL */
     bucket_unit *units = tdm_sched_tmp(s, sizeof(bucket_unit) * (size_t)nsub);
     if (!units)
         return tdm_sched_finish(s);
@@ -575,8 +577,10 @@ int tdm_torus_bucket(tdm_schedule *s, const tdm_coll_args *a, tdm_torus_bucket_o
     for (int k = 0; k < nsub && op == TDM_TORUS_ALLGATHER; k++) {
         sub_color *sc = &subs[k];
         for (int j = 0; j < p; j++) {
+            if (sc->order[j] != me)
+                continue;
             char *from = tdm_elem(input, t, input_offset[me] + sc->part_off[me]), *to = w_at(a, sc, sc->pos[j]);
-            if (sc->order[j] == me && from != to)
+            if (from != to)
                 tdm_sched_copy(s, from, sc->part_count[me], type, to, sc->part_count[me], type);
         }
     }

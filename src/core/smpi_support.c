@@ -14,6 +14,20 @@ int tdm_smpi_timing_only(void)
     return cached;
 }
 
+int tdm_smpi_charge_copy(MPI_Aint bytes)
+{
+    static double ns_per_byte = -1; /* per rank: SMPI privatizes globals */
+    if (ns_per_byte < 0) {
+        const char *env = getenv("TANDEM_SMPI_COPY_NS_PER_BYTE");
+        ns_per_byte = env && *env ? atof(env) : 0;
+        if (ns_per_byte < 0)
+            ns_per_byte = 0;
+    }
+    if (ns_per_byte > 0 && bytes > 0)
+        smpi_execute_benched((double)bytes * ns_per_byte * 1e-9);
+    return tdm_smpi_timing_only();
+}
+
 /* The shared temporaries this rank holds: few (a schedule's data buffers), so a plain list. */
 static void **shared;
 static int nshared, shared_cap;

@@ -34,9 +34,11 @@ static inline int tdm_smpi_charge_reduction(int count, MPI_Datatype type)
     return tdm_smpi_timing_only();
 }
 
-/* Timing-only runs copy nothing in process: SMPI does not charge the host time of a copy, and writing
- * shared blocks page-faults (the copies of a 512-rank bucket allreduce took a third of its run). */
-static inline int tdm_smpi_skip_copy(void) { return tdm_smpi_timing_only(); }
+/* SMPI charges no host time for a local copy. TANDEM_SMPI_COPY_NS_PER_BYTE=c charges c ns per byte
+ * copied (memory bandwidth 1/c GB/s), so that algorithms that stage data pay for it; unset, copies are
+ * free. Returns 1 if the copy is not to be done: timing-only runs copy nothing in process (writing
+ * shared blocks page-faults: the copies of a 512-rank bucket allreduce took a third of its run). */
+int tdm_smpi_charge_copy(MPI_Aint bytes);
 
 /* Timing-only runs: a temporary of TDM_SMPI_SHARED_FROM bytes or more is shared (only data temporaries
  * are that large; index arrays of p entries stay below it up to 8191 ranks). NULL: allocate it
@@ -63,7 +65,7 @@ static inline void tdm_smpi_scratch_free(void *p) { SMPI_SHARED_FREE(p); }
 #else
 #define TDM_SIMULATED 0
 static inline int tdm_smpi_charge_reduction(int count, MPI_Datatype type) { return (void)count, (void)type, 0; }
-static inline int tdm_smpi_skip_copy(void) { return 0; }
+static inline int tdm_smpi_charge_copy(MPI_Aint bytes) { return (void)bytes, 0; }
 static inline void *tdm_smpi_shared_temp_alloc(size_t bytes) { return (void)bytes, NULL; }
 static inline int tdm_smpi_shared_temp_free(void *p) { return (void)p, 0; }
 static inline void tdm_smpi_execute(double seconds) { (void)seconds; }

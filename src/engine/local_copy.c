@@ -32,8 +32,13 @@ static MPI_Aint dense_bytes(MPI_Datatype type, int count)
 int tdm_local_copy(const void *src, int src_count, MPI_Datatype src_type, void *dst, int dst_count,
                    MPI_Datatype dst_type, MPI_Comm comm)
 {
-    if (tdm_smpi_skip_copy())
-        return MPI_SUCCESS;
+    if (TDM_SIMULATED) {
+        int size = 1;
+        if (src_type != MPI_PACKED)
+            MPI_Type_size(src_type, &size);
+        if (tdm_smpi_charge_copy((MPI_Aint)src_count * size))
+            return MPI_SUCCESS;
+    }
     int position = 0;
     if (src_type == MPI_PACKED && dst_type == MPI_PACKED) {
         memmove(dst, src, (size_t)src_count);

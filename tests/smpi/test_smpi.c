@@ -220,6 +220,38 @@ static void reductions_charged(void)
     free(send), free(recv);
 }
 
+/* With TANDEM_SMPI_COPY_NS_PER_BYTE=c the torus bucket allgather on a torus of two or more dimensions,
+ * which copies the whole gathered vector out of its temporary, takes at least that many bytes times c
+ * (its messages alone take a fraction of it). Runs only where the variable is set. */
+static void copies_charged(void)
+{
+    const char *env = getenv("TANDEM_SMPI_COPY_NS_PER_BYTE");
+    if (!env || size < 4)
+        return;
+    enum { COUNT = 1 << 12 }; /* ints per rank */
+    int *send = ints(COUNT), *recv = ints((size_t)COUNT * size);
+    fill(send, COUNT, 3);
+    CHECK_TDM(TDM_Set_algorithm("allgather", "torus_bucket"));
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    CHECK_TDM(TDM_Allgather(send, COUNT, MPI_INT, recv, COUNT, MPI_INT, MPI_COMM_WORLD));
+    double mine = MPI_Wtime() - t0, slowest;
+    MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    CHECK_TDM(TDM_Set_algorithm("allgather", "auto"));
+    long wrong = 0;
+    for (int b = 0; b < size; b++)
+        for (long i = 0; i < COUNT; i++)
+            wrong += recv[(size_t)b * COUNT + i] != value(b, i, 3);
+    check(wrong == 0, "torus bucket allgather: %ld elements wrong", wrong);
+    double bound = (double)COUNT * size * sizeof(int) * atof(env) * 1e-9;
+    check(slowest >= 0.999 * bound, "torus bucket allgather took %g s, below the %g s of copying its result",
+          slowest, bound);
+    if (rank == 0)
+        printf("torus bucket allgather of %d x 16 KiB: %g simulated s; copying its result alone: %g s\n", size,
+               slowest, bound);
+    free(send), free(recv);
+}
+
 int main(int argc, char **argv)
 {
     harness_init("test_smpi", &argc, &argv);
@@ -243,5 +275,6 @@ int main(int argc, char **argv)
     outstanding_at_once();
     threads_refused();
     reductions_charged();
+    copies_charged();
     return harness_finish();
 }
