@@ -547,8 +547,6 @@ int tdm_torus_bucket(tdm_schedule *s, const tdm_coll_args *a, tdm_torus_bucket_o
         } else {
             sc->w = tdm_tmp_elems(s, t, sc->pos[p]); /* NULL if the sub-color carries nothing */
         }
-        for (int b = 0; b < 2 && op != TDM_TORUS_ALLGATHER; b++)
-            sc->scratch[b] = tdm_tmp_elems(s, t, segment);
         /* the reductions read the input where it is (an allreduce in place has it in w already) */
         sc->fresh = NULL;
         if (op == TDM_TORUS_REDUCE_SCATTER || (op == TDM_TORUS_ALLREDUCE && input != out)) {
@@ -560,6 +558,9 @@ int tdm_torus_bucket(tdm_schedule *s, const tdm_coll_args *a, tdm_torus_bucket_o
                                        : input_offset[sc->order[j]] + sc->part_off[sc->order[j]];
             sc->fresh = input;
         }
+        /* received segments wait in scratch to be reduced, except in a first phase with fresh input */
+        for (int b = 0; b < 2 && op != TDM_TORUS_ALLGATHER && !(g.ndims == 1 && sc->fresh); b++)
+            sc->scratch[b] = tdm_tmp_elems(s, t, segment);
         sc->result = NULL;
         if (op == TDM_TORUS_REDUCE_SCATTER && input != out) { /* in place the output is input not read yet */
             for (int j = 0; j < p; j++)
