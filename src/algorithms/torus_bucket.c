@@ -64,7 +64,7 @@ typedef struct {
     char *pending_dst;       /* where: its range of w, or the output */
     char *result;         /* reduce-scatter out of place: where the own part's result goes, received there
                              in the last phase (no copy out of w); NULL otherwise */
-    MPI_Aint own_off, own_end; /* the own part's range of w */
+    MPI_Aint own_off, own_end; /* the own part's range of w (reduce-scatter, allgather) */
     int *order;           /* permuted index -> owner */
     MPI_Aint *pos;        /* permuted index -> element offset in w (p + 1 entries) */
     int *part_count;      /* owner -> elements of its part of this sub-color */
@@ -527,7 +527,6 @@ int tdm_torus_bucket(tdm_schedule *s, const tdm_coll_args *a, tdm_torus_bucket_o
         if (!sc->rs || !sc->ag || !layout(s, a, &g, op, count, k, nsub, c, sc))
             return tdm_sched_finish(s); /* out of memory: recorded in s->error */
         plan_steps(a, &g, c, dir, sc);
-        sc->flip = sc->pending_count = 0;
     }
     MPI_Aint segment = cut_segments(a, subs, nsub, g.ndims);
     nsub = keep_lane(a, subs, nsub);
@@ -535,7 +534,11 @@ int tdm_torus_bucket(tdm_schedule *s, const tdm_coll_args *a, tdm_torus_bucket_o
     s->nlanes = a->lanes > 1 ? a->lanes : 1;
     for (int k = 0; k < nsub; k++) {
         sub_color *sc = &subs[k];
-        sc->home_off = NULL;
+        for (int j = 0; j < p && op != TDM_TORUS_ALLREDUCE; j++)
+            if (sc->order[j] == me) {
+                sc->own_off = sc->pos[j];
+                sc->own_end = sc->pos[j + 1];
+            }
         if (op == TDM_TORUS_ALLREDUCE) {
             sc->w = tdm_elem(out, t, sc->region_off);
         } else if (op == TDM_TORUS_ALLGATHER && g.ndims == 1) { /* every message is one owner's part */
@@ -548,7 +551,6 @@ int tdm_torus_bucket(tdm_schedule *s, const tdm_coll_args *a, tdm_torus_bucket_o
             sc->w = tdm_tmp_elems(s, t, sc->pos[p]); /* NULL if the sub-color carries nothing */
         }
         /* the reductions read the input where it is (an allreduce in place has it in w already) */
-        sc->fresh = NULL;
         if (op == TDM_TORUS_REDUCE_SCATTER || (op == TDM_TORUS_ALLREDUCE && input != out)) {
             if (!(sc->fresh_off = tdm_sched_tmp(s, sizeof(MPI_Aint) * (size_t)p)))
                 return tdm_sched_finish(s);
@@ -561,15 +563,8 @@ int tdm_torus_bucket(tdm_schedule *s, const tdm_coll_args *a, tdm_torus_bucket_o
         /* received segments wait in scratch to be reduced, except in a first phase with fresh input */
         for (int b = 0; b < 2 && op != TDM_TORUS_ALLGATHER && !(g.ndims == 1 && sc->fresh); b++)
             sc->scratch[b] = tdm_tmp_elems(s, t, segment);
-        sc->result = NULL;
-        if (op == TDM_TORUS_REDUCE_SCATTER && input != out) { /* in place the output is input not read yet */
-            for (int j = 0; j < p; j++)
-                if (sc->order[j] == me) {
-                    sc->own_off = sc->pos[j];
-                    sc->own_end = sc->pos[j + 1];
-                }
+        if (op == TDM_TORUS_REDUCE_SCATTER && input != out) /* in place the output is input not read yet */
             sc->result = tdm_elem(out, t, sc->part_off[me]);
-        }
     }
     if (s->error != MPI_SUCCESS)
         return tdm_sched_finish(s);
@@ -577,13 +572,9 @@ int tdm_torus_bucket(tdm_schedule *s, const tdm_coll_args *a, tdm_torus_bucket_o
     /* the allgather's own part into its sub-colors' buffers (unless there already) */
     for (int k = 0; k < nsub && op == TDM_TORUS_ALLGATHER; k++) {
         sub_color *sc = &subs[k];
-        for (int j = 0; j < p; j++) {
-            if (sc->order[j] != me)
-                continue;
-            char *from = tdm_elem(input, t, input_offset[me] + sc->part_off[me]), *to = w_at(a, sc, sc->pos[j]);
-            if (from != to)
-                tdm_sched_copy(s, from, sc->part_count[me], type, to, sc->part_count[me], type);
-        }
+        char *from = tdm_elem(input, t, input_offset[me] + sc->part_off[me]), *to = w_at(a, sc, sc->own_off);
+        if (from != to)
+            tdm_sched_copy(s, from, sc->part_count[me], type, to, sc->part_count[me], type);
     }
     if (op != TDM_TORUS_ALLGATHER)
         emit_phases(s, a, &g, subs, nsub, 1, units);
@@ -599,13 +590,15 @@ int tdm_torus_bucket(tdm_schedule *s, const tdm_coll_args *a, tdm_torus_bucket_o
         sub_color *sc = &subs[k];
         if (sc->result || sc->home_off)
             continue; /* received (and reduced) there */
+        if (op == TDM_TORUS_REDUCE_SCATTER) {
+            tdm_sched_copy(s, tdm_elem(sc->w, t, sc->own_off), sc->part_count[me], type,
+                           tdm_elem(out, t, sc->part_off[me]), sc->part_count[me], type);
+            continue;
+        }
         for (int j = 0; j < p; j++) {
             int b = sc->order[j];
-            if (op == TDM_TORUS_REDUCE_SCATTER && b != me)
-                continue;
-            MPI_Aint at = op == TDM_TORUS_REDUCE_SCATTER ? sc->part_off[b] : offset[b] + sc->part_off[b];
-            tdm_sched_copy(s, tdm_elem(sc->w, t, sc->pos[j]), sc->part_count[b], type, tdm_elem(out, t, at),
-                           sc->part_count[b], type);
+            tdm_sched_copy(s, tdm_elem(sc->w, t, sc->pos[j]), sc->part_count[b], type,
+                           tdm_elem(out, t, offset[b] + sc->part_off[b]), sc->part_count[b], type);
         }
     }
     return tdm_sched_finish(s);
