@@ -16,17 +16,23 @@ static int value(int r, int i) { return r * 1000 + i * 7 - 3; }
 
 static int most_lanes = 1; /* the most lanes any call of this run was built in */
 
-/* The lanes a call is built in under TANDEM_COLOR_THREADS=k: one per sub-color at most (2 per
- * dimension longer than 1 when bidirectional, 1 when not); none for an in-place reduce-scatter. */
+/* The lanes a call is built in under TANDEM_COLOR_THREADS=k and TANDEM_BUCKET_CHAINS=c: c per thread,
+ * one thread per sub-color at most (2 per dimension longer than 1 when bidirectional, 1 when not); one
+ * lane for an in-place reduce-scatter. (The calls here are too short for chains chosen by size.) */
 static int expected_lanes(const int *dims, int ndims, const char *form, int in_place_reduce_scatter)
 {
-    const char *env = getenv("TANDEM_COLOR_THREADS");
+    const char *env = getenv("TANDEM_COLOR_THREADS"), *chains_env = getenv("TANDEM_BUCKET_CHAINS");
+    const char *auto_env = getenv("TEST_AUTO_CHAINS");
     int wanted = env ? atoi(env) : 1, sub = 0;
+    int chains = chains_env ? atoi(chains_env) : auto_env ? atoi(auto_env) : 1;
     for (int i = 0; i < ndims; i++)
         sub += dims[i] > 1;
     sub *= strstr(form, "uni") ? 1 : 2;
-    int lanes = wanted < sub ? wanted : sub;
-    lanes = in_place_reduce_scatter || lanes < 1 ? 1 : lanes;
+    int threads = wanted < sub ? wanted : sub;
+    if (threads * chains > 16) /* TDM_MAX_LANES */
+        threads = 16 / chains;
+    int lanes = threads * chains;
+    lanes = in_place_reduce_scatter || sub < 1 ? 1 : lanes;
     if (lanes > most_lanes)
         most_lanes = lanes;
     return lanes;

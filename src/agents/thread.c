@@ -1,6 +1,6 @@
 /*
  * The thread agent: one progress thread per process drives every schedule handed to it; a call built in
- * lanes (TANDEM_COLOR_THREADS) has its lanes 1.. driven by color threads, one per lane number.
+ * lanes (TANDEM_COLOR_THREADS) has its lanes driven by color threads, as tdm_request.thread says.
  *
  * Hand-off is a lock-free stack: the application pushes a request with one compare-and-swap and the
  * progress thread takes the whole stack with one exchange, so no lock is ever held while the progress
@@ -44,8 +44,8 @@
 
 /*
  * A worker: one thread and the requests it drives. Worker 0 is the progress thread; workers 1.. are
- * color threads (TANDEM_COLOR_THREADS), started when the first lane of their number arrives: lane l
- * of a call runs on worker l.
+ * color threads (TANDEM_COLOR_THREADS), started when the first lane for them arrives: a lane runs on
+ * worker tdm_request.thread (its lane number, or with a torus bucket's chains, lane / chains).
  */
 typedef struct worker {
     int index;
@@ -246,8 +246,8 @@ void tdm_thread_agent_stop(void)
  * drives the lane: lanes are independent schedules, one thread can run them all). */
 static worker *worker_for(const struct tdm_request *req)
 {
-    worker *w = &workers[req->lane];
-    if (req->lane > 0 && !__atomic_load_n(&w->started, __ATOMIC_ACQUIRE) && start_worker(req->lane) != MPI_SUCCESS)
+    worker *w = &workers[req->thread];
+    if (req->thread > 0 && !__atomic_load_n(&w->started, __ATOMIC_ACQUIRE) && start_worker(req->thread) != MPI_SUCCESS)
         return &workers[0];
     return w;
 }

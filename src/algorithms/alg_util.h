@@ -45,7 +45,7 @@ void tdm_ring_allgather(tdm_schedule *s, int rank, int size, void *buf, const td
  * input_offset[rank]); allreduce does both, every block of out. Commutative ops only.
  *
  * With a->lanes > 1 the build is one lane's: only the sub-colors k with k mod lanes == lane, a schedule
- * independent of the other lanes' (they may run on other threads). Lanes touch disjoint parts of the
+ * independent of the other lanes' (they may run on other threads, or interleave on one). Lanes touch disjoint parts of the
  * user's buffers, except an in-place reduce-scatter (its result overwrites input another lane may not
  * have read yet): that one must run in one lane.
  */
@@ -53,8 +53,10 @@ typedef enum { TDM_TORUS_REDUCE_SCATTER, TDM_TORUS_ALLGATHER, TDM_TORUS_ALLREDUC
 int tdm_torus_bucket(tdm_schedule *s, const tdm_coll_args *a, tdm_torus_bucket_op op, int bidirectional,
                      const void *input, const MPI_Aint *input_offset, const MPI_Aint *offset, const int *count,
                      void *out);
-/* The lanes a torus bucket call can run in: `wanted`, at most one per sub-color; 1 on one rank. */
-int tdm_torus_bucket_lanes(const tdm_coll_args *a, int bidirectional, int wanted);
+/* The lanes a torus bucket call runs in (see tdm_lanes_fn): one per chain for each of `threads` color
+ * threads, at most one thread per color and direction; 1 on one rank. */
+int tdm_torus_bucket_lanes(const tdm_coll_args *a, tdm_torus_bucket_op op, int bidirectional, int threads,
+                           int *per_thread);
 
 /* Segments to cut a message of `elems` elements into: of TANDEM_SEGMENT_BYTES each if set, else as many
  * as the model finds best (one if the receiver reduces nothing). Never more than elems. */

@@ -9,9 +9,10 @@
 #include "coll_args.h"
 
 typedef int (*tdm_algorithm_fn)(tdm_schedule *s, const tdm_coll_args *a);
-/* The lanes (independent schedules, see tdm_coll_args.lanes) a call can be built in, `wanted` at most;
- * only algorithms of independent parts have one (the torus bucket's colors). */
-typedef int (*tdm_lanes_fn)(const tdm_coll_args *a, int wanted);
+/* The lanes (independent schedules, see tdm_coll_args.lanes) a call is built in, for `threads` color
+ * threads (1: no color threads); *per_thread: how many consecutive lanes one color thread drives.
+ * Only algorithms of independent parts have one (the torus bucket's colors and chains). */
+typedef int (*tdm_lanes_fn)(const tdm_coll_args *a, int threads, int *per_thread);
 
 int tdm_barrier_dissemination(tdm_schedule *s, const tdm_coll_args *a);
 
@@ -26,9 +27,9 @@ int tdm_allreduce_recursive_doubling(tdm_schedule *s, const tdm_coll_args *a);
 int tdm_allreduce_rabenseifner(tdm_schedule *s, const tdm_coll_args *a);
 int tdm_allreduce_ring(tdm_schedule *s, const tdm_coll_args *a);
 int tdm_allreduce_torus_bucket(tdm_schedule *s, const tdm_coll_args *a);
-int tdm_allreduce_torus_bucket_lanes(const tdm_coll_args *a, int wanted);
+int tdm_allreduce_torus_bucket_lanes(const tdm_coll_args *a, int threads, int *per_thread);
 int tdm_allreduce_torus_bucket_uni(tdm_schedule *s, const tdm_coll_args *a);
-int tdm_allreduce_torus_bucket_uni_lanes(const tdm_coll_args *a, int wanted);
+int tdm_allreduce_torus_bucket_uni_lanes(const tdm_coll_args *a, int threads, int *per_thread);
 int tdm_allreduce_reduce_bcast(tdm_schedule *s, const tdm_coll_args *a);
 
 int tdm_gather_binomial(tdm_schedule *s, const tdm_coll_args *a);
@@ -42,18 +43,18 @@ int tdm_scatterv_linear(tdm_schedule *s, const tdm_coll_args *a);
 int tdm_allgather_bruck(tdm_schedule *s, const tdm_coll_args *a);
 int tdm_allgather_ring(tdm_schedule *s, const tdm_coll_args *a);
 int tdm_allgather_torus_bucket(tdm_schedule *s, const tdm_coll_args *a);
-int tdm_allgather_torus_bucket_lanes(const tdm_coll_args *a, int wanted);
+int tdm_allgather_torus_bucket_lanes(const tdm_coll_args *a, int threads, int *per_thread);
 int tdm_allgather_torus_bucket_uni(tdm_schedule *s, const tdm_coll_args *a);
-int tdm_allgather_torus_bucket_uni_lanes(const tdm_coll_args *a, int wanted);
+int tdm_allgather_torus_bucket_uni_lanes(const tdm_coll_args *a, int threads, int *per_thread);
 int tdm_allgather_recursive_doubling(tdm_schedule *s, const tdm_coll_args *a);
 int tdm_allgatherv_ring(tdm_schedule *s, const tdm_coll_args *a);
 int tdm_allgatherv_linear(tdm_schedule *s, const tdm_coll_args *a);
 
 int tdm_reduce_scatter_ring(tdm_schedule *s, const tdm_coll_args *a);
 int tdm_reduce_scatter_torus_bucket(tdm_schedule *s, const tdm_coll_args *a);
-int tdm_reduce_scatter_torus_bucket_lanes(const tdm_coll_args *a, int wanted);
+int tdm_reduce_scatter_torus_bucket_lanes(const tdm_coll_args *a, int threads, int *per_thread);
 int tdm_reduce_scatter_torus_bucket_uni(tdm_schedule *s, const tdm_coll_args *a);
-int tdm_reduce_scatter_torus_bucket_uni_lanes(const tdm_coll_args *a, int wanted);
+int tdm_reduce_scatter_torus_bucket_uni_lanes(const tdm_coll_args *a, int threads, int *per_thread);
 int tdm_reduce_scatter_pairwise(tdm_schedule *s, const tdm_coll_args *a);
 
 

@@ -34,8 +34,11 @@ static int allgather_torus(tdm_schedule *s, const tdm_coll_args *a, int bidirect
 
 int tdm_allgather_torus_bucket(tdm_schedule *s, const tdm_coll_args *a) { return allgather_torus(s, a, 1); }
 int tdm_allgather_torus_bucket_uni(tdm_schedule *s, const tdm_coll_args *a) { return allgather_torus(s, a, 0); }
-int tdm_allgather_torus_bucket_lanes(const tdm_coll_args *a, int wanted) { return tdm_torus_bucket_lanes(a, 1, wanted); }
-int tdm_allgather_torus_bucket_uni_lanes(const tdm_coll_args *a, int wanted)
+int tdm_allgather_torus_bucket_lanes(const tdm_coll_args *a, int threads, int *per_thread)
 {
-    return tdm_torus_bucket_lanes(a, 0, wanted);
+    return tdm_torus_bucket_lanes(a, TDM_TORUS_ALLGATHER, 1, threads, per_thread);
+}
+int tdm_allgather_torus_bucket_uni_lanes(const tdm_coll_args *a, int threads, int *per_thread)
+{
+    return tdm_torus_bucket_lanes(a, TDM_TORUS_ALLGATHER, 0, threads, per_thread);
 }

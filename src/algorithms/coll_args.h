@@ -73,6 +73,7 @@ typedef struct tdm_coll_args {
 
     /* tuning */
     size_t segment_bytes;   /* pipelining segment of ring and bucket steps; 0: chosen by the model */
+    int bucket_chains;      /* TANDEM_BUCKET_CHAINS: chains of the torus bucket; 0: chosen by size */
     tdm_loggp loggp;        /* the machine's parameters, for the model's choices */
     int split_levels;       /* split-tree mode: tree levels nearest the leaves that run on the
                                application thread (S); -1: not split */
@@ -83,7 +84,8 @@ typedef struct tdm_coll_args {
     int torus_network;      /* the torus is the network's (TANDEM_TORUS_DIMS): selection may count on
                                its 2N links per rank */
     int lanes;              /* the call runs as this many independent schedules, one per lane (the
-                               torus bucket's colors, TANDEM_COLOR_THREADS); 0 or 1: one schedule */
+                               torus bucket's colors and chains, TANDEM_COLOR_THREADS); 0 or 1: one
+                               schedule */
     int lane;               /* the lane this build is for, 0..lanes-1 */
 } tdm_coll_args;
 

@@ -19,10 +19,11 @@ int tdm_reduce_scatter_torus_bucket_uni(tdm_schedule *s, const tdm_coll_args *a)
     return reduce_scatter_torus(s, a, 0);
 }
 
-static int lanes(const tdm_coll_args *a, int bidirectional, int wanted)
+int tdm_reduce_scatter_torus_bucket_lanes(const tdm_coll_args *a, int threads, int *per_thread)
 {
-    return a->in_place ? 1 : tdm_torus_bucket_lanes(a, bidirectional, wanted);
+    return tdm_torus_bucket_lanes(a, TDM_TORUS_REDUCE_SCATTER, 1, threads, per_thread);
 }
-
-int tdm_reduce_scatter_torus_bucket_lanes(const tdm_coll_args *a, int wanted) { return lanes(a, 1, wanted); }
-int tdm_reduce_scatter_torus_bucket_uni_lanes(const tdm_coll_args *a, int wanted) { return lanes(a, 0, wanted); }
+int tdm_reduce_scatter_torus_bucket_uni_lanes(const tdm_coll_args *a, int threads, int *per_thread)
+{
+    return tdm_torus_bucket_lanes(a, TDM_TORUS_REDUCE_SCATTER, 0, threads, per_thread);
+}

@@ -89,7 +89,8 @@ static int build(const char *fn, tdm_coll_args *a, const tdm_algorithm *alg, str
 
 /* The lanes after the first, each an internal request with its own tag, listed on req. The number of
  * lanes depends only on the call and the settings, so every rank claims the same tags. */
-static int build_lanes(const char *fn, tdm_coll_args *a, const tdm_algorithm *alg, struct tdm_request *req)
+static int build_lanes(const char *fn, tdm_coll_args *a, const tdm_algorithm *alg, struct tdm_request *req,
+                       int per_thread)
 {
     struct tdm_request **link = &req->lane_next;
     for (int l = 1; l < a->lanes; l++) {
@@ -98,6 +99,7 @@ static int build_lanes(const char *fn, tdm_coll_args *a, const tdm_algorithm *al
             return tdm_error(fn, MPI_ERR_NO_MEM, "out of memory for the request");
         lane->kind = a->kind;
         lane->lane = l;
+        lane->thread = l / per_thread;
         lane->lane_parent = req;
         *link = lane;
         link = &lane->lane_next;
@@ -145,9 +147,11 @@ static int start(const char *fn, tdm_coll_args *a, const tdm_sched_key *key, MPI
     const tdm_algorithm *alg = tdm_select(a);
     /* every lane holds a tag of its own: never more lanes than tags (TANDEM_TAG_RANGE tests wraps) */
     unsigned long tags = tdm_shadow_tag_count();
-    a->lanes = tdm_select_lanes(alg, a, tags < TDM_MAX_LANES ? (int)tags : TDM_MAX_LANES);
+    int per_thread;
+    a->lanes = tdm_select_lanes(alg, a, tags < TDM_MAX_LANES ? (int)tags : TDM_MAX_LANES, &per_thread);
     a->lane = 0;
-    if ((rc = build(fn, a, alg, req, tag)) != MPI_SUCCESS || (rc = build_lanes(fn, a, alg, req)) != MPI_SUCCESS)
+    if ((rc = build(fn, a, alg, req, tag)) != MPI_SUCCESS ||
+        (rc = build_lanes(fn, a, alg, req, per_thread)) != MPI_SUCCESS)
         return abandon(req, rc);
     if (tdm_global.verbose) /* counted only when reported: an atomic add costs as much as a message */
         __atomic_add_fetch(&tdm_global.schedules_built, 1, __ATOMIC_RELAXED);

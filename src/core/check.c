@@ -23,6 +23,7 @@ int tdm_check_call(const char *fn, MPI_Comm comm, void *request, tdm_coll_kind k
     a->datatype = a->sendtype = a->recvtype = MPI_DATATYPE_NULL;
     a->op = MPI_OP_NULL;
     a->segment_bytes = tdm_global.segment_bytes;
+    a->bucket_chains = tdm_global.bucket_chains;
     a->loggp = tdm_global.loggp;
     a->split_levels = -1;
     a->torus_ndims = 0;

@@ -27,6 +27,8 @@ struct tdm_request {
     struct tdm_request *lane_parent; /* lane > 0: the user's request */
     struct tdm_request *lane_next;   /* the user's request: its lanes > 0; a lane: the next one */
     int lane;
+    int thread;                      /* the color thread that drives the lane under the thread agent
+                                        (several lanes may share one: a torus bucket's chains) */
     int lanes_running;               /* the user's request: lanes not finished yet (atomic) */
     /* Completion hook (the PMPI interposer completes its generalized request with it): called once,
      * by whichever comes second of the agent finishing the call and tdm_request_on_complete. */

@@ -281,6 +281,16 @@ int tdm_select_init_from_env(const char *fn)
                              colors, TDM_MAX_LANES);
         tdm_global.color_threads = (int)v;
     }
+    const char *chains = getenv("TANDEM_BUCKET_CHAINS");
+    tdm_global.bucket_chains = 0; /* chosen by size */
+    if (chains && *chains) {
+        char *end;
+        long v = strtol(chains, &end, 10);
+        if (*end != '\0' || v < 1 || v > TDM_MAX_LANES)
+            return tdm_error(fn, MPI_ERR_ARG, "TANDEM_BUCKET_CHAINS=%s: expected a number of chains, 1 to %d",
+                             chains, TDM_MAX_LANES);
+        tdm_global.bucket_chains = (int)v;
+    }
     const char *loggp = getenv("TANDEM_LOGGP");
     tdm_global.loggp = tdm_loggp_defaults();
     if (loggp && *loggp && !tdm_loggp_parse_setting(loggp, &tdm_global.loggp))
@@ -291,10 +301,17 @@ int tdm_select_init_from_env(const char *fn)
     return MPI_SUCCESS;
 }
 
-int tdm_select_lanes(const tdm_algorithm *alg, const tdm_coll_args *a, int most)
+int tdm_select_lanes(const tdm_algorithm *alg, const tdm_coll_args *a, int most, int *per_thread)
 {
-    int wanted = tdm_global.color_threads < most ? tdm_global.color_threads : most;
-    return alg->lanes && wanted > 1 ? alg->lanes(a, wanted) : 1;
+    *per_thread = 1;
+    if (!alg->lanes)
+        return 1;
+    int lanes = alg->lanes(a, tdm_global.color_threads, per_thread);
+    if (lanes > most) { /* fewer tags than lanes (TANDEM_TAG_RANGE): one schedule */
+        *per_thread = 1;
+        return 1;
+    }
+    return lanes;
 }
 
 static int can_serve(const tdm_algorithm *alg, const tdm_coll_args *a)

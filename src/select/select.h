@@ -28,10 +28,11 @@ const tdm_algorithm *tdm_select(const tdm_coll_args *a);
 /* Forces an algorithm by name ("auto" restores the automatic choice); the names known, space separated. */
 int tdm_select_force(const char *fn, const char *collective, const char *algorithm);
 const char *tdm_select_names(const char *collective);
-/* The lanes a call of this algorithm is built in: TANDEM_COLOR_THREADS, at most `most`, as far as the
- * algorithm has independent parts; 1 for most. The same on every rank (it depends only on the call
- * and the settings). */
-int tdm_select_lanes(const tdm_algorithm *alg, const tdm_coll_args *a, int most);
+/* The lanes a call of this algorithm is built in (the torus bucket's chains, times TANDEM_COLOR_THREADS
+ * as far as it has independent colors), or 1 if more than `most`; 1 for most algorithms. *per_thread:
+ * consecutive lanes one color thread drives. The same on every rank (it depends only on the call and
+ * the settings). */
+int tdm_select_lanes(const tdm_algorithm *alg, const tdm_coll_args *a, int most, int *per_thread);
 /* The builder of an algorithm by its names ("allreduce", "ring"); NULL if unknown. */
 tdm_algorithm_fn tdm_select_builder(const char *collective, const char *algorithm);
 
