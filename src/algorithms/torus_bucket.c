@@ -134,11 +134,23 @@ static int neighbour(const tdm_coll_args *a, const torus_geometry *g, int dim, i
 /* Dimension visited in phase i by color c. */
 static int phase_dim(const torus_geometry *g, int c, int i) { return (i + c) % g->ndims; }
 
+/* A sub-color's arrays: the schedule's if this lane keeps the sub-color, else the heap's, for planning
+ * only (every lane plans every sub-color to cut the same segments; free_plan drops them after). */
+static void *plan_alloc(tdm_schedule *s, size_t bytes, int kept) { return kept ? tdm_sched_tmp(s, bytes) : malloc(bytes); }
+
+static void free_plan(sub_color *sc)
+{
+    free(sc->order), free(sc->pos), free(sc->part_count), free(sc->part_off), free(sc->rs), free(sc->ag);
+    sc->order = sc->part_count = NULL;
+    sc->pos = sc->part_off = NULL;
+    sc->rs = sc->ag = NULL;
+}
+
 /* Lays out sub-color k of color c in w (placed later, for the lane's sub-colors only): owners ordered
  * by their coordinates along the color's dimension order; each owner's part is the k-th of `nsub` parts
  * of its block, or for an allreduce the next of p even parts of the sub-color's region of the vector. */
 static int layout(tdm_schedule *s, const tdm_coll_args *a, const torus_geometry *g, tdm_torus_bucket_op op,
-                  const int *count, int k, int nsub, int c, sub_color *sc)
+                  const int *count, int k, int nsub, int c, int kept, sub_color *sc)
 {
     int p = a->size;
     if (op == TDM_TORUS_ALLREDUCE) {
@@ -147,16 +159,16 @@ static int layout(tdm_schedule *s, const tdm_coll_args *a, const torus_geometry 
             n += count[b];
         int region = tdm_block_count((int)n, nsub, k);
         sc->region_off = tdm_block_offset((int)n, nsub, k);
-        if (!(sc->pos = tdm_sched_tmp(s, sizeof(MPI_Aint) * (size_t)(p + 1))))
+        if (!(sc->pos = plan_alloc(s, sizeof(MPI_Aint) * (size_t)(p + 1), kept)))
             return 0;
         for (int j = 0; j <= p; j++)
             sc->pos[j] = tdm_block_offset(region, p, j);
         return 1;
     }
-    sc->order = tdm_sched_tmp(s, sizeof(int) * (size_t)p);
-    sc->pos = tdm_sched_tmp(s, sizeof(MPI_Aint) * (size_t)(p + 1));
-    sc->part_count = tdm_sched_tmp(s, sizeof(int) * (size_t)p);
-    sc->part_off = tdm_sched_tmp(s, sizeof(MPI_Aint) * (size_t)p);
+    sc->order = plan_alloc(s, sizeof(int) * (size_t)p, kept);
+    sc->pos = plan_alloc(s, sizeof(MPI_Aint) * (size_t)(p + 1), kept);
+    sc->part_count = plan_alloc(s, sizeof(int) * (size_t)p, kept);
+    sc->part_off = plan_alloc(s, sizeof(MPI_Aint) * (size_t)p, kept);
     if (!sc->order || !sc->pos || !sc->part_count || !sc->part_off)
         return 0;
     for (int b = 0; b < p; b++) {
@@ -568,11 +580,19 @@ int tdm_torus_bucket(tdm_schedule *s, const tdm_coll_args *a, tdm_torus_bucket_o
     for (int k = 0; k < nsub; k++) {
         sub_color *sc = &subs[k];
         int base = k / chains, c = base / ndirs, dir = base % ndirs ? -1 : 1; /* chain k % chains */
-        sc->rs = tdm_sched_tmp(s, sizeof(bucket_step) * (size_t)nsteps);
-        sc->ag = tdm_sched_tmp(s, sizeof(bucket_step) * (size_t)nsteps);
-        if (!sc->rs || !sc->ag || !layout(s, a, &g, op, count, k, nsub, c, sc))
-            return tdm_sched_finish(s); /* out of memory: recorded in s->error */
-        plan_steps(a, &g, c, dir, sc);
+        int kept = a->lanes <= 1 || k % a->lanes == a->lane; /* see keep_lane */
+        sc->rs = plan_alloc(s, sizeof(bucket_step) * (size_t)nsteps, kept);
+        sc->ag = plan_alloc(s, sizeof(bucket_step) * (size_t)nsteps, kept);
+        int laid = sc->rs && sc->ag && layout(s, a, &g, op, count, k, nsub, c, kept, sc);
+        if (laid)
+            plan_steps(a, &g, c, dir, sc);
+        if (!kept)
+            free_plan(sc);
+        if (!laid) { /* out of memory: the schedule's allocator recorded it, the heap's not */
+            if (s->error == MPI_SUCCESS)
+                s->error = MPI_ERR_NO_MEM;
+            return tdm_sched_finish(s);
+        }
     }
     MPI_Aint segment = cut_segments(a, subs, nsub, g.ndims);
     nsub = keep_lane(a, subs, nsub);
