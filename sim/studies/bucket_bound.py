@@ -45,6 +45,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
 
 RENDEZVOUS = "smpi/send-is-detached-thresh:0"
+# The simulation set-up of the rows measured now (the CSV's platform column): rows without it were
+# measured with SimGrid's cross traffic and SMPI's default barrier before timing (marked o in the table).
+PLATFORM_VERSION = "no cross traffic, recursive-doubling barrier"
 BENCH_NAME = {"allreduce": "allreduce", "reduce_scatter": "reduce_scatter_block", "allgather": "allgather"}
 ENV_NAME = {"allreduce": "TANDEM_ALLREDUCE", "reduce_scatter": "TANDEM_REDUCE_SCATTER_BLOCK",
             "allgather": "TANDEM_ALLGATHER"}
@@ -102,7 +105,7 @@ def measure_one(a, torus, coll, alg, count_bytes):
                      "bucket_uni_formula_s": uni["costs"]["torus bucket (unidirectional)"],
                      "ratio_to_bound": f'{float(r["median_s"]) / m["costs"]["lower bound"]:.3f}',
                      "wall_s": r["wall_s"], "peak_memory_mb": r["peak_memory_mb"],
-                     "sends": "rendezvous" if rendezvous else "detached"})
+                     "sends": "rendezvous" if rendezvous else "detached", "platform": PLATFORM_VERSION})
     return rows
 
 
@@ -114,10 +117,11 @@ def overlapped_bound(coll, torus, n):
 
 
 def lockstep_floor(coll, torus, n):
-    """The least time of the bucket in Tandem's engine: the overlapped bound plus one alpha for each of
-    its sequential steps (sum of d_i - 1 per reduce-scatter or allgather). Rounds advance in lock-step
-    (a round starts when the last one's messages are all in), so every step pays a start-up that no
-    segmenting hides; only forwarding each segment the moment it arrives could."""
+    """The least time of one lock-step schedule of the bucket: the overlapped bound plus one alpha for
+    each of its sequential steps (sum of d_i - 1 per reduce-scatter or allgather). Rounds advance in
+    lock-step (a round starts when the last one's messages are all in), so every step pays a start-up
+    with the links idle that no segmenting hides. Chains (independent lanes, TANDEM_BUCKET_CHAINS) go
+    below it: one chain's start-up overlaps another's transfer."""
     steps = sum(int(d) - 1 for d in torus.split("x")) * (2 if coll == "allreduce" else 1)
     return overlapped_bound(coll, torus, n) + steps * common.PLATFORM["alpha"]
 
@@ -153,6 +157,7 @@ def report(rows):
                 f"{overlapped * 1e3:.3f}", f'{float(any_row["bucket_formula_s"]) * 1e3:.3f}']
         for alg in algs:
             mark = "r" if alg in got and got[alg].get("sends") == "rendezvous" else ""
+            mark += "o" if alg in got and got[alg].get("platform") != PLATFORM_VERSION else ""
             line.append(f'{ratio(got[alg]):.2f}{mark}' if alg in got else "")
         bucket = got.get("torus_bucket")
         line.append(f'{float(bucket["simulated_s"]) / overlapped:.2f}' if bucket else "")
@@ -166,8 +171,11 @@ def report(rows):
                                                         "SMPI ompi + its reductions / bound"])
     common.write_table("bucket_bound", "Simulated time / lower bound (SMPI, full-duplex torus, alpha 1 us, "
                        "beta 0.1 ns/B, gamma 0.15 ns/B; bound: bandwidth + computation, overlapped bound: "
-                       "the larger of the two; lock-step floor: the overlapped bound + alpha per sequential bucket step; "
-                       "r: run with rendezvous sends, --rendezvous-sends)",
+                       "the larger of the two; lock-step floor: the overlapped bound + alpha per sequential bucket step, "
+                       "the least one lock-step chain can take (several chains can go below it); "
+                       "no cross traffic, runs started at a recursive-doubling barrier; "
+                       "r: run with rendezvous sends, --rendezvous-sends; o: measured with SimGrid's cross "
+                       "traffic and SMPI's default barrier, not rerun)",
                        header, lines)
 
 

@@ -108,6 +108,9 @@ int tdm_cost_call(tdm_algorithm_fn build, tdm_cost_collective collective, const 
     memcpy(a.torus_dims, t->dims, sizeof a.torus_dims);
     a.segment_bytes = segment_bytes;
     a.loggp = *m;
+    /* one chain of the torus bucket: round-by-round costing cannot express how the lanes of chains
+     * overlap one another's start-ups, only their extra messages */
+    a.bucket_chains = 1;
     a.split_levels = -1;
     a.datatype = a.sendtype = a.recvtype = MPI_DOUBLE;
     a.dtype = (tdm_typeinfo){sizeof(double), 0, sizeof(double), sizeof(double), 1};
