@@ -32,8 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Chains when the size asks for them (TANDEM_BUCKET_CHAINS unset): two desynchronise the links' idle
- * start-ups; more add messages without hiding more (SimGrid, 4x4x4 and 8x8x8). */
+/* Chains when the size asks for them (TANDEM_BUCKET_CHAINS unset): two already keep a link busy while
+ * the other chain's message starts up (SimGrid, 4x4x4 and 8x8x8); more were not measured. */
 #define TDM_BUCKET_AUTO_CHAINS 2
 
 typedef struct {
