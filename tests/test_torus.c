@@ -207,6 +207,27 @@ static void color_placement(void)
     CHECK_TDM(TDM_Get_color_placement(0, NULL, &n));
 }
 
+/* Chains chosen by size (TANDEM_LOGGP makes one byte take alpha) only on a torus that is the network's:
+ * none on the Cartesian communicators above (TEST_AUTO_CHAINS is what they expect: 1), two on
+ * MPI_COMM_WORLD as TANDEM_TORUS_DIMS describes it. */
+static void auto_chains_on_network(int size)
+{
+    const char *dims = getenv("TANDEM_TORUS_DIMS");
+    if (!dims || !getenv("TEST_AUTO_CHAINS") || size < 2)
+        return;
+    int block = 64, *send = calloc((size_t)block, sizeof(int)), *got = calloc((size_t)block * size, sizeof(int));
+    TDM_Request req;
+    CHECK_TDM(TDM_Set_algorithm("allgather", "torus_bucket"));
+    CHECK_TDM(TDM_Iallgather(send, block, MPI_INT, got, block, MPI_INT, MPI_COMM_WORLD, &req));
+    char *dump = harness_dump(req);
+    check(dump && strstr(dump, "lane 1 of 2"), "an allgather on the network's torus %s should run in 2 chains: %s",
+          dims, dump ? dump : "");
+    free(dump);
+    CHECK_TDM(TDM_Wait(&req, MPI_STATUS_IGNORE));
+    free(send);
+    free(got);
+}
+
 int main(int argc, char **argv)
 {
     harness_init("test_torus", &argc, &argv);
@@ -217,5 +238,6 @@ int main(int argc, char **argv)
         each_factorization(size, ndims, dims, 0, size);
     }
     color_placement();
+    auto_chains_on_network(size);
     return harness_finish();
 }
