@@ -239,6 +239,22 @@ int tdm_select_force(const char *fn, const char *collective, const char *algorit
                      tdm_select_names(collective));
 }
 
+/* A setting counting lanes (TANDEM_COLOR_THREADS, TANDEM_BUCKET_CHAINS): 1 to TDM_MAX_LANES, or
+ * `unset` when absent; MPI_ERR_ARG naming the variable otherwise. */
+static int lane_count_setting(const char *fn, const char *name, const char *what, int unset, int *out)
+{
+    const char *text = getenv(name);
+    *out = unset;
+    if (!text || !*text)
+        return MPI_SUCCESS;
+    char *end;
+    long v = strtol(text, &end, 10);
+    if (*end != '\0' || v < 1 || v > TDM_MAX_LANES)
+        return tdm_error(fn, MPI_ERR_ARG, "%s=%s: expected a number of %s, 1 to %d", name, text, what, TDM_MAX_LANES);
+    *out = (int)v;
+    return MPI_SUCCESS;
+}
+
 int tdm_select_init_from_env(const char *fn)
 {
     tdm_global.settings_epoch++;
@@ -271,26 +287,9 @@ int tdm_select_init_from_env(const char *fn)
                              seg);
         tdm_global.segment_bytes = (size_t)v;
     }
-    const char *colors = getenv("TANDEM_COLOR_THREADS");
-    tdm_global.color_threads = 1;
-    if (colors && *colors) {
-        char *end;
-        long v = strtol(colors, &end, 10);
-        if (*end != '\0' || v < 1 || v > TDM_MAX_LANES)
-            return tdm_error(fn, MPI_ERR_ARG, "TANDEM_COLOR_THREADS=%s: expected a number of threads, 1 to %d",
-                             colors, TDM_MAX_LANES);
-        tdm_global.color_threads = (int)v;
-    }
-    const char *chains = getenv("TANDEM_BUCKET_CHAINS");
-    tdm_global.bucket_chains = 0; /* chosen by size */
-    if (chains && *chains) {
-        char *end;
-        long v = strtol(chains, &end, 10);
-        if (*end != '\0' || v < 1 || v > TDM_MAX_LANES)
-            return tdm_error(fn, MPI_ERR_ARG, "TANDEM_BUCKET_CHAINS=%s: expected a number of chains, 1 to %d",
-                             chains, TDM_MAX_LANES);
-        tdm_global.bucket_chains = (int)v;
-    }
+    if ((rc = lane_count_setting(fn, "TANDEM_COLOR_THREADS", "threads", 1, &tdm_global.color_threads)) != MPI_SUCCESS ||
+        (rc = lane_count_setting(fn, "TANDEM_BUCKET_CHAINS", "chains", 0, &tdm_global.bucket_chains)) != MPI_SUCCESS)
+        return rc; /* no chains setting: chosen by size */
     const char *loggp = getenv("TANDEM_LOGGP");
     tdm_global.loggp = tdm_loggp_defaults();
     if (loggp && *loggp && !tdm_loggp_parse_setting(loggp, &tdm_global.loggp))
