@@ -15,7 +15,7 @@ table gives the ratio to both.
 
   sim/studies/bucket_bound.py [--tori 4x4x4,8x8x4,8x8x8,16x8x4] [--sizes 1,8,64] [--algorithms ...]
                               [--collectives allreduce,reduce_scatter,allgather] [--rendezvous-sends [all]]
-                              [--plot-only]
+                              [--chains C] [--plot-only]
 
 --rendezvous-sends runs Tandem's algorithms with no detached (eager) sends in SMPI
 (smpi/send-is-detached-thresh:0). SimGrid 3.32 keeps every detached send in flight in one global list
@@ -92,7 +92,8 @@ def measure_one(a, torus, coll, alg, count_bytes):
     if alg == "ompi":
         got = common.simulate(torus, bench + ["--modes", "mpi-blocking"], selector="ompi", cfg=cfg)
     else:
-        got = common.simulate(torus, bench + ["--modes", "tandem"], settings=[f"{ENV_NAME[coll]}={alg}"], cfg=cfg)
+        settings = [f"{ENV_NAME[coll]}={alg}"] + ([f"TANDEM_BUCKET_CHAINS={a.chains}"] if a.chains else [])
+        got = common.simulate(torus, bench + ["--modes", "tandem"], settings=settings, cfg=cfg)
     rows = []
     for r in got:
         n = int(r["bytes"]) * (p if per_rank else 1)
@@ -105,7 +106,8 @@ def measure_one(a, torus, coll, alg, count_bytes):
                      "bucket_uni_formula_s": uni["costs"]["torus bucket (unidirectional)"],
                      "ratio_to_bound": f'{float(r["median_s"]) / m["costs"]["lower bound"]:.3f}',
                      "wall_s": r["wall_s"], "peak_memory_mb": r["peak_memory_mb"],
-                     "sends": "rendezvous" if rendezvous else "detached", "platform": PLATFORM_VERSION})
+                     "sends": "rendezvous" if rendezvous else "detached", "platform": PLATFORM_VERSION,
+                     "chains": a.chains if a.chains and alg != "ompi" else ""})
     return rows
 
 
@@ -158,6 +160,7 @@ def report(rows):
         for alg in algs:
             mark = "r" if alg in got and got[alg].get("sends") == "rendezvous" else ""
             mark += "o" if alg in got and got[alg].get("platform") != PLATFORM_VERSION else ""
+            mark += f'c{got[alg]["chains"]}' if alg in got and got[alg].get("chains") else ""
             line.append(f'{ratio(got[alg]):.2f}{mark}' if alg in got else "")
         bucket = got.get("torus_bucket")
         line.append(f'{float(bucket["simulated_s"]) / overlapped:.2f}' if bucket else "")
@@ -175,7 +178,7 @@ def report(rows):
                        "the least one lock-step chain can take (several chains can go below it); "
                        "no cross traffic, runs started at a recursive-doubling barrier; "
                        "r: run with rendezvous sends, --rendezvous-sends; o: measured with SimGrid's cross "
-                       "traffic and SMPI's default barrier, not rerun)",
+                       "traffic and SMPI's default barrier, not rerun; cN: N chains forced, --chains)",
                        header, lines)
 
 
@@ -213,6 +216,10 @@ def plot(rows):
 def arguments(ap):
     ap.add_argument("--tori", default="4x4x4,8x8x4,8x8x8,16x8x4")
     ap.add_argument("--sizes", default="1,8,64", help="vector sizes in MiB")
+    ap.add_argument("--chains", type=int, default=0,
+                    help="TANDEM_BUCKET_CHAINS for Tandem's runs (default: Tandem's choice); at 4096 ranks "
+                         "the default two chains of reduce-scatter, allreduce and the 64 MiB allgather do "
+                         "not fit in 24 GB, one does")
     ap.add_argument("--collectives", default="allreduce,reduce_scatter,allgather")
     ap.add_argument("--algorithms", default="ring,rabenseifner,torus_bucket,torus_bucket_uni,ompi")
     ap.add_argument("--rendezvous-sends",
