@@ -215,7 +215,12 @@ static void auto_chains_on_network(int size)
     const char *dims = getenv("TANDEM_TORUS_DIMS");
     if (!dims || !getenv("TEST_AUTO_CHAINS") || size < 2)
         return;
-    int block = 64, *send = calloc((size_t)block, sizeof(int)), *got = calloc((size_t)block * size, sizeof(int));
+    int block = 64, rank, *send = malloc(sizeof(int) * (size_t)block);
+    int *got = calloc((size_t)block * size, sizeof(int)), *want = calloc((size_t)block * size, sizeof(int));
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    for (int i = 0; i < block; i++)
+        send[i] = rank * 1000 + i;
+    MPI_Allgather(send, block, MPI_INT, want, block, MPI_INT, MPI_COMM_WORLD);
     TDM_Request req;
     CHECK_TDM(TDM_Set_algorithm("allgather", "torus_bucket"));
     CHECK_TDM(TDM_Iallgather(send, block, MPI_INT, got, block, MPI_INT, MPI_COMM_WORLD, &req));
@@ -224,8 +229,11 @@ static void auto_chains_on_network(int size)
           dims, dump ? dump : "");
     free(dump);
     CHECK_TDM(TDM_Wait(&req, MPI_STATUS_IGNORE));
+    check(memcmp(got, want, sizeof(int) * (size_t)block * size) == 0,
+          "the allgather in 2 chains on the network's torus %s should equal MPI_Allgather's", dims);
     free(send);
     free(got);
+    free(want);
 }
 
 int main(int argc, char **argv)
