@@ -165,6 +165,18 @@ static void visit(const tdm_schedule *s, const tdm_round_load *loads, void *cont
            e->where);
     double want_reduced = e->reduce_scatter ? (p - 1.0) / p * e->n * sizeof(double) : 0;
     expect(close_to(reduced, want_reduced), "bytes reduced per rank (p-1)/p n", e->where);
+
+    /* an allgather copies each sub-color's p parts out of its buffer, strided along the color's last
+     * dimension: folded (schedule.h), a copy per line of that dimension, not per part */
+    if (e->allgather && !e->reduce_scatter) {
+        int copies = 0, k = nd * (e->bidirectional ? 2 : 1), shortest = t->dims[0];
+        for (int i = 0; i < s->nactions; i++)
+            copies += s->actions[i].kind == TDM_ACT_COPY;
+        for (int i = 1; i < nd; i++)
+            shortest = t->dims[i] < shortest ? t->dims[i] : shortest;
+        expect(nd == 1 || copies <= k * (p / shortest + 1), "an allgather's copies out are folded line by line",
+               e->where);
+    }
 }
 
 /* The phase-by-phase beta term of the schedules: in round t of phase i the busiest link carries the

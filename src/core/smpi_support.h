@@ -26,11 +26,11 @@ int tdm_smpi_timing_only(void);
 /* SMPI charges nothing for MPI_Reduce_local: Tandem charges its reductions itself, one flop per byte
  * reduced, so the simulated host's speed (flops per second) is 1/gamma. Returns 1 if the reduction is
  * not to be computed (timing-only runs). */
-static inline int tdm_smpi_charge_reduction(int count, MPI_Datatype type)
+static inline int tdm_smpi_charge_reduction(double count, MPI_Datatype type)
 {
     int type_size = 0;
     MPI_Type_size(type, &type_size);
-    smpi_execute_flops_benched((double)count * type_size);
+    smpi_execute_flops_benched(count * type_size);
     return tdm_smpi_timing_only();
 }
 
@@ -64,7 +64,7 @@ static inline void tdm_smpi_scratch_free(void *p) { SMPI_SHARED_FREE(p); }
 #define TDM_TLS_INITIAL_EXEC
 #else
 #define TDM_SIMULATED 0
-static inline int tdm_smpi_charge_reduction(int count, MPI_Datatype type) { return (void)count, (void)type, 0; }
+static inline int tdm_smpi_charge_reduction(double count, MPI_Datatype type) { return (void)count, (void)type, 0; }
 static inline int tdm_smpi_charge_copy(MPI_Aint bytes) { return (void)bytes, 0; }
 static inline void *tdm_smpi_shared_temp_alloc(size_t bytes) { return (void)bytes, NULL; }
 static inline int tdm_smpi_shared_temp_free(void *p) { return (void)p, 0; }

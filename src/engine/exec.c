@@ -79,9 +79,9 @@ static int run_action(tdm_exec *e, const tdm_action *a)
     case TDM_ACT_RECV:
         return MPI_Irecv(a->dst, a->count, a->type, a->peer, e->tag, e->comm, &e->reqs[e->posted++]);
     case TDM_ACT_REDUCE:
-        return tdm_local_reduce(a->src, a->dst, a->count, a->type, a->op, a->basic, e->comm);
+        return tdm_local_reduce(a, e->comm);
     case TDM_ACT_COPY:
-        return tdm_local_copy(a->src, a->count, a->type, a->dst, a->dst_count, a->dst_type, e->comm);
+        return tdm_local_copy(a, e->comm);
     }
     return MPI_ERR_INTERN;
 }

@@ -29,16 +29,9 @@ static MPI_Aint dense_bytes(MPI_Datatype type, int count)
     return -1;
 }
 
-int tdm_local_copy(const void *src, int src_count, MPI_Datatype src_type, void *dst, int dst_count,
-                   MPI_Datatype dst_type, MPI_Comm comm)
+static int copy_once(const void *src, int src_count, MPI_Datatype src_type, void *dst, int dst_count,
+                     MPI_Datatype dst_type, MPI_Comm comm)
 {
-    if (TDM_SIMULATED) {
-        int size = 1;
-        if (src_type != MPI_PACKED)
-            MPI_Type_size(src_type, &size);
-        if (tdm_smpi_charge_copy((MPI_Aint)src_count * size))
-            return MPI_SUCCESS;
-    }
     int position = 0;
     if (src_type == MPI_PACKED && dst_type == MPI_PACKED) {
         memmove(dst, src, (size_t)src_count);
@@ -69,5 +62,21 @@ int tdm_local_copy(const void *src, int src_count, MPI_Datatype src_type, void *
         rc = MPI_Unpack(packed, used, &position, dst, dst_count, dst_type, comm);
     }
     free(packed);
+    return rc;
+}
+
+int tdm_local_copy(const tdm_action *a, MPI_Comm comm)
+{
+    if (TDM_SIMULATED) {
+        int size = 1;
+        if (a->type != MPI_PACKED)
+            MPI_Type_size(a->type, &size);
+        if (tdm_smpi_charge_copy((MPI_Aint)a->count * size * a->repeat))
+            return MPI_SUCCESS;
+    }
+    int rc = MPI_SUCCESS;
+    for (int k = 0; k < a->repeat && rc == MPI_SUCCESS; k++)
+        rc = copy_once(tdm_action_at(a->src, a->src_stride, k), a->count, a->type, tdm_action_at(a->dst, a->dst_stride, k),
+                       a->dst_count, a->dst_type, comm);
     return rc;
 }

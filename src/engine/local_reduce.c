@@ -52,12 +52,17 @@ out:
     return rc;
 }
 
-int tdm_local_reduce(const void *in, void *inout, int count, MPI_Datatype type, MPI_Op op,
-                     MPI_Datatype basic, MPI_Comm comm)
+int tdm_local_reduce(const tdm_action *a, MPI_Comm comm)
 {
-    if (tdm_smpi_charge_reduction(count, type))
+    /* one charge for every repetition: each is an event of the simulation */
+    if (tdm_smpi_charge_reduction((double)a->count * a->repeat, a->type))
         return MPI_SUCCESS; /* a timing-only simulation: charged, not computed */
-    if (basic == MPI_DATATYPE_NULL)
-        return MPI_Reduce_local(in, inout, count, type, op);
-    return reduce_through_basic(in, inout, count, type, op, basic, comm);
+    int rc = MPI_SUCCESS;
+    for (int k = 0; k < a->repeat && rc == MPI_SUCCESS; k++) {
+        const void *in = tdm_action_at(a->src, a->src_stride, k);
+        void *inout = tdm_action_at(a->dst, a->dst_stride, k);
+        rc = a->basic == MPI_DATATYPE_NULL ? MPI_Reduce_local(in, inout, a->count, a->type, a->op)
+                                           : reduce_through_basic(in, inout, a->count, a->type, a->op, a->basic, comm);
+    }
+    return rc;
 }

@@ -23,10 +23,10 @@ void tdm_schedule_loads(const tdm_schedule *s, double elem_bytes, tdm_round_load
                 }
                 break;
             case TDM_ACT_REDUCE:
-                l->reduced_bytes += bytes;
+                l->reduced_bytes += bytes * a->repeat;
                 break;
             case TDM_ACT_COPY:
-                l->copied_bytes += bytes;
+                l->copied_bytes += bytes * a->repeat;
                 break;
             case TDM_ACT_RECV:
                 break;

@@ -2,6 +2,7 @@
 
 #include "tmp_pool.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,7 +76,33 @@ static tdm_action *append(tdm_schedule *s)
     tdm_action *a = &s->actions[s->nactions++];
     memset(a, 0, sizeof *a);
     a->link = -1;
+    a->repeat = 1;
     return a;
+}
+
+static MPI_Aint distance(const void *from, const void *to) { return (MPI_Aint)((uintptr_t)to - (uintptr_t)from); }
+
+/* The previous action, if `like` one (kind, counts, types, op) and in the open round, that src and dst
+ * continue at even strides: it is repeated once more, and 1 returned (see the builder vocabulary). */
+static int fold(tdm_schedule *s, const tdm_action *like, const void *src, const void *dst)
+{
+    if (s->error != MPI_SUCCESS || s->nactions == tdm_sched_round_begin(s, s->nrounds))
+        return 0;
+    tdm_action *prev = &s->actions[s->nactions - 1];
+    if (prev->kind != like->kind || prev->count != like->count || prev->type != like->type ||
+        prev->dst_count != like->dst_count || prev->dst_type != like->dst_type || prev->op != like->op ||
+        prev->basic != like->basic)
+        return 0;
+    MPI_Aint src_stride = distance(prev->src, src), dst_stride = distance(prev->dst, dst);
+    if (prev->repeat > 1) { /* the next in its progression? */
+        if (src_stride != prev->repeat * prev->src_stride || dst_stride != prev->repeat * prev->dst_stride)
+            return 0;
+    } else {
+        prev->src_stride = src_stride;
+        prev->dst_stride = dst_stride;
+    }
+    prev->repeat++;
+    return 1;
 }
 
 static void add_message(tdm_schedule *s, tdm_action_kind kind, const void *src, void *dst, int count,
@@ -117,6 +144,9 @@ void tdm_sched_reduce(tdm_schedule *s, const void *in, void *inout, int count, M
 {
     if (count == 0)
         return;
+    tdm_action like = {.kind = TDM_ACT_REDUCE, .count = count, .type = type, .op = op, .basic = s->reduce_basic};
+    if (fold(s, &like, in, inout))
+        return;
     tdm_action *a = append(s);
     if (!a)
         return;
@@ -133,6 +163,10 @@ void tdm_sched_copy(tdm_schedule *s, const void *src, int src_count, MPI_Datatyp
                     int dst_count, MPI_Datatype dst_type)
 {
     if (src_count == 0 && dst_count == 0)
+        return;
+    tdm_action like = {.kind = TDM_ACT_COPY, .count = src_count, .type = src_type, .dst_count = dst_count,
+                       .dst_type = dst_type};
+    if (fold(s, &like, src, dst))
         return;
     tdm_action *a = append(s);
     if (!a)

@@ -14,6 +14,7 @@
 
 #include <mpi.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 typedef enum { TDM_ACT_SEND, TDM_ACT_RECV, TDM_ACT_REDUCE, TDM_ACT_COPY } tdm_action_kind;
@@ -32,7 +33,16 @@ typedef struct tdm_action {
     MPI_Datatype basic;     /* reduce only: see tdm_schedule.reduce_basic */
     int link;               /* send on a torus: the link it travels, 2 * dimension + (1 if toward lower
                                coordinates), dimensions as in tdm_schedule.torus_dims; -1 otherwise */
+    int repeat;             /* reduce, copy: done this many times (at least once), src and dst moving */
+    MPI_Aint src_stride, dst_stride; /* by these many bytes each time (see tdm_sched_copy) */
 } tdm_action;
+
+/* Where repetition k of a local action reads (base src) or writes (base dst). Integer arithmetic: the
+ * repetitions of a folded action may lie in different objects. */
+static inline void *tdm_action_at(const void *base, MPI_Aint stride, int k)
+{
+    return (void *)((uintptr_t)base + (uintptr_t)(stride * k));
+}
 
 #define TDM_SCHED_INLINE_ACTIONS 8
 #define TDM_SCHED_INLINE_ROUNDS 4
@@ -79,7 +89,13 @@ void tdm_sched_init(tdm_schedule *s, const char *algorithm, int rank, int size);
 void tdm_sched_destroy(tdm_schedule *s);
 
 /* The builder vocabulary. Failures (out of memory) are recorded in s->error and checked once at the
- * end, so that algorithms read as plain sequences. Messages of count 0 are dropped on both sides. */
+ * end, so that algorithms read as plain sequences. Messages of count 0 are dropped on both sides.
+ *
+ * A reduce or copy that follows one just like it (same kind, counts, types and op, same round, nothing
+ * in between) at the same distances in both buffers as the one before is folded into it: the action is
+ * repeated, its buffers moving by those strides. The engine runs it as the separate actions would run.
+ * A torus bucket moves p owners' parts between its buffer and the user's one at a time, strided along a
+ * dimension: folded, 4096 ranks need 256 actions per sub-color instead of 4096. */
 void tdm_sched_send(tdm_schedule *s, const void *buf, int count, MPI_Datatype type, int peer);
 void tdm_sched_recv(tdm_schedule *s, void *buf, int count, MPI_Datatype type, int peer);
 /* A send to a torus neighbour that names the link it uses (see tdm_action.link), for the model. */

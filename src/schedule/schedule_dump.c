@@ -13,6 +13,14 @@ static const char *type_name(MPI_Datatype type, char *buf)
     return buf;
 }
 
+/* Ends a local action's line: how often it repeats, its buffers moving by how many bytes each time. */
+static void repeated(const tdm_action *a, FILE *out)
+{
+    if (a->repeat > 1)
+        fprintf(out, ", %d times, moving by %ld and %ld bytes", a->repeat, (long)a->src_stride, (long)a->dst_stride);
+    fprintf(out, "\n");
+}
+
 static void dump_action(const tdm_action *a, FILE *out)
 {
     char t1[MPI_MAX_OBJECT_NAME], t2[MPI_MAX_OBJECT_NAME];
@@ -28,12 +36,14 @@ static void dump_action(const tdm_action *a, FILE *out)
                 a->dst, a->peer);
         break;
     case TDM_ACT_REDUCE:
-        fprintf(out, "    reduce %d x %s: %p = %p op %p\n", a->count, type_name(a->type, t1), a->dst,
+        fprintf(out, "    reduce %d x %s: %p = %p op %p", a->count, type_name(a->type, t1), a->dst,
                 a->src, a->dst);
+        repeated(a, out);
         break;
     case TDM_ACT_COPY:
-        fprintf(out, "    copy   %d x %s at %p -> %d x %s at %p\n", a->count, type_name(a->type, t1),
+        fprintf(out, "    copy   %d x %s at %p -> %d x %s at %p", a->count, type_name(a->type, t1),
                 a->src, a->dst_count, type_name(a->dst_type, t2), a->dst);
+        repeated(a, out);
         break;
     }
 }
