@@ -217,9 +217,8 @@ def arguments(ap):
     ap.add_argument("--tori", default="4x4x4,8x8x4,8x8x8,16x8x4")
     ap.add_argument("--sizes", default="1,8,64", help="vector sizes in MiB")
     ap.add_argument("--chains", type=int, default=0,
-                    help="TANDEM_BUCKET_CHAINS for Tandem's runs (default: Tandem's choice); at 4096 ranks "
-                         "the default two chains of reduce-scatter, allreduce and the 64 MiB allgather do "
-                         "not fit in 24 GB, one does")
+                    help="TANDEM_BUCKET_CHAINS for Tandem's runs (default: Tandem's choice, two on these "
+                         "tori from 8 MiB; at 4096 ranks they take 2.5-8.2 GB)")
     ap.add_argument("--collectives", default="allreduce,reduce_scatter,allgather")
     ap.add_argument("--algorithms", default="ring,rabenseifner,torus_bucket,torus_bucket_uni,ompi")
     ap.add_argument("--rendezvous-sends",
