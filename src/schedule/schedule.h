@@ -34,7 +34,7 @@ typedef struct tdm_action {
     int link;               /* send on a torus: the link it travels, 2 * dimension + (1 if toward lower
                                coordinates), dimensions as in tdm_schedule.torus_dims; -1 otherwise */
     int repeat;             /* reduce, copy: done this many times (at least once), src and dst moving */
-    MPI_Aint src_stride, dst_stride; /* by these many bytes each time (see tdm_sched_copy) */
+    MPI_Aint src_stride, dst_stride; /* by these many bytes each time (see the builder vocabulary) */
 } tdm_action;
 
 /* Where repetition k of a local action reads (base src) or writes (base dst). Integer arithmetic: the
