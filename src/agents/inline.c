@@ -188,7 +188,7 @@ int tdm_inline_block(unsigned long mark)
     }
     int total = 0;
     for (struct tdm_request *req = running; req; req = req->active_next)
-        total += tdm_exec_slots(&req->exec);
+        total += req->exec.posted > 0 ? req->exec.posted : 0;
     for (tdm_shadow *sh = tdm_shadow_first(); sh; sh = sh->next)
         total++;
     if (total == 0)
@@ -200,7 +200,7 @@ int tdm_inline_block(unsigned long mark)
     for (tdm_shadow *sh = tdm_shadow_first(); sh; sh = sh->next)
         gather(&sh->dup_request, NULL, &n);
     for (struct tdm_request *req = running; req; req = req->active_next)
-        for (int i = 0, n_slots = tdm_exec_slots(&req->exec); i < n_slots; i++)
+        for (int i = 0; i < req->exec.posted; i++)
             gather(&req->exec.reqs[i], &req->exec, &n);
     if (n == 0) { /* nothing is waiting on MPI: the schedules can only move by progress */
         tdm_inline_progress();

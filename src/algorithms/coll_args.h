@@ -74,8 +74,6 @@ typedef struct tdm_coll_args {
     /* tuning */
     size_t segment_bytes;   /* pipelining segment of ring and bucket steps; 0: chosen by the model */
     int bucket_chains;      /* TANDEM_BUCKET_CHAINS: chains of the torus bucket; 0: chosen by size */
-    int bucket_strands;     /* TANDEM_BUCKET_STRANDS: the torus bucket allgather's last phase in strands
-                               (1), not (0), or when the torus is the network's (-1) */
     tdm_loggp loggp;        /* the machine's parameters, for the model's choices */
     int split_levels;       /* split-tree mode: tree levels nearest the leaves that run on the
                                application thread (S); -1: not split */

@@ -26,16 +26,6 @@
  * and the chains of a sub-color run in different lanes, independent schedules: while one chain's
  * message starts up, another's fills the link (on SimGrid's 8x8x8 torus, the 8 MiB allgather 1.15 ->
  * 1.07 of its bandwidth bound with 2 chains).
- *
- * Strands (allgather on 2+ dimensions): the phases before the last move 1/d of the data or less in
- * as many steps as the last, so at scale their steps are start-ups with idle links (at 4096 ranks, 30 of
- * the 45 steps move 341 B and 5.5 KB per sub-color against alpha's 1 us of start-up). The last phase's
- * ring needs only the rank's own plane block, which the phase before it delivers a sub-block (the
- * owners of one coordinate along that phase's dimension) at a time. So the last phase runs in strands,
- * one per sub-block: each a ring of its own over the last phase's dimension, that starts as soon as its
- * sub-block arrived here (a gate on the round that delivers it), and copies its sub-blocks out of w when
- * done. The last phase then starts one step after the phases before it would have let it; its links
- * are busy while those phases still run.
  */
 #include "alg_util.h"
 
@@ -83,7 +73,6 @@ typedef struct {
     int pending_count;
     const char *pending_src; /* reduced with: its scratch buffer, its range of w, or NULL: the input's copy */
     char *pending_dst;       /* where: its range of w, or the output */
-    int color, dir;       /* its color and direction (+1 or -1) */
     char *result;         /* reduce-scatter out of place: where the own part's result goes, received there
                              in the last phase (no copy out of w); NULL otherwise */
     MPI_Aint own_off, own_end; /* the own part's range of w (reduce-scatter, allgather) */
@@ -491,149 +480,23 @@ static void emit_round(tdm_schedule *s, const tdm_coll_args *a, sub_color *subs,
     tdm_sched_round(s);
 }
 
-/* Phase i of every sub-color, in the same rounds. round_of[v], if given, gets the round that holds the
- * phase's unit v (the last round before it if unit v moves nothing; -1 if none). */
-static void emit_phase(tdm_schedule *s, const tdm_coll_args *a, const torus_geometry *g, sub_color *subs, int nsub,
-                       int reduce, bucket_unit *units, int i, int *round_of)
-{
-    int rounds = 0;
-    for (int k = 0; k < nsub; k++) {
-        const bucket_phase *ph = reduce ? &subs[k].rs_phase[i] : &subs[k].ag_phase[i];
-        rounds = ph->steps * ph->nseg > rounds ? ph->steps * ph->nseg : rounds;
-    }
-    for (int v = 0; v < rounds; v++) {
-        for (int k = 0; k < nsub; k++)
-            units[k] = reduce ? unit_of(&subs[k].rs_phase[i], subs[k].rs, v) : unit_of(&subs[k].ag_phase[i], subs[k].ag, v);
-        emit_round(s, a, subs, nsub, units, reduce, reduce && i == 0, reduce && i == g->ndims - 1);
-        if (round_of)
-            round_of[v] = tdm_sched_rounds(s) - 1;
-    }
-}
-
 /* The phases of all sub-colors in step: phase i of every color runs in the same rounds (so that no
  * two colors share a dimension), as many as its longest ring needs. */
 static void emit_phases(tdm_schedule *s, const tdm_coll_args *a, const torus_geometry *g, sub_color *subs, int nsub,
-                        int reduce, bucket_unit *units, int nphases)
+                        int reduce, bucket_unit *units)
 {
-    for (int i = 0; i < nphases; i++)
-        emit_phase(s, a, g, subs, nsub, reduce, units, i, NULL);
-}
-
-/* The torus bucket allgather's last phase in strands (see the top) on a torus of 2+ dimensions: if
- * TANDEM_BUCKET_STRANDS says so, else when the torus is the network's. */
-static int use_strands(const tdm_coll_args *a, tdm_torus_bucket_op op, const torus_geometry *g)
-{
-    if (op != TDM_TORUS_ALLGATHER || g->ndims < 2)
-        return 0;
-    return a->bucket_strands >= 0 ? a->bucket_strands : a->torus_network;
-}
-
-/* The sub-block (a coordinate along the dimension of the phase before the last) that this rank has
- * e-th: 0 its own, e >= 1 the one that phase's step e - 1 brings. */
-static int delivered_block(const torus_geometry *g, const sub_color *sc, int e)
-{
-    int dim = phase_dim(g, sc->color, 1), d = g->dims[dim], m = g->coord[dim];
-    return ((m - sc->dir * e) % d + d) % d;
-}
-
-/* The range of w, in elements, of sub-block j of plane block b (owners of coordinate b along the last
- * phase's dimension, and j along the one before it): segment seg of nseg. */
-static void sub_block_range(const tdm_coll_args *a, const torus_geometry *g, const sub_color *sc, int b, int j,
-                            int seg, int nseg, MPI_Aint *off, int *count)
-{
-    int d0 = g->dims[phase_dim(g, sc->color, 0)], d1 = g->dims[phase_dim(g, sc->color, 1)];
-    int plane = a->size / d0, sub = plane / d1, lo = b * plane + j * sub;
-    MPI_Aint start = sc->pos[lo];
-    int len = (int)(sc->pos[lo + sub] - start);
-    *off = start + tdm_block_offset(len, nseg, seg);
-    *count = tdm_block_count(len, nseg, seg);
-}
-
-/*
- * The allgather after its copy in: phases 0 .. N-2 in lock-step on strand 0, then the last phase in
- * strands 1 .. S-1, strand q carrying the sub-blocks each sub-color gets e-th for e in its share of
- * 0 .. d1 - 1 (one each unless a dimension is longer than the strands). A strand waits for the round
- * that delivers the last of its sub-blocks, runs its ring over the last phase's dimension, and copies
- * its sub-blocks of every plane block out of w.
- */
-static void emit_allgather_in_strands(tdm_schedule *s, const tdm_coll_args *a, const torus_geometry *g,
-                                      sub_color *subs, int nsub, bucket_unit *units, const MPI_Aint *offset, void *out)
-{
-    const tdm_typeinfo *t = &a->dtype;
-    int n = g->ndims, maxd1 = 0;
-    emit_phases(s, a, g, subs, nsub, 0, units, n - 2);
-    int own_ready = tdm_sched_rounds(s) - 1; /* the own sub-block is there after the phases before */
-    int units_before_last = 0;
-    for (int k = 0; k < nsub; k++) {
-        const bucket_phase *ph = &subs[k].ag_phase[n - 2];
-        if (ph->steps * ph->nseg > units_before_last)
-            units_before_last = ph->steps * ph->nseg;
-        int d1 = g->dims[phase_dim(g, subs[k].color, 1)];
-        maxd1 = d1 > maxd1 ? d1 : maxd1;
-    }
-    int *round_of = malloc(sizeof(int) * (size_t)(units_before_last + 1));
-    if (!round_of) {
-        s->error = MPI_ERR_NO_MEM;
-        return;
-    }
-    emit_phase(s, a, g, subs, nsub, 0, units, n - 2, round_of);
-    int per_strand = (maxd1 + TDM_SCHED_MAX_STRANDS - 2) / (TDM_SCHED_MAX_STRANDS - 1);
-    for (int q = 1, e0 = 0; e0 < maxd1; q++, e0 += per_strand) {
-        int e1 = e0 + per_strand < maxd1 ? e0 + per_strand : maxd1, gate = -1, rounds = 0;
+    for (int i = 0; i < g->ndims; i++) {
+        int rounds = 0;
         for (int k = 0; k < nsub; k++) {
-            const bucket_phase *before = &subs[k].ag_phase[n - 2], *last = &subs[k].ag_phase[n - 1];
-            int d1 = g->dims[phase_dim(g, subs[k].color, 1)];
-            for (int e = e0; e < e1 && e < d1; e++) {
-                int ready = e == 0 ? own_ready : round_of[e * before->nseg - 1];
-                gate = ready > gate ? ready : gate;
-            }
-            int nseg = (last->nseg + d1 / 2) / d1;
-            nseg = nseg < 1 ? 1 : nseg;
-            rounds = last->steps * nseg > rounds ? last->steps * nseg : rounds;
+            const bucket_phase *ph = reduce ? &subs[k].rs_phase[i] : &subs[k].ag_phase[i];
+            rounds = ph->steps * ph->nseg > rounds ? ph->steps * ph->nseg : rounds;
         }
-        tdm_sched_strand(s, q);
-        if (gate >= 0)
-            tdm_sched_after(s, gate);
         for (int v = 0; v < rounds; v++) {
-            for (int send = 0; send < 2; send++) { /* the receives first, then the sends */
-                for (int k = 0; k < nsub; k++) {
-                    sub_color *sc = &subs[k];
-                    const bucket_phase *last = &sc->ag_phase[n - 1];
-                    int d0 = g->dims[phase_dim(g, sc->color, 0)], m0 = g->coord[phase_dim(g, sc->color, 0)];
-                    int d1 = g->dims[phase_dim(g, sc->color, 1)], nseg = (last->nseg + d1 / 2) / d1;
-                    nseg = nseg < 1 ? 1 : nseg;
-                    if (v >= last->steps * nseg)
-                        continue;
-                    int step = v / nseg, b = ((m0 - sc->dir * (step + (send ? 0 : 1))) % d0 + d0) % d0;
-                    for (int e = e0; e < e1 && e < d1; e++) {
-                        MPI_Aint off;
-                        int count;
-                        sub_block_range(a, g, sc, b, delivered_block(g, sc, e), v % nseg, nseg, &off, &count);
-                        if (send)
-                            tdm_sched_send_on_link(s, tdm_elem(sc->w, t, off), count, a->datatype, last->right, last->link);
-                        else
-                            tdm_sched_recv(s, tdm_elem(sc->w, t, off), count, a->datatype, last->left);
-                    }
-                }
-            }
-            tdm_sched_round(s);
+            for (int k = 0; k < nsub; k++)
+                units[k] = reduce ? unit_of(&subs[k].rs_phase[i], subs[k].rs, v) : unit_of(&subs[k].ag_phase[i], subs[k].ag, v);
+            emit_round(s, a, subs, nsub, units, reduce, reduce && i == 0, reduce && i == g->ndims - 1);
         }
-        for (int k = 0; k < nsub; k++) { /* out of w: the strand's sub-blocks of every plane block */
-            sub_color *sc = &subs[k];
-            int d0 = g->dims[phase_dim(g, sc->color, 0)], d1 = g->dims[phase_dim(g, sc->color, 1)];
-            int plane = a->size / d0, sub = plane / d1;
-            for (int e = e0; e < e1 && e < d1; e++)
-                for (int b = 0; b < d0; b++)
-                    for (int j = b * plane + delivered_block(g, sc, e) * sub, end = j + sub; j < end; j++) {
-                        int owner = sc->order[j];
-                        tdm_sched_copy(s, tdm_elem(sc->w, t, sc->pos[j]), sc->part_count[owner], a->datatype,
-                                       tdm_elem(out, t, offset[owner] + sc->part_off[owner]),
-                                       sc->part_count[owner], a->datatype);
-                    }
-        }
-        tdm_sched_round(s);
     }
-    free(round_of);
 }
 
 /* The vector's bytes (the whole result of an allgather or allreduce, the whole input of a reduce-scatter). */
@@ -734,8 +597,6 @@ int tdm_torus_bucket(tdm_schedule *s, const tdm_coll_args *a, tdm_torus_bucket_o
         sub_color *sc = &subs[k];
         int base = k / chains, c = base / ndirs, dir = base % ndirs ? -1 : 1; /* chain k % chains */
         int kept = a->lanes <= 1 || k % a->lanes == a->lane; /* see keep_lane */
-        sc->color = c;
-        sc->dir = dir;
         sc->rs = malloc(sizeof(bucket_step) * (size_t)nsteps);
         sc->ag = malloc(sizeof(bucket_step) * (size_t)nsteps);
         int laid = sc->rs && sc->ag && layout(a, &g, op, count, k, nsub, c, sc);
@@ -800,15 +661,10 @@ int tdm_torus_bucket(tdm_schedule *s, const tdm_coll_args *a, tdm_torus_bucket_o
         if (from != to)
             tdm_sched_copy(s, from, sc->part_count[me], type, to, sc->part_count[me], type);
     }
-    if (use_strands(a, op, &g)) {
-        tdm_sched_round(s); /* the copy in: the strand of the own sub-block waits for it alone */
-        emit_allgather_in_strands(s, a, &g, subs, nsub, units, offset, out);
-        return finish_build(s, subs, nsub);
-    }
     if (op != TDM_TORUS_ALLGATHER)
-        emit_phases(s, a, &g, subs, nsub, 1, units, g.ndims);
+        emit_phases(s, a, &g, subs, nsub, 1, units);
     if (op != TDM_TORUS_REDUCE_SCATTER) {
-        emit_phases(s, a, &g, subs, nsub, 0, units, g.ndims); /* its first round also reduces the last segments */
+        emit_phases(s, a, &g, subs, nsub, 0, units); /* its first round also reduces the last segments */
     } else {
         for (int k = 0; k < nsub; k++)
             units[k].active = 0;

@@ -24,7 +24,6 @@ int tdm_check_call(const char *fn, MPI_Comm comm, void *request, tdm_coll_kind k
     a->op = MPI_OP_NULL;
     a->segment_bytes = tdm_global.segment_bytes;
     a->bucket_chains = tdm_global.bucket_chains;
-    a->bucket_strands = tdm_global.bucket_strands;
     a->loggp = tdm_global.loggp;
     a->split_levels = -1;
     a->torus_ndims = 0;

@@ -16,8 +16,6 @@ typedef struct tdm_state {
     size_t segment_bytes;     /* TANDEM_SEGMENT_BYTES; 0: the model chooses */
     tdm_loggp loggp;          /* TANDEM_LOGGP or the defaults */
     int bucket_chains;        /* TANDEM_BUCKET_CHAINS: chains of a torus bucket call; 0: chosen by size */
-    int bucket_strands;       /* TANDEM_BUCKET_STRANDS: 1 the allgather's last phase in strands, 0 not,
-                                 -1 chosen by the torus */
     int color_threads;        /* TANDEM_COLOR_THREADS: lanes of a torus bucket call (1: one schedule) */
     int completion_hooks;     /* requests may get completion hooks (the interposer): agents pass the
                                  hook gate only then, so that plain calls pay no atomic for it */

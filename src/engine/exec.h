@@ -3,10 +3,6 @@
  * (MPI_Isend / MPI_Irecv on the private communicator, with the call's tag), runs its local actions
  * (MPI_Reduce_local, copies), and moves to the next round when every message has completed. It
  * knows nothing of the collective it runs nor of who drives it (an agent).
- *
- * A schedule with strands runs each strand's rounds in order and the strands side by side; a round
- * with a gate starts once that round of the other strand is done. Strand k's messages carry the tag
- * tag * TDM_SCHED_MAX_STRANDS + k, so that messages of different strands never match one another.
  */
 #ifndef TANDEM_EXEC_H
 #define TANDEM_EXEC_H
@@ -15,35 +11,18 @@
 
 #define TDM_EXEC_INLINE_REQUESTS 4
 
-/* A strand's progress: its round in flight (sched->nrounds once done), and that round's messages
- * posted (-1 before it started). */
-typedef struct {
-    int round, posted;
-} tdm_strand_run;
-
 typedef struct tdm_exec {
     const tdm_schedule *sched;
     MPI_Comm comm;
-    int tag;          /* the call's: see the top */
-    int round;        /* the round in flight; sched->nrounds once finished (with strands: 0 until then) */
+    int tag;
+    int round;        /* the round in flight; sched->nrounds once finished */
     int end_round;    /* the driver runs rounds up to this one (a split schedule runs in segments) */
     int posted;       /* messages of that round posted; -1 before the round started */
     MPI_Request *reqs;
     int error;        /* MPI error code of the first failure, MPI_SUCCESS if none */
     int draining;     /* after a failure: the round's receives were cancelled */
-    tdm_strand_run *strands; /* a schedule with strands: one per strand, whose messages are in reqs at
-                                k * sched->max_round_messages; NULL otherwise */
     MPI_Request reqs_inline[TDM_EXEC_INLINE_REQUESTS];
 } tdm_exec;
-
-/* The handles of the messages in flight, reqs[0 .. n) (some may be MPI_REQUEST_NULL), for a wait
- * outside the engine. */
-static inline int tdm_exec_slots(const tdm_exec *e)
-{
-    if (e->strands)
-        return e->sched->nstrands * e->sched->max_round_messages;
-    return e->posted > 0 ? e->posted : 0;
-}
 
 int tdm_exec_init(tdm_exec *e, const tdm_schedule *s, MPI_Comm comm, int tag);
 /* Runs the same schedule again, from its first round, with a new tag (a reused, cached schedule). */

@@ -205,8 +205,7 @@ int tdm_shadow_ready(tdm_shadow *sh, int *error)
     return done;
 }
 
-/* Call tags 0 .. range-1. A call's messages carry tags tag * TDM_SCHED_MAX_STRANDS + strand (see
- * tdm_exec), all at most MPI_TAG_UB (32767 is the least the standard allows). */
+/* Tags 0 .. range-1 (MPI_TAG_UB is the largest valid tag; 32767 is the least the standard allows). */
 static unsigned long tag_range(void)
 {
     if (tag_range_override > 0)
@@ -215,7 +214,7 @@ static unsigned long tag_range(void)
         void *value;
         int found = 0;
         MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &value, &found);
-        cached_tag_range = ((found ? (unsigned long)*(int *)value : 32767ul) + 1) / TDM_SCHED_MAX_STRANDS;
+        cached_tag_range = found ? (unsigned long)*(int *)value : 32767ul;
     }
     return cached_tag_range;
 }

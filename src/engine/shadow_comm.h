@@ -7,9 +7,8 @@
  *
  * Tag wrap: a tag is reused only when this rank has no unfinished collective that holds it. Before a
  * call would reuse the tag of a collective still running here, the starting call progresses until that
- * collective completes (see tdm_shadow_claim_tag). A call takes TDM_SCHED_MAX_STRANDS of MPI's tags
- * (one per strand of its schedule), so with MPI's least tag range (32767) this happens only with 1024
- * collectives outstanding on one communicator.
+ * collective completes (see tdm_shadow_claim_tag). With MPI's tag range (>= 32767) this happens only
+ * with that many collectives outstanding on one communicator.
  */
 #ifndef TANDEM_SHADOW_COMM_H
 #define TANDEM_SHADOW_COMM_H

@@ -29,10 +29,6 @@ void tdm_sched_init(tdm_schedule *s, const char *algorithm, int rank, int size)
     s->torus_ndims = 0;
     s->lane = 0;
     s->nlanes = 1;
-    s->nstrands = 1;
-    s->round_info = NULL;
-    s->open_strand = 0;
-    s->open_gate = -1;
 }
 
 void tdm_sched_destroy(tdm_schedule *s)
@@ -45,8 +41,6 @@ void tdm_sched_destroy(tdm_schedule *s)
         free(s->round_end);
     if (s->tmp != s->tmp_inline)
         free(s->tmp);
-    free(s->round_info);
-    s->round_info = NULL;
     s->nactions = s->nrounds = s->ntmp = 0;
     s->tmp_bytes = 0;
 }
@@ -186,41 +180,17 @@ void tdm_sched_copy(tdm_schedule *s, const void *src, int src_count, MPI_Datatyp
     a->dst_type = dst_type;
 }
 
-/* round_info for rounds_cap rounds, the rounds so far strand 0's without gates; 0 if out of memory. */
-static int reserve_round_info(tdm_schedule *s)
-{
-    tdm_round_info *info = realloc(s->round_info, sizeof *info * (size_t)s->rounds_cap);
-    if (!info)
-        return 0;
-    for (int r = s->round_info ? s->nrounds : 0; r < s->rounds_cap; r++)
-        info[r] = (tdm_round_info){0, -1, r + 1};
-    s->round_info = info;
-    return 1;
-}
-
 void tdm_sched_round(tdm_schedule *s)
 {
     if (s->error != MPI_SUCCESS)
         return;
     if (s->nactions == tdm_sched_round_begin(s, s->nrounds))
         return; /* empty round */
-    int cap = s->rounds_cap;
     if (s->nrounds == s->rounds_cap &&
         !grow((void **)&s->round_end, &s->rounds_cap, sizeof(int), s->round_end_inline)) {
         s->error = MPI_ERR_NO_MEM;
         return;
     }
-    if ((s->round_info && cap != s->rounds_cap) || (!s->round_info && (s->open_strand > 0 || s->open_gate >= 0))) {
-        if (!reserve_round_info(s)) {
-            s->error = MPI_ERR_NO_MEM;
-            return;
-        }
-    }
-    if (s->round_info) {
-        s->round_info[s->nrounds].strand = s->open_strand;
-        s->round_info[s->nrounds].gate = s->open_gate;
-    }
-    s->open_gate = -1;
     s->round_end[s->nrounds++] = s->nactions;
     if (s->open_round_messages > s->max_round_messages)
         s->max_round_messages = s->open_round_messages;
@@ -230,8 +200,6 @@ void tdm_sched_round(tdm_schedule *s)
 void tdm_sched_split_background(tdm_schedule *s)
 {
     tdm_sched_round(s);
-    if (s->round_info && s->error == MPI_SUCCESS)
-        s->error = MPI_ERR_INTERN; /* split segments are strand 0's rounds only */
     if (s->bg_begin < 0)
         s->bg_begin = s->nrounds;
 }
@@ -239,8 +207,6 @@ void tdm_sched_split_background(tdm_schedule *s)
 void tdm_sched_split_foreground(tdm_schedule *s)
 {
     tdm_sched_round(s);
-    if (s->round_info && s->error == MPI_SUCCESS)
-        s->error = MPI_ERR_INTERN;
     if (s->bg_end < 0)
         s->bg_end = s->nrounds;
 }
@@ -264,47 +230,8 @@ void *tdm_sched_tmp(tdm_schedule *s, size_t bytes)
     return p;
 }
 
-void tdm_sched_strand(tdm_schedule *s, int strand)
-{
-    tdm_sched_round(s);
-    if (strand < 0 || strand >= TDM_SCHED_MAX_STRANDS || s->bg_begin >= 0 || s->bg_end >= 0) {
-        s->error = MPI_ERR_INTERN; /* a builder's mistake */
-        return;
-    }
-    s->open_strand = strand;
-    s->open_gate = -1; /* a gate is the next round's of the strand it was set for */
-    if (strand >= s->nstrands)
-        s->nstrands = strand + 1;
-}
-
-void tdm_sched_after(tdm_schedule *s, int round)
-{
-    if (round < 0 || round >= s->nrounds || s->nactions != tdm_sched_round_begin(s, s->nrounds)) {
-        s->error = MPI_ERR_INTERN; /* no such round, or one is being built */
-        return;
-    }
-    s->open_gate = round;
-}
-
-/* Links each round to its strand's next. */
-static void link_strands(tdm_schedule *s)
-{
-    int last[TDM_SCHED_MAX_STRANDS];
-    for (int k = 0; k < s->nstrands; k++)
-        last[k] = -1;
-    for (int r = 0; r < s->nrounds; r++) {
-        tdm_round_info *info = &s->round_info[r];
-        if (last[info->strand] >= 0)
-            s->round_info[last[info->strand]].next = r;
-        last[info->strand] = r;
-        info->next = s->nrounds;
-    }
-}
-
 int tdm_sched_finish(tdm_schedule *s)
 {
     tdm_sched_round(s);
-    if (s->error == MPI_SUCCESS && s->round_info)
-        link_strands(s);
     return s->error;
 }

@@ -6,12 +6,6 @@
  * to completion when it is reached, so a send added after it sends the result. A local action must not
  * read what a receive of its own round delivers; put it in the next round.
  *
- * Strands: a schedule may run several sequences of rounds at once. Each round belongs to one strand
- * (0 unless the builder says otherwise); a strand's rounds run in order, one after the other, and the
- * strands run side by side, each with its own tag. A round may also wait for a round of another strand
- * (a gate). Lock-step rounds pay a message start-up per step with the links idle; strands let one
- * sequence's start-ups overlap another's transfers without building a second schedule (a lane).
- *
  * Algorithms build schedules with the tdm_sched_* vocabulary below and never call MPI; the engine runs
  * them and never knows which collective it runs.
  */
@@ -53,16 +47,6 @@ static inline void *tdm_action_at(const void *base, MPI_Aint stride, int k)
 #define TDM_SCHED_INLINE_ACTIONS 8
 #define TDM_SCHED_INLINE_ROUNDS 4
 #define TDM_SCHED_INLINE_TMP 2
-/* Strands of one schedule: each takes one of the call's tags (see tdm_exec), so the tag space holds
- * this many tags per call. */
-#define TDM_SCHED_MAX_STRANDS 32
-
-/* Where a round belongs when a schedule has strands or gates (tdm_schedule.round_info). */
-typedef struct {
-    int strand;
-    int gate;   /* the round (of another strand) that must be done before this one starts; -1: none */
-    int next;   /* the strand's next round; nrounds after its last */
-} tdm_round_info;
 
 typedef struct tdm_schedule {
     const char *algorithm;  /* e.g. "allreduce_ring": static string; a builder that hands the call to
@@ -90,11 +74,6 @@ typedef struct tdm_schedule {
     int torus_ndims, torus_dims[8], torus_bidirectional;
     /* One lane of a call built in several (tdm_coll_args.lanes): printed by the dump. 0 of 1 otherwise */
     int lane, nlanes;
-
-    /* Strands (see the top): NULL round_info when every round is strand 0's and none has a gate. */
-    int nstrands;           /* 1 + the largest strand used */
-    tdm_round_info *round_info; /* per round, rounds_cap entries; next is filled by tdm_sched_finish */
-    int open_strand, open_gate; /* builder: the strand and gate of the round being built */
 
     int error;              /* first build error (MPI error class), MPI_SUCCESS if none */
     /* A predefined op on a derived datatype is applied through the one predefined type the datatype
@@ -134,18 +113,6 @@ void tdm_sched_split_foreground(tdm_schedule *s);
 static inline int tdm_sched_bg_begin(const tdm_schedule *s) { return s->bg_begin < 0 ? 0 : s->bg_begin; }
 /* Rounds of the trailing foreground segment start here (nrounds if none). */
 static inline int tdm_sched_bg_end(const tdm_schedule *s) { return s->bg_end < 0 ? s->nrounds : s->bg_end; }
-/* Strands: the rounds from here on belong to strand (0 .. TDM_SCHED_MAX_STRANDS-1); ends the round.
- * Not with split rounds. */
-void tdm_sched_strand(tdm_schedule *s, int strand);
-/* The next round of the current strand starts only once round `round` (an index as tdm_sched_rounds
- * returned, of another strand) is done. */
-void tdm_sched_after(tdm_schedule *s, int round);
-/* Rounds closed so far: the index the next round will have. */
-static inline int tdm_sched_rounds(const tdm_schedule *s) { return s->nrounds; }
-static inline int tdm_sched_strand_of(const tdm_schedule *s, int r) { return s->round_info ? s->round_info[r].strand : 0; }
-static inline int tdm_sched_gate_of(const tdm_schedule *s, int r) { return s->round_info ? s->round_info[r].gate : -1; }
-/* The next round of r's strand (nrounds after its last); valid once finished. */
-static inline int tdm_sched_next_of(const tdm_schedule *s, int r) { return s->round_info ? s->round_info[r].next : r + 1; }
 /* Temporary memory freed with the schedule; NULL (and s->error set) if out of memory. */
 void *tdm_sched_tmp(tdm_schedule *s, size_t bytes);
 /* Closes the last round; returns s->error. */

@@ -64,16 +64,8 @@ static void dump_schedule(const tdm_schedule *s, FILE *out)
         fprintf(out, "  split: rounds [0, %d) on the application thread at start, [%d, %d) in the background, "
                      "[%d, %d) on the application thread in Wait\n",
                 tdm_sched_bg_begin(s), tdm_sched_bg_begin(s), tdm_sched_bg_end(s), tdm_sched_bg_end(s), s->nrounds);
-    if (s->nstrands > 1)
-        fprintf(out, "  %d strands (side by side, each with its own tag)\n", s->nstrands);
     for (int r = 0; r < s->nrounds; r++) {
-        int gate = tdm_sched_gate_of(s, r);
-        fprintf(out, "  round %d", r);
-        if (s->round_info)
-            fprintf(out, " (strand %d", tdm_sched_strand_of(s, r));
-        if (gate >= 0)
-            fprintf(out, ", after round %d", gate);
-        fprintf(out, "%s\n", s->round_info ? ")" : "");
+        fprintf(out, "  round %d\n", r);
         for (int i = tdm_sched_round_begin(s, r); i < tdm_sched_round_end(s, r); i++)
             dump_action(&s->actions[i], out);
     }

@@ -290,13 +290,6 @@ int tdm_select_init_from_env(const char *fn)
     if ((rc = lane_count_setting(fn, "TANDEM_COLOR_THREADS", "threads", 1, &tdm_global.color_threads)) != MPI_SUCCESS ||
         (rc = lane_count_setting(fn, "TANDEM_BUCKET_CHAINS", "chains", 0, &tdm_global.bucket_chains)) != MPI_SUCCESS)
         return rc; /* no chains setting: chosen by size */
-    const char *strands = getenv("TANDEM_BUCKET_STRANDS");
-    tdm_global.bucket_strands = -1;
-    if (strands && *strands) {
-        if (strcmp(strands, "0") && strcmp(strands, "1"))
-            return tdm_error(fn, MPI_ERR_ARG, "TANDEM_BUCKET_STRANDS=%s: expected 0 or 1", strands);
-        tdm_global.bucket_strands = strands[0] == '1';
-    }
     const char *loggp = getenv("TANDEM_LOGGP");
     tdm_global.loggp = tdm_loggp_defaults();
     if (loggp && *loggp && !tdm_loggp_parse_setting(loggp, &tdm_global.loggp))
