@@ -2,12 +2,14 @@
  * The closed-form costs against each other: the bucket algorithm on a symmetric bidirectional torus
  * meets the bandwidth lower bound, its alpha term is 2N^2 (d-1) (N^2 (d-1) unidirectional), a 1-D
  * unidirectional torus is the ring, allreduce is reduce-scatter plus allgather, and length-1
- * dimensions change nothing.
+ * dimensions change nothing. With a shared latency, a step's messages pay it once. TANDEM_LOGGP's
+ * forms, with and without the latency, and what they refuse.
  */
-#include "../src/model/collective_costs.h"
+#include "../src/model/loggp.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static int checks, failures;
 
@@ -23,7 +25,7 @@ static void expect(double got, double want, const char *what)
 int main(void)
 {
     const double n = 1 << 24;
-    tdm_loggp beta_only = {0, 1e-9, 0}, alpha_only = {1e-6, 0, 0}, gamma_only = {0, 0, 3e-10};
+    tdm_loggp beta_only = {0, 1e-9, 0, 0}, alpha_only = {1e-6, 0, 0, 0}, gamma_only = {0, 0, 3e-10, 0};
     tdm_torus t;
     tdm_torus_parse("8x8x8", &t);
     expect(tdm_torus_ranks(&t), 512, "ranks of 8x8x8");
@@ -42,7 +44,7 @@ int main(void)
     expect(tdm_cost_torus_bucket(TDM_COST_ALLGATHER, &t, n, &beta_only),
            tdm_cost_lower_bound(TDM_COST_ALLGATHER, &t, n, &beta_only), "unidirectional bucket AG meets its bound");
 
-    tdm_loggp m = {2e-6, 1e-9, 3e-10};
+    tdm_loggp m = {2e-6, 1e-9, 3e-10, 0};
     tdm_torus ring;
     tdm_torus_parse("12", &ring);
     ring.bidirectional = 0;
@@ -63,6 +65,42 @@ int main(void)
            "length-1 dimensions change nothing");
     expect(tdm_cost_rabenseifner_allreduce(8, n, &beta_only), 2 * 7.0 / 8 * n * 1e-9, "Rabenseifner bandwidth");
     expect(tdm_cost_recursive_doubling_allreduce(8, n, &alpha_only), 3e-6, "recursive doubling latency");
+    /* shared latency: 8x8x8 runs 3 phases of 7 rounds, each with a message on each of 6 links */
+    tdm_loggp shared = {1e-6, 0, 0, 1e-6}, mixed = {1e-6, 0, 0, 2.5e-7};
+    tdm_torus_parse("8x8x8", &t);
+    expect(tdm_cost_torus_bucket(TDM_COST_REDUCE_SCATTER, &t, n, &shared), 3 * 7 * 1e-6,
+           "8x8x8 all of alpha shared: a latency per step");
+    expect(tdm_cost_torus_bucket(TDM_COST_REDUCE_SCATTER, &t, n, &mixed), 3 * 7 * 2.5e-7 + 6 * 3 * 7 * 7.5e-7,
+           "8x8x8 latency once per step, the rest of alpha per message");
+    /* 8x4x2: each phase as long as its longest ring (3 x 7 rounds); 6 x (7 + 3 + 1) messages */
+    expect(tdm_cost_torus_bucket(TDM_COST_ALLGATHER, &a, n, &mixed), 3 * 7 * 2.5e-7 + 6 * 11 * 7.5e-7,
+           "8x4x2 latency once per round of the longest ring");
+
+    /* TANDEM_LOGGP */
+    tdm_loggp parsed;
+    expect(tdm_loggp_parse_setting("1e-6,1e-10,1.5e-10", &parsed) && parsed.alpha == 1e-6 && parsed.latency == 0, 1,
+           "alpha,beta,gamma: no shared latency");
+    expect(tdm_loggp_parse_setting("1e-6,1e-10,1.5e-10,4e-7", &parsed) && parsed.gamma == 1.5e-10 &&
+               parsed.latency == 4e-7,
+           1, "alpha,beta,gamma,latency");
+    expect(tdm_loggp_parse_setting("1e-6,1e-10,1.5e-10,2e-6", &parsed) == 0 &&
+               tdm_loggp_parse_setting("1e-6,1e-10,1.5e-10,-1e-7", &parsed) == 0 &&
+               tdm_loggp_parse_setting("1e-6,1e-10,1.5e-10,", &parsed) == 0 &&
+               tdm_loggp_parse_setting("1e-6,1e-10,1.5e-10,1e-7,1", &parsed) == 0,
+           1, "a latency above alpha or below 0, a trailing comma, a fifth value are refused");
+    char path[] = "/tmp/tandem_test_loggp_XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    tdm_loggp saved = {2e-6, 1e-9, 3e-10, 5e-7};
+    int written = f && tdm_loggp_write(f, &saved, "test");
+    if (f)
+        fclose(f);
+    expect(written && tdm_loggp_parse_setting(path, &parsed) && parsed.alpha == 2e-6 && parsed.beta == 1e-9 &&
+               parsed.latency == 5e-7,
+           1, "a saved file keeps the latency");
+    if (fd >= 0)
+        remove(path);
+
     expect(tdm_torus_parse("8x", &b) == 0 && tdm_torus_parse("0x3", &b) == 0 && tdm_torus_parse("", &b) == 0, 1,
            "malformed dimensions are refused");
 

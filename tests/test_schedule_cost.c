@@ -229,7 +229,7 @@ static void torus_case(const char *dims, int bidirectional)
             expectation e = {&real, bidirectional, calls[c].rs, calls[c].ag, n, cut ? part : 0, where};
             size_t segment_bytes = cut ? (size_t)part * sizeof(double) : (size_t)1 << 40;
             tdm_algorithm_fn build = tdm_select_builder(calls[c].collective, name);
-            tdm_loggp beta_only = {0, 1e-9, 0}, alpha_only = {1e-6, 0, 0}, gamma_only = {0, 0, 1e-10};
+            tdm_loggp beta_only = {0, 1e-9, 0, 0}, alpha_only = {1e-6, 0, 0, 0}, gamma_only = {0, 0, 1e-10, 0};
             tdm_schedule_cost cost;
             double bytes = (double)n * sizeof(double);
             int rc = tdm_cost_call(build, calls[c].c, &t, n, segment_bytes, &beta_only, &cost, visit, &e);
@@ -252,6 +252,23 @@ static void torus_case(const char *dims, int bidirectional)
             if (!cut)
                 expect(close_to(cost.time, tdm_cost_torus_bucket(calls[c].c, &t, bytes, &alpha_only)),
                        "alpha term: the closed form", where);
+            /* messages started at once share the latency: once per round with messages, and alpha - latency
+             * per message */
+            double per_message = cost.time;
+            tdm_loggp shared = {1e-6, 0, 0, 1e-6}, mixed = {1e-6, 0, 0, 4e-7};
+            tdm_cost_call(build, calls[c].c, &t, n, segment_bytes, &shared, &cost, NULL, NULL);
+            double per_round = cost.time;
+            expect(per_round <= per_message * (1 + 1e-12) && (e.bidirectional || real.ndims == 1 || per_round < per_message),
+                   "shared latency: a round's messages start up together", where);
+            tdm_cost_call(build, calls[c].c, &t, n, segment_bytes, &mixed, &cost, NULL, NULL);
+            expect(close_to(cost.time, 0.4 * per_round + 0.6 * per_message),
+                   "shared latency: once per round, the rest of alpha per message", where);
+            if (!cut) {
+                expect(close_to(per_round, tdm_cost_torus_bucket(calls[c].c, &t, bytes, &shared)),
+                       "shared latency: the closed form (a round per step)", where);
+                expect(close_to(cost.time, tdm_cost_torus_bucket(calls[c].c, &t, bytes, &mixed)),
+                       "shared latency: the closed form (latency and overhead)", where);
+            }
             tdm_cost_call(build, calls[c].c, &t, n, segment_bytes, &gamma_only, &cost, NULL, NULL);
             expect(close_to(cost.time, tdm_cost_torus_bucket(calls[c].c, &t, bytes, &gamma_only)),
                    "gamma term: the closed form", where);
@@ -272,7 +289,7 @@ static void uneven_case(const char *dims)
     int p = tdm_torus_ranks(&t), symmetric = 1;
     for (int i = 1; i < t.ndims; i++)
         symmetric &= t.dims[i] == t.dims[0];
-    tdm_loggp m = {1e-6, 1e-10, 1.5e-10};
+    tdm_loggp m = {1e-6, 1e-10, 1.5e-10, 0};
     const char *collective[3] = {"reduce_scatter_block", "allgather", "allreduce"};
     for (int c = 0; c < 3; c++) {
         char where[96];
@@ -302,7 +319,7 @@ int main(void)
             torus_case(tori[i], bidirectional);
 
     /* the ring schedule (one segment per step) costs exactly the ring formula */
-    tdm_loggp m = {2e-6, 1e-9, 3e-10};
+    tdm_loggp m = {2e-6, 1e-9, 3e-10, 0};
     tdm_torus ring;
     tdm_torus_parse("12", &ring);
     const char *collective[3] = {"reduce_scatter_block", "allgather", "allreduce"};

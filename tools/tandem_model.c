@@ -7,7 +7,7 @@
  *       the buffer; --variable: gather/scatter, whose messages double toward the root).
  *
  *   tandem-model bounds --collective allreduce|reduce_scatter|allgather --dims 8x8x8 --bytes N
- *                       [--ranks P] [--loggp FILE | --alpha A --beta B --gamma G] [--unidirectional]
+ *                       [--ranks P] [--loggp FILE | --alpha A --beta B --gamma G [--latency L]] [--unidirectional]
  *                       [--json]
  *       the lower bound on the torus and, for each algorithm, its closed-form cost and the LogGP cost
  *       of its schedules, built for every rank (beta and gamma per byte; doubles; without --dims, a
@@ -34,7 +34,8 @@ static int usage(void)
 {
     fprintf(stderr, "usage: tandem-model split-tree --cores N [--variable] [--json]\n"
                     "       tandem-model bounds --collective allreduce|reduce_scatter|allgather --dims 8x8x8\n"
-                    "                           --bytes N [--ranks P] [--loggp FILE | --alpha A --beta B --gamma G]\n"
+                    "                           --bytes N [--ranks P] [--loggp FILE | --alpha A --beta B --gamma G\n"
+                    "                           [--latency L]]\n"
                     "                           [--unidirectional] [--json]\n"
                     "       mpirun -np 2 tandem-model loggp [--reps R] [--save FILE]\n");
     return 2;
@@ -129,7 +130,7 @@ static int bounds(int argc, char **argv)
     const char *collective = "allreduce", *dims = NULL;
     double bytes = 1 << 20;
     int ranks = 0, json = 0, unidirectional = 0;
-    tdm_loggp m = {1e-6, 1e-10, 2.5e-10}; /* 1 us per message, 10 GB/s links, 4 GB/s reductions */
+    tdm_loggp m = {1e-6, 1e-10, 2.5e-10, 0}; /* 1 us per message, 10 GB/s links, 4 GB/s reductions */
     for (int i = 0; i < argc; i++) {
         const char *value = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(argv[i], "--collective") && value)
@@ -146,6 +147,8 @@ static int bounds(int argc, char **argv)
             m.beta = atof(argv[++i]);
         else if (!strcmp(argv[i], "--gamma") && value)
             m.gamma = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--latency") && value)
+            m.latency = atof(argv[++i]);
         else if (!strcmp(argv[i], "--loggp") && value) {
             if (!tdm_loggp_parse_setting(argv[++i], &m)) {
                 fprintf(stderr, "tandem-model: --loggp %s: not a file written by tandem-model loggp\n", argv[i]);
@@ -181,6 +184,10 @@ static int bounds(int argc, char **argv)
         fprintf(stderr, "tandem-model: --dims %s has %d ranks, not --ranks %d\n", dims, tdm_torus_ranks(&t), ranks);
         return usage();
     }
+    if (m.latency < 0 || m.latency > m.alpha) {
+        fprintf(stderr, "tandem-model: --latency %g: expected 0 to alpha (%g)\n", m.latency, m.alpha);
+        return usage();
+    }
     t.bidirectional = !unidirectional;
     int p = tdm_torus_ranks(&t);
     cost_row rows[6];
@@ -200,8 +207,8 @@ static int bounds(int argc, char **argv)
     }
     if (json) {
         printf("{\"collective\": \"%s\", \"dims\": \"%s\", \"ranks\": %d, \"bytes\": %.0f, "
-               "\"bidirectional\": %s, \"alpha\": %g, \"beta\": %g, \"gamma\": %g, \"costs\": {",
-               collective, dims, p, bytes, t.bidirectional ? "true" : "false", m.alpha, m.beta, m.gamma);
+               "\"bidirectional\": %s, \"alpha\": %g, \"beta\": %g, \"gamma\": %g, \"latency\": %g, \"costs\": {",
+               collective, dims, p, bytes, t.bidirectional ? "true" : "false", m.alpha, m.beta, m.gamma, m.latency);
         for (int i = 0; i < nrows; i++)
             printf("%s\"%s\": %.9g", i ? ", " : "", rows[i].name, rows[i].cost);
         printf("}, \"schedule_costs\": {");
@@ -210,8 +217,10 @@ static int bounds(int argc, char **argv)
         printf("}}\n");
         return 0;
     }
-    printf("%s of %.0f bytes on a %s %s torus of %d ranks (alpha %g s, beta %g s/B, gamma %g s/B)\n", collective,
-           bytes, dims, t.bidirectional ? "bidirectional" : "unidirectional", p, m.alpha, m.beta, m.gamma);
+    printf("%s of %.0f bytes on a %s %s torus of %d ranks (alpha %g s, beta %g s/B, gamma %g s/B, shared latency "
+           "%g s)\n",
+           collective, bytes, dims, t.bidirectional ? "bidirectional" : "unidirectional", p, m.alpha, m.beta, m.gamma,
+           m.latency);
     printf("  %-32s %14s %10s %14s %10s\n", "algorithm", "closed form", "/ bound", "schedules", "/ bound");
     for (int i = 0; i < nrows; i++) {
         printf("  %-32s %14.6g %10.3f", rows[i].name, rows[i].cost, bound > 0 ? rows[i].cost / bound : 0);
@@ -219,8 +228,9 @@ static int bounds(int argc, char **argv)
             printf(" %14.6g %10.3f", rows[i].schedule, bound > 0 ? rows[i].schedule / bound : 0);
         printf("\n");
     }
-    printf("(closed forms: one message per step; schedules: every rank's schedule as Tandem builds it, steps cut\n"
-           " into the segments the model chooses, costed round by round, the slowest rank of each round)\n");
+    printf("(closed forms: a round per step, whose messages pay alpha each but the shared latency once;\n"
+           " schedules: every rank's schedule as Tandem builds it, steps cut into the segments the model\n"
+           " chooses, costed round by round, the slowest rank of each round)\n");
     return 0;
 }
 

@@ -64,13 +64,17 @@ def tandem_model():
 
 
 @functools.lru_cache(maxsize=None)
-def model(collective, dims, nbytes, unidirectional=False, gamma=None):
+def model(collective, dims, nbytes, unidirectional=False, gamma=None, shared_latency=False):
     """tandem-model bounds --json: lower bound, closed forms and schedule costs (gamma: instead of the
-    platform's). Cached (costing every rank's schedule takes seconds at 4096 ranks): the dict returned is
-    shared, read it only."""
+    platform's; shared_latency: the platform's alpha is a latency that messages started at once share, as
+    sim/run tells Tandem, else every message pays all of it, as the papers' closed forms do). Cached
+    (costing every rank's schedule takes seconds at 4096 ranks): the dict returned is shared, read it
+    only."""
     cmd = [tandem_model(), "bounds", "--collective", collective, "--dims", dims, "--bytes", str(nbytes),
            "--alpha", str(PLATFORM["alpha"] + 2 * PLATFORM["overhead"]), "--beta", str(PLATFORM["beta"]),
            "--gamma", str(PLATFORM["gamma"] if gamma is None else gamma), "--json"]
+    if shared_latency:
+        cmd += ["--latency", str(PLATFORM["alpha"])]
     if unidirectional:
         cmd.append("--unidirectional")
     return json.loads(subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True).stdout)

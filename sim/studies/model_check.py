@@ -4,7 +4,8 @@
 For every schedule simulated by the bucket_bound study (sim/results/bucket_bound.csv) and for short
 allreduces simulated here (recursive doubling, 8 B to 64 KiB): the LogGP cost tandem-model predicts
 for the schedule (every rank's schedule as Tandem builds it, costed round by round) and its closed
-form, beside the simulated time, with the ratios. Rows where schedule cost and simulation differ by
+form, beside the simulated time, with the ratios. The model is told what sim/run tells Tandem: the
+platform's alpha is a latency that the messages a round starts at once share. Rows where schedule cost and simulation differ by
 more than 15% are marked; the reasons are in the README section "Running at scale in simulation".
 
   sim/studies/model_check.py [--short-torus 4x4x4] [--plot-only]
@@ -22,7 +23,7 @@ MODEL_KEY = {"ring": "ring", "rabenseifner": "rabenseifner", "recursive_doubling
 
 
 def predicted(coll, torus, n, alg):
-    m = common.model(coll, torus, n, unidirectional=alg == "torus_bucket_uni")
+    m = common.model(coll, torus, n, unidirectional=alg == "torus_bucket_uni", shared_latency=True)
     key = MODEL_KEY[alg]
     return m["schedule_costs"].get(key), m["costs"].get(key)
 

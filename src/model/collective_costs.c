@@ -117,7 +117,9 @@ static double bucket_half(const tdm_torus *t, double n, const tdm_loggp *m, int 
         dl = t->dims[i] > dl ? t->dims[i] : dl;
         steps += t->dims[i] - 1;
     }
-    double alpha = links(t) * steps * m->alpha;
+    /* every sub-color sends a message per step; the colors' phases run in the same rounds, each as long
+     * as its longest ring, and a round's messages share the latency */
+    double alpha = links(t) * steps * (m->alpha - m->latency) + nd * (dl - 1.0) * m->latency;
     double shrink = (pow(ds, nd) - 1) / pow(ds, nd) * ds / (ds - 1.0);
     double beta = (dl - 1.0) / dl * n * m->beta / links(t) * shrink;
     return alpha + beta + (with_reduction ? fraction(p) * n * m->gamma : 0.0);

@@ -5,12 +5,12 @@
 
 tdm_loggp tdm_loggp_defaults(void)
 {
-    return (tdm_loggp){TDM_LOGGP_DEFAULT_ALPHA, TDM_LOGGP_DEFAULT_BETA, TDM_LOGGP_DEFAULT_GAMMA};
+    return (tdm_loggp){TDM_LOGGP_DEFAULT_ALPHA, TDM_LOGGP_DEFAULT_BETA, TDM_LOGGP_DEFAULT_GAMMA, 0};
 }
 
 static int positive(double v) { return v > 0 && v < 1; }
 
-/* "alpha A" lines (any order, # comments) */
+/* "alpha A" lines (any order, # comments); latency optional */
 static int parse_file(FILE *in, tdm_loggp *m)
 {
     char line[256], name[32];
@@ -25,15 +25,20 @@ static int parse_file(FILE *in, tdm_loggp *m)
             m->beta = v, seen |= 2;
         else if (!strcmp(name, "gamma"))
             m->gamma = v, seen |= 4;
+        else if (!strcmp(name, "latency"))
+            m->latency = v;
     }
     return seen == 7;
 }
 
 int tdm_loggp_parse_setting(const char *setting, tdm_loggp *m)
 {
-    tdm_loggp v;
+    tdm_loggp v = {0, 0, 0, 0};
     char rest;
-    if (sscanf(setting, "%lf,%lf,%lf%c", &v.alpha, &v.beta, &v.gamma, &rest) != 3) {
+    int given = sscanf(setting, "%lf,%lf,%lf,%lf%c", &v.alpha, &v.beta, &v.gamma, &v.latency, &rest);
+    if (given == 3 && sscanf(setting, "%*f,%*f,%*f%c", &rest) == 1)
+        given = 0; /* "a,b,c" followed by something other than ",latency" */
+    if (given != 3 && given != 4) {
         FILE *in = fopen(setting, "r");
         if (!in)
             return 0;
@@ -42,7 +47,7 @@ int tdm_loggp_parse_setting(const char *setting, tdm_loggp *m)
         if (!ok)
             return 0;
     }
-    if (!positive(v.alpha) || !positive(v.beta) || !positive(v.gamma))
+    if (!positive(v.alpha) || !positive(v.beta) || !positive(v.gamma) || v.latency < 0 || v.latency > v.alpha)
         return 0;
     *m = v;
     return 1;
@@ -50,9 +55,12 @@ int tdm_loggp_parse_setting(const char *setting, tdm_loggp *m)
 
 int tdm_loggp_write(FILE *out, const tdm_loggp *m, const char *how)
 {
-    return fprintf(out, "# LogGP parameters for Tandem (TANDEM_LOGGP=this file)%s%s\n"
-                        "alpha %.6g\nbeta %.6g\ngamma %.6g\n",
-                   how ? ": " : "", how ? how : "", m->alpha, m->beta, m->gamma) > 0;
+    int ok = fprintf(out, "# LogGP parameters for Tandem (TANDEM_LOGGP=this file)%s%s\n"
+                          "alpha %.6g\nbeta %.6g\ngamma %.6g\n",
+                     how ? ": " : "", how ? how : "", m->alpha, m->beta, m->gamma) > 0;
+    if (ok && m->latency > 0)
+        ok = fprintf(out, "latency %.6g\n", m->latency) > 0;
+    return ok;
 }
 
 static int by_value(const void *x, const void *y)

@@ -1,7 +1,9 @@
 /*
  * The machine's LogGP parameters for the model: alpha (seconds per message), beta (seconds per byte on
- * a link) and gamma (seconds per byte reduced). Built-in defaults, or what `tandem-model loggp`
- * measured and saved (TANDEM_LOGGP=file), or given inline (TANDEM_LOGGP=alpha,beta,gamma).
+ * a link) and gamma (seconds per byte reduced), and optionally the latency that messages started at
+ * once share (tdm_loggp.latency; not measured: 0 unless given). Built-in defaults, or what
+ * `tandem-model loggp` measured and saved (TANDEM_LOGGP=file), or given inline
+ * (TANDEM_LOGGP=alpha,beta,gamma[,latency]).
  */
 #ifndef TANDEM_LOGGP_H
 #define TANDEM_LOGGP_H
@@ -18,7 +20,8 @@
 #define TDM_LOGGP_DEFAULT_GAMMA 1.5e-10
 
 tdm_loggp tdm_loggp_defaults(void);
-/* From a file written by tdm_loggp_write or from "alpha,beta,gamma"; 0 if malformed. */
+/* From a file written by tdm_loggp_write or from "alpha,beta,gamma[,latency]"; 0 if malformed (latency
+ * must lie in 0 .. alpha). */
 int tdm_loggp_parse_setting(const char *setting, tdm_loggp *m);
 int tdm_loggp_write(FILE *out, const tdm_loggp *m, const char *how);
 

@@ -40,7 +40,8 @@ double tdm_round_time(const tdm_round_load *l, const tdm_loggp *m)
     double busiest = l->port_bytes;
     for (int k = 0; k < TDM_LINKS; k++)
         busiest = l->link_bytes[k] > busiest ? l->link_bytes[k] : busiest;
-    return l->messages * m->alpha + busiest * m->beta + l->reduced_bytes * m->gamma;
+    double startups = l->messages > 0 ? m->latency + l->messages * (m->alpha - m->latency) : 0;
+    return startups + busiest * m->beta + l->reduced_bytes * m->gamma;
 }
 
 static int grow_rounds(double **slowest, int *cap, int need)
