@@ -7,8 +7,8 @@
  *       the buffer; --variable: gather/scatter, whose messages double toward the root).
  *
  *   tandem-model bounds --collective allreduce|reduce_scatter|allgather --dims 8x8x8 --bytes N
- *                       [--ranks P] [--loggp FILE | --alpha A --beta B --gamma G [--latency L]] [--unidirectional]
- *                       [--json]
+ *                       [--ranks P] [--loggp FILE | --alpha A --beta B --gamma G [--latency L]]
+ *                       [--unidirectional] [--json]
  *       the lower bound on the torus and, for each algorithm, its closed-form cost and the LogGP cost
  *       of its schedules, built for every rank (beta and gamma per byte; doubles; without --dims, a
  *       ring of --ranks ranks).
@@ -184,7 +184,7 @@ static int bounds(int argc, char **argv)
         fprintf(stderr, "tandem-model: --dims %s has %d ranks, not --ranks %d\n", dims, tdm_torus_ranks(&t), ranks);
         return usage();
     }
-    if (m.latency < 0 || m.latency > m.alpha) {
+    if (!tdm_loggp_latency_valid(&m)) {
         fprintf(stderr, "tandem-model: --latency %g: expected 0 to alpha (%g)\n", m.latency, m.alpha);
         return usage();
     }

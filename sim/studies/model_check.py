@@ -5,8 +5,8 @@ For every schedule simulated by the bucket_bound study (sim/results/bucket_bound
 allreduces simulated here (recursive doubling, 8 B to 64 KiB): the LogGP cost tandem-model predicts
 for the schedule (every rank's schedule as Tandem builds it, costed round by round) and its closed
 form, beside the simulated time, with the ratios. The model is told what sim/run tells Tandem: the
-platform's alpha is a latency that the messages a round starts at once share. Rows where schedule cost and simulation differ by
-more than 15% are marked; the reasons are in the README section "Running at scale in simulation".
+platform's alpha is a latency that the messages a round starts at once share. Rows where schedule cost
+and simulation differ by more than 15% are marked; the reasons are in the README section "Running at scale in simulation".
 
   sim/studies/model_check.py [--short-torus 4x4x4] [--plot-only]
 

@@ -47,7 +47,7 @@ int tdm_loggp_parse_setting(const char *setting, tdm_loggp *m)
         if (!ok)
             return 0;
     }
-    if (!positive(v.alpha) || !positive(v.beta) || !positive(v.gamma) || v.latency < 0 || v.latency > v.alpha)
+    if (!positive(v.alpha) || !positive(v.beta) || !positive(v.gamma) || !tdm_loggp_latency_valid(&v))
         return 0;
     *m = v;
     return 1;

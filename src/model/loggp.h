@@ -23,6 +23,8 @@ tdm_loggp tdm_loggp_defaults(void);
 /* From a file written by tdm_loggp_write or from "alpha,beta,gamma[,latency]"; 0 if malformed (latency
  * must lie in 0 .. alpha). */
 int tdm_loggp_parse_setting(const char *setting, tdm_loggp *m);
+/* The latency a round's messages share is part of a message's start-up: 0 to alpha. */
+static inline int tdm_loggp_latency_valid(const tdm_loggp *m) { return m->latency >= 0 && m->latency <= m->alpha; }
 int tdm_loggp_write(FILE *out, const tdm_loggp *m, const char *how);
 
 /*

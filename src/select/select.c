@@ -294,9 +294,9 @@ int tdm_select_init_from_env(const char *fn)
     tdm_global.loggp = tdm_loggp_defaults();
     if (loggp && *loggp && !tdm_loggp_parse_setting(loggp, &tdm_global.loggp))
         return tdm_error(fn, MPI_ERR_ARG,
-                         "TANDEM_LOGGP=%s: expected a file written by tandem-model loggp or alpha,beta,gamma[,latency] "
-                         "(seconds per message, per byte sent, per byte reduced; the latency a round's messages "
-                         "share, 0 to alpha)",
+                         "TANDEM_LOGGP=%s: expected a file written by tandem-model loggp or "
+                         "alpha,beta,gamma[,latency] (seconds per message, per byte sent, per byte reduced; the "
+                         "latency a round's messages share, 0 to alpha)",
                          loggp);
     return MPI_SUCCESS;
 }
