@@ -83,11 +83,9 @@ void tdm_request_pool_finalize(void)
     }
 }
 
-int tdm_request_bind_comm(struct tdm_request *req)
+int tdm_request_bind_comm_slow(struct tdm_request *req)
 {
     tdm_exec *e = &req->exec;
-    if (e->comm != MPI_COMM_NULL)
-        return 1;
     int error = MPI_SUCCESS;
     if (!tdm_shadow_ready(req->shadow, &error)) {
         if (error == MPI_SUCCESS)

@@ -99,7 +99,12 @@ int tdm_request_error(const struct tdm_request *req);
 void tdm_request_dump(const struct tdm_request *req, FILE *out);
 
 /* A request runs on its shadow communicator once that exists: binds the engine to it; 0 while it
- * is still being created (a failed creation fails the request). */
-int tdm_request_bind_comm(struct tdm_request *req);
+ * is still being created (a failed creation fails the request). Bound once, it stays bound (a cached
+ * request too): the test is all that is left on every later call. */
+int tdm_request_bind_comm_slow(struct tdm_request *req);
+static inline int tdm_request_bind_comm(struct tdm_request *req)
+{
+    return req->exec.comm != MPI_COMM_NULL || tdm_request_bind_comm_slow(req);
+}
 
 #endif

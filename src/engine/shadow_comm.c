@@ -221,6 +221,20 @@ static unsigned long tag_range(void)
 
 unsigned long tdm_shadow_tag_count(void) { return tag_range(); }
 
+/* The tag space wrapped onto a call still running: completes the oldest calls until none holds the
+ * tag of sequence number s. Rare (cold), and out of line so that claiming stays short. */
+static __attribute__((noinline, cold)) int wait_for_tag(tdm_shadow *sh, unsigned long s, unsigned long range)
+{
+    while (sh->oldest && s - sh->oldest->seq >= range) {
+        struct tdm_request *oldest = sh->oldest;
+        int rc = tdm_agent_wait(oldest);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        tdm_shadow_release(sh, oldest); /* if its agent did not already */
+    }
+    return MPI_SUCCESS;
+}
+
 int tdm_shadow_claim_tag(tdm_shadow *sh, struct tdm_request *req, int *tag)
 {
     unsigned long range = tag_range();
@@ -228,12 +242,10 @@ int tdm_shadow_claim_tag(tdm_shadow *sh, struct tdm_request *req, int *tag)
     int claimed = sh->next_tag; /* s modulo range */
     sh->next_tag = (unsigned long)claimed + 1 == range ? 0 : claimed + 1;
     /* Outstanding sequence numbers lie in (s - range, s) unless the oldest still holds this tag. */
-    while (sh->oldest && s - sh->oldest->seq >= range) {
-        struct tdm_request *oldest = sh->oldest;
-        int rc = tdm_agent_wait(oldest);
+    if (sh->oldest && s - sh->oldest->seq >= range) {
+        int rc = wait_for_tag(sh, s, range);
         if (rc != MPI_SUCCESS)
             return rc;
-        tdm_shadow_release(sh, oldest); /* if its agent did not already */
     }
     req->seq = s;
     req->holds_tag = 1;
