@@ -117,6 +117,17 @@ static int round_settled(const tdm_exec *e)
     return 1;
 }
 
+/* After a failure: once every posted message completed, the schedule ends (every segment of it);
+ * 1 when it has. Out of line: the common path is the loop below. */
+static __attribute__((noinline, cold)) int wind_up(tdm_exec *e)
+{
+    if (e->posted > 0 && !drain_round(e))
+        return 0;
+    e->posted = 0;
+    e->round = e->end_round = e->sched->nrounds;
+    return 1;
+}
+
 /* MPICH declares MPI_Testall with an access attribute that GCC 12 checks against MPI_STATUSES_IGNORE
  * (the address 1), a false "region of size 0" warning. */
 #pragma GCC diagnostic push
@@ -124,25 +135,25 @@ static int round_settled(const tdm_exec *e)
 static int progress(tdm_exec *e, int may_test)
 {
     while (!tdm_exec_finished(e)) {
-        if (e->error == MPI_SUCCESS && e->posted < 0)
+        if (e->error != MPI_SUCCESS)
+            return wind_up(e);
+        if (e->posted < 0) {
             start_round(e);
-        if (e->error == MPI_SUCCESS && e->posted > 0 && !round_settled(e)) {
+            if (e->error != MPI_SUCCESS)
+                continue;
+        }
+        if (e->posted > 0 && !round_settled(e)) {
             if (!may_test)
                 return 0;
             int done = 0;
             int rc = e->posted == 1 ? MPI_Test(&e->reqs[0], &done, MPI_STATUS_IGNORE)
                                     : MPI_Testall(e->posted, e->reqs, &done, MPI_STATUSES_IGNORE);
-            if (rc != MPI_SUCCESS)
+            if (rc != MPI_SUCCESS) {
                 tdm_exec_fail(e, rc);
-            else if (!done)
+                continue;
+            }
+            if (!done)
                 return 0;
-        }
-        if (e->error != MPI_SUCCESS) {
-            if (e->posted > 0 && !drain_round(e))
-                return 0;
-            e->posted = 0;
-            e->round = e->end_round = e->sched->nrounds; /* a failure ends every segment */
-            return 1;
         }
         e->round++;
         e->posted = -1;
