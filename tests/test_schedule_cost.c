@@ -14,6 +14,7 @@
  *   - a ring schedule costs exactly the ring formula;
  *   - a vector that does not split evenly takes as many rounds as one that does.
  */
+#include "../src/model/loggp.h"
 #include "../src/model/schedule_cost.h"
 #include "../src/select/select.h"
 
@@ -358,6 +359,18 @@ int main(void)
     a.torus_network = 0;
     expect(strcmp(tdm_select(&a)->full_name, "allreduce_torus_bucket") != 0,
            "no torus bucket unless the torus is the network's", "selection, 8x8x8, 1 MiB");
+    /* Short allreduces: recursive doubling only while its whole-vector messages stay under 4 KiB (Open
+     * MPI's shared-memory eager limit); from there the halving algorithms, on 2 ranks as on 512. */
+    a.loggp = tdm_loggp_defaults();
+    for (int size = 2; size <= 512; size *= 16) {
+        a.size = size;
+        a.count = 500; /* 4000 B */
+        expect(!strcmp(tdm_select(&a)->full_name, "allreduce_recursive_doubling"), "4000 B: recursive doubling",
+               "selection, short allreduce");
+        a.count = 512; /* 4096 B */
+        expect(strcmp(tdm_select(&a)->full_name, "allreduce_recursive_doubling") != 0,
+               "4096 B: not recursive doubling", "selection, short allreduce");
+    }
     printf("test_schedule_cost: %d checks, %d failed: %s\n", checks, failures, failures ? "FAIL" : "PASS");
     return failures != 0;
 }
