@@ -12,7 +12,10 @@
  *   - with the steps cut into equal segments (what the model does), every phase costs what its busiest
  *     link carries, max_q (d_q - 1)/d_q of the data, which stays under the closed form;
  *   - a ring schedule costs exactly the ring formula;
- *   - a vector that does not split evenly takes as many rounds as one that does.
+ *   - a vector that does not split evenly takes as many rounds as one that does;
+ *   - the halfway allgather (each part the shorter way round) does the same with floor(d/2) steps a ring,
+ *     each moving a whole group of the color (half of the group opposite at the last step of an even
+ *     ring), and the same bytes on every link.
  */
 #include "../src/model/loggp.h"
 #include "../src/model/schedule_cost.h"
@@ -38,7 +41,7 @@ static int close_to(double got, double want) { return fabs(got - want) <= 1e-9 *
 
 typedef struct {
     const tdm_torus *t; /* dimensions longer than 1 only */
-    int bidirectional, reduce_scatter, allgather;
+    int bidirectional, halfway, reduce_scatter, allgather;
     long n;
     long seg;           /* elements per segment; 0: one message per step */
     const char *where;
@@ -46,7 +49,20 @@ typedef struct {
 
 static int phase_dim(int c, int i, int n) { return (i + c) % n; }
 
-/* Elements the color using dimension q in phase i holds at the start of that phase. */
+/* Steps of a ring of d, and elements of the message of step `step` of one direction (data: what that
+ * direction holds of the color; halfway both directions move whole groups of the color, 2 data / d,
+ * but the last step of an even ring only half of one). */
+static int ring_steps(const expectation *e, int d) { return e->halfway ? d / 2 : d - 1; }
+
+static double step_data(const expectation *e, double data, int d, int step)
+{
+    if (!e->halfway)
+        return data / d;
+    return d % 2 == 0 && step == d / 2 - 1 ? data / d : 2 * data / d;
+}
+
+/* Elements one direction of the color using dimension q in phase i holds at the start of that phase
+ * (halfway: half of the color's, as the bidirectional form's sub-colors). */
 static double color_data(const expectation *e, int q, int i)
 {
     int nd = e->t->ndims, c = ((q - i) % nd + nd) % nd, k = nd * (e->bidirectional ? 2 : 1);
@@ -59,16 +75,16 @@ static double color_data(const expectation *e, int q, int i)
 /* Segments of the steps of the color on dimension q in phase i, and the rounds of phase i. */
 static long segments(const expectation *e, int q, int i)
 {
-    double step = color_data(e, q, i) / e->t->dims[q];
-    return e->seg ? (long)ceil(step / e->seg) : 1;
+    double group = (e->halfway ? 2 : 1) * color_data(e, q, i) / e->t->dims[q]; /* every step's count, even a half */
+    return e->seg ? (long)ceil(group / e->seg) : 1;
 }
 
 static long phase_rounds(const expectation *e, int i)
 {
     long rounds = 0;
     for (int q = 0; q < e->t->ndims; q++)
-        if ((e->t->dims[q] - 1) * segments(e, q, i) > rounds)
-            rounds = (e->t->dims[q] - 1) * segments(e, q, i);
+        if (ring_steps(e, e->t->dims[q]) * segments(e, q, i) > rounds)
+            rounds = ring_steps(e, e->t->dims[q]) * segments(e, q, i);
     return rounds;
 }
 
@@ -86,7 +102,7 @@ static double expected_messages(const expectation *e)
     double m = 0;
     for (int i = 0; i < e->t->ndims; i++)
         for (int q = 0; q < e->t->ndims; q++)
-            m += (e->t->dims[q] - 1) * segments(e, q, i);
+            m += ring_steps(e, e->t->dims[q]) * segments(e, q, i);
     return m * (e->bidirectional ? 2 : 1) * (e->reduce_scatter + e->allgather);
 }
 
@@ -187,18 +203,27 @@ static double phased_beta(const expectation *e, double beta)
     int nd = t->ndims, dl = longest(t);
     double total = 0;
     for (int i = 0; i < nd; i++)
-        for (int step = 0; step < dl - 1; step++) {
+        for (int step = 0; step < ring_steps(e, dl); step++) {
             double busiest = 0;
             for (int q = 0; q < nd; q++)
-                if (step < t->dims[q] - 1 && color_data(e, q, i) / t->dims[q] > busiest)
-                    busiest = color_data(e, q, i) / t->dims[q];
+                if (step < ring_steps(e, t->dims[q]) && step_data(e, color_data(e, q, i), t->dims[q], step) > busiest)
+                    busiest = step_data(e, color_data(e, q, i), t->dims[q], step);
             total += busiest * sizeof(double) * beta;
         }
     return total;
 }
 
-static void torus_case(const char *dims, int bidirectional)
+/* The closed form of the form under test. */
+static double closed_form(const expectation *e, tdm_cost_collective c, const tdm_torus *t, double bytes,
+                          const tdm_loggp *m)
 {
+    return e->halfway ? tdm_cost_torus_halfway_allgather(t, bytes, m) : tdm_cost_torus_bucket(c, t, bytes, m);
+}
+
+/* form 0: unidirectional, 1: bidirectional, 2: halfway (the allgather only) */
+static void torus_case(const char *dims, int form)
+{
+    int bidirectional = form > 0, halfway = form == 2;
     tdm_torus t;
     tdm_torus_parse(dims, &t);
     t.bidirectional = bidirectional;
@@ -214,7 +239,7 @@ static void torus_case(const char *dims, int bidirectional)
     int symmetric = 1;
     for (int i = 1; i < real.ndims; i++)
         symmetric &= real.dims[i] == real.dims[0];
-    const char *name = bidirectional ? "torus_bucket" : "torus_bucket_uni";
+    const char *name = halfway ? "torus_bucket_halfway" : bidirectional ? "torus_bucket" : "torus_bucket_uni";
     struct {
         const char *collective;
         tdm_cost_collective c;
@@ -223,11 +248,13 @@ static void torus_case(const char *dims, int bidirectional)
                   {"allgather", TDM_COST_ALLGATHER, 0, 1},
                   {"allreduce", TDM_COST_ALLREDUCE, 1, 1}};
     for (int c = 0; c < 3; c++) {
+        if (halfway && calls[c].c != TDM_COST_ALLGATHER)
+            continue;
         for (int cut = 0; cut < 2; cut++) {
             char where[96];
             snprintf(where, sizeof where, "%s %s on %s%s", calls[c].collective, name, dims, cut ? ", segments" : "");
             long part = n / ((long)p * k); /* one owner's part of a color: divides every step */
-            expectation e = {&real, bidirectional, calls[c].rs, calls[c].ag, n, cut ? part : 0, where};
+            expectation e = {&real, bidirectional, halfway, calls[c].rs, calls[c].ag, n, cut ? part : 0, where};
             size_t segment_bytes = cut ? (size_t)part * sizeof(double) : (size_t)1 << 40;
             tdm_algorithm_fn build = tdm_select_builder(calls[c].collective, name);
             tdm_loggp beta_only = {0, 1e-9, 0, 0}, alpha_only = {1e-6, 0, 0, 0}, gamma_only = {0, 0, 1e-10, 0};
@@ -235,7 +262,7 @@ static void torus_case(const char *dims, int bidirectional)
             double bytes = (double)n * sizeof(double);
             int rc = tdm_cost_call(build, calls[c].c, &t, n, segment_bytes, &beta_only, &cost, visit, &e);
             expect(rc == MPI_SUCCESS, "schedules build", where);
-            double formula = tdm_cost_torus_bucket(calls[c].c, &t, bytes, &beta_only);
+            double formula = closed_form(&e, calls[c].c, &t, bytes, &beta_only);
             double bound = tdm_cost_lower_bound(calls[c].c, &t, bytes, &beta_only);
             if (cut) {
                 expect(close_to(cost.time, busiest_link_beta(&e, 1e-9)), "beta term: each phase its busiest link", where);
@@ -251,7 +278,7 @@ static void torus_case(const char *dims, int bidirectional)
             tdm_cost_call(build, calls[c].c, &t, n, segment_bytes, &alpha_only, &cost, NULL, NULL);
             expect(close_to(cost.time, expected_messages(&e) * 1e-6), "alpha term: alpha per message", where);
             if (!cut)
-                expect(close_to(cost.time, tdm_cost_torus_bucket(calls[c].c, &t, bytes, &alpha_only)),
+                expect(close_to(cost.time, closed_form(&e, calls[c].c, &t, bytes, &alpha_only)),
                        "alpha term: the closed form", where);
             /* messages started at once share the latency: once per round with messages, and alpha - latency
              * per message */
@@ -266,13 +293,13 @@ static void torus_case(const char *dims, int bidirectional)
             expect(close_to(cost.time, 0.4 * per_round + 0.6 * per_message),
                    "shared latency: once per round, the rest of alpha per message", where);
             if (!cut) {
-                expect(close_to(per_round, tdm_cost_torus_bucket(calls[c].c, &t, bytes, &shared)),
+                expect(close_to(per_round, closed_form(&e, calls[c].c, &t, bytes, &shared)),
                        "shared latency: the closed form (a round per step)", where);
-                expect(close_to(cost.time, tdm_cost_torus_bucket(calls[c].c, &t, bytes, &mixed)),
+                expect(close_to(cost.time, closed_form(&e, calls[c].c, &t, bytes, &mixed)),
                        "shared latency: the closed form (latency and overhead)", where);
             }
             tdm_cost_call(build, calls[c].c, &t, n, segment_bytes, &gamma_only, &cost, NULL, NULL);
-            expect(close_to(cost.time, tdm_cost_torus_bucket(calls[c].c, &t, bytes, &gamma_only)),
+            expect(close_to(cost.time, closed_form(&e, calls[c].c, &t, bytes, &gamma_only)),
                    "gamma term: the closed form", where);
         }
     }
@@ -317,8 +344,8 @@ int main(void)
 
     const char *tori[] = {"4x4x4", "8x4x2", "2x2x2", "3x5", "4x1x4", "6", "2"};
     for (size_t i = 0; i < sizeof tori / sizeof tori[0]; i++)
-        for (int bidirectional = 0; bidirectional < 2; bidirectional++)
-            torus_case(tori[i], bidirectional);
+        for (int form = 0; form < 3; form++)
+            torus_case(tori[i], form);
 
     /* the ring schedule (one segment per step) costs exactly the ring formula */
     tdm_loggp m = {2e-6, 1e-9, 3e-10, 0};

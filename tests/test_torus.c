@@ -1,6 +1,7 @@
 /*
  * Torus bucket algorithms on Cartesian communicators: for every ordered factorization of the size into
- * 1, 2 and 3 dimensions (lengths 1 included) and both directions, allreduce (in place and not, a
+ * 1, 2 and 3 dimensions (lengths 1 included) and every form (one direction, both, and for the allgather
+ * halfway: every part the shorter way round; the other collectives then run bidirectional), allreduce (in place and not, a
  * strided derived datatype), reduce_scatter with uneven and zero counts, reduce_scatter_block in place
  * and allgather (in place and not), on vectors shorter than the ranks and of lengths that do not
  * divide; every result compared with MPI's. The schedule dump must name the torus. Run it also with
@@ -16,9 +17,16 @@ static int value(int r, int i) { return r * 1000 + i * 7 - 3; }
 
 static int most_lanes = 1; /* the most lanes any call of this run was built in */
 
+/* The form the collectives other than the allgather run in when the allgather runs `form`. */
+static const char *form_of(const char *form, int allgather)
+{
+    return strstr(form, "halfway") && !allgather ? "torus_bucket" : form;
+}
+
 /* The lanes a call is built in under TANDEM_COLOR_THREADS=k and TANDEM_BUCKET_CHAINS=c: c per thread,
- * one thread per sub-color at most (2 per dimension longer than 1 when bidirectional, 1 when not); one
- * lane for an in-place reduce-scatter. (The calls here are too short for chains chosen by size.) */
+ * one thread per sub-color at most (2 per dimension longer than 1 when bidirectional, 1 when not;
+ * halfway, one per color: 1 per dimension); one lane for an in-place reduce-scatter. (The calls here
+ * are too short for chains chosen by size.) */
 static int expected_lanes(const int *dims, int ndims, const char *form, int in_place_reduce_scatter)
 {
     const char *env = getenv("TANDEM_COLOR_THREADS"), *chains_env = getenv("TANDEM_BUCKET_CHAINS");
@@ -27,8 +35,10 @@ static int expected_lanes(const int *dims, int ndims, const char *form, int in_p
     int chains = chains_env ? atoi(chains_env) : auto_env ? atoi(auto_env) : 1;
     for (int i = 0; i < ndims; i++)
         sub += dims[i] > 1;
+    int colors = sub;
     sub *= strstr(form, "uni") ? 1 : 2;
-    int threads = wanted < sub ? wanted : sub;
+    int units = strstr(form, "halfway") ? colors : sub; /* halfway, threads take whole colors */
+    int threads = wanted < units ? wanted : units;
     if (threads * chains > 16) /* TDM_MAX_LANES */
         threads = 16 / chains;
     int lanes = threads * chains;
@@ -58,6 +68,8 @@ static void check_dump_names_torus(TDM_Request req, const int *dims, int ndims, 
             snprintf(expected + strlen(expected), sizeof expected - strlen(expected), "%s%d", first ? "" : "x", dims[i]);
             first = 0;
         }
+    if (strstr(form, "halfway"))
+        strcat(expected, " (bidirectional, halfway)");
     char *dump = harness_dump(req);
     check(dump && strstr(dump, expected), "the dump of a %s schedule should name the %s: %s", form, expected,
           dump ? dump : "(none)");
@@ -84,8 +96,8 @@ static void on_torus(MPI_Comm cart, const int *dims, int ndims, const char *form
         TDM_Request req;
         CHECK_TDM(TDM_Iallreduce(send, got, n, MPI_INT, MPI_SUM, cart, &req));
         if (size > 1 && n == max_n) {
-            check_dump_names_torus(req, dims, ndims, form);
-            check_dump_lanes(req, expected_lanes(dims, ndims, form, 0), "an allreduce");
+            check_dump_names_torus(req, dims, ndims, form_of(form, 0));
+            check_dump_lanes(req, expected_lanes(dims, ndims, form_of(form, 0), 0), "an allreduce");
         }
         CHECK_TDM(TDM_Wait(&req, MPI_STATUS_IGNORE));
         MPI_Allreduce(send, want, n, MPI_INT, MPI_SUM, cart);
@@ -126,15 +138,17 @@ static void on_torus(MPI_Comm cart, const int *dims, int ndims, const char *form
         memcpy(got, send, sizeof(int) * (size_t)block * size);
         CHECK_TDM(TDM_Ireduce_scatter_block(MPI_IN_PLACE, got, block, MPI_INT, MPI_SUM, cart, &req));
         if (size > 1 && n == max_n)
-            check_dump_lanes(req, expected_lanes(dims, ndims, form, 1), "an in-place reduce_scatter_block");
+            check_dump_lanes(req, expected_lanes(dims, ndims, form_of(form, 0), 1), "an in-place reduce_scatter_block");
         CHECK_TDM(TDM_Wait(&req, MPI_STATUS_IGNORE));
         MPI_Reduce_scatter_block(send, want, block, MPI_INT, MPI_SUM, cart);
         check(memcmp(got, want, sizeof(int) * (size_t)block) == 0, "in-place reduce_scatter_block %s, block %d", where,
               block);
 
         CHECK_TDM(TDM_Iallgather(send, block, MPI_INT, got, block, MPI_INT, cart, &req));
-        if (size > 1 && n == max_n)
+        if (size > 1 && n == max_n) {
+            check_dump_names_torus(req, dims, ndims, form);
             check_dump_lanes(req, expected_lanes(dims, ndims, form, 0), "an allgather");
+        }
         CHECK_TDM(TDM_Wait(&req, MPI_STATUS_IGNORE));
         MPI_Allgather(send, block, MPI_INT, want, block, MPI_INT, cart);
         check(memcmp(got, want, sizeof(int) * (size_t)block * size) == 0, "allgather %s, block %d", where, block);
@@ -157,11 +171,11 @@ static void each_factorization(int size, int ndims, int *dims, int at, int left)
         int periods[3] = {1, 1, 1};
         MPI_Comm cart;
         MPI_Cart_create(MPI_COMM_WORLD, ndims, dims, periods, 0, &cart);
-        const char *forms[2] = {"torus_bucket", "torus_bucket_uni"};
-        for (int f = 0; f < 2; f++) {
-            CHECK_TDM(TDM_Set_algorithm("allreduce", forms[f]));
-            CHECK_TDM(TDM_Set_algorithm("reduce_scatter", forms[f]));
-            CHECK_TDM(TDM_Set_algorithm("reduce_scatter_block", forms[f]));
+        const char *forms[3] = {"torus_bucket", "torus_bucket_uni", "torus_bucket_halfway"};
+        for (int f = 0; f < 3; f++) {
+            CHECK_TDM(TDM_Set_algorithm("allreduce", form_of(forms[f], 0)));
+            CHECK_TDM(TDM_Set_algorithm("reduce_scatter", form_of(forms[f], 0)));
+            CHECK_TDM(TDM_Set_algorithm("reduce_scatter_block", form_of(forms[f], 0)));
             CHECK_TDM(TDM_Set_algorithm("allgather", forms[f]));
             on_torus(cart, dims, ndims, forms[f]);
         }

@@ -44,18 +44,23 @@ void tdm_ring_allgather(tdm_schedule *s, int rank, int size, void *buf, const td
  * start of out; allgather fills every block of out (at offset) from each rank's own block (in input at
  * input_offset[rank]); allreduce does both, every block of out. Commutative ops only.
  *
- * With a->lanes > 1 the build is one lane's: only the sub-colors k with k mod lanes == lane, a schedule
+ * With a->lanes > 1 the build is one lane's: only its sub-colors (see lane_of), a schedule
  * independent of the other lanes' (they may run on other threads, or interleave on one). Lanes touch disjoint parts of the
  * user's buffers, except an in-place reduce-scatter (its result overwrites input another lane may not
  * have read yet): that one must run in one lane.
  */
 typedef enum { TDM_TORUS_REDUCE_SCATTER, TDM_TORUS_ALLGATHER, TDM_TORUS_ALLREDUCE } tdm_torus_bucket_op;
-int tdm_torus_bucket(tdm_schedule *s, const tdm_coll_args *a, tdm_torus_bucket_op op, int bidirectional,
+/* Unidirectional: every ring one way. Bidirectional: each color halved, one half the whole way round
+ * each way (d - 1 steps a ring). Halfway (allgather only): each part goes the shorter way round, so
+ * both ways carry the color's parts and a ring takes d/2 steps (d - 1 halves at its last step when d
+ * is even), with the bidirectional form's bytes on every link. */
+typedef enum { TDM_BUCKET_UNIDIRECTIONAL, TDM_BUCKET_BIDIRECTIONAL, TDM_BUCKET_HALFWAY } tdm_bucket_form;
+int tdm_torus_bucket(tdm_schedule *s, const tdm_coll_args *a, tdm_torus_bucket_op op, tdm_bucket_form form,
                      const void *input, const MPI_Aint *input_offset, const MPI_Aint *offset, const int *count,
                      void *out);
 /* The lanes a torus bucket call runs in (see tdm_lanes_fn): one per chain for each of `threads` color
- * threads, at most one thread per color and direction; 1 on one rank. */
-int tdm_torus_bucket_lanes(const tdm_coll_args *a, tdm_torus_bucket_op op, int bidirectional, int threads,
+ * threads, at most one thread per color and direction (halfway: per color); 1 on one rank. */
+int tdm_torus_bucket_lanes(const tdm_coll_args *a, tdm_torus_bucket_op op, tdm_bucket_form form, int threads,
                            int *per_thread);
 
 /* Segments to cut a message of `elems` elements into: of TANDEM_SEGMENT_BYTES each if set, else as many

@@ -46,6 +46,8 @@ int tdm_allgather_torus_bucket(tdm_schedule *s, const tdm_coll_args *a);
 int tdm_allgather_torus_bucket_lanes(const tdm_coll_args *a, int threads, int *per_thread);
 int tdm_allgather_torus_bucket_uni(tdm_schedule *s, const tdm_coll_args *a);
 int tdm_allgather_torus_bucket_uni_lanes(const tdm_coll_args *a, int threads, int *per_thread);
+int tdm_allgather_torus_bucket_halfway(tdm_schedule *s, const tdm_coll_args *a);
+int tdm_allgather_torus_bucket_halfway_lanes(const tdm_coll_args *a, int threads, int *per_thread);
 int tdm_allgather_recursive_doubling(tdm_schedule *s, const tdm_coll_args *a);
 int tdm_allgatherv_ring(tdm_schedule *s, const tdm_coll_args *a);
 int tdm_allgatherv_linear(tdm_schedule *s, const tdm_coll_args *a);

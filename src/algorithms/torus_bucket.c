@@ -21,6 +21,13 @@
  * of all sub-colors run in the same rounds; a received group is reduced at the start of the next round,
  * before it is passed on. Commutative ops only: the reductions follow the rings, not rank order.
  *
+ * Halfway (allgather only): the two directions of a color share its buffer W and every part, and each
+ * part goes the shorter way round each ring: in a ring of d the clockwise sub-color brings the groups
+ * 1 .. d/2 places to the left, the anticlockwise one those to the right, and when d is even each
+ * brings half of the opposite group. A ring then takes d/2 steps instead of d - 1, with the same bytes
+ * on every link (each direction carries (d - 1)/2 groups either way), which halves the start-ups that
+ * bound the phases whose messages are short (16x16x16: 24 steps instead of 45).
+ *
  * Chains: the rounds of a schedule advance in lock-step, so every step pays a message's start-up
  * (alpha) with its links idle. With C chains each sub-color is cut into C (K = C chains x 2N sub-colors),
  * and the chains of a sub-color run in different lanes, independent schedules: while one chain's
@@ -76,6 +83,9 @@ typedef struct {
     char *result;         /* reduce-scatter out of place: where the own part's result goes, received there
                              in the last phase (no copy out of w); NULL otherwise */
     MPI_Aint own_off, own_end; /* the own part's range of w (reduce-scatter, allgather) */
+    int follower;         /* halfway: the anticlockwise sub-color, which uses its clockwise partner's w
+                             and leaves the copies into and out of w to it */
+    int pair;             /* halfway: the color and chain both partners carry */
     int *order;           /* permuted index -> owner */
     MPI_Aint *pos;        /* permuted index -> element offset in w (p + 1 entries) */
     int *part_count;      /* owner -> elements of its part of this sub-color */
@@ -208,9 +218,28 @@ static MPI_Aint largest_group(const sub_color *sc, int p, MPI_Aint len, int d)
     return largest;
 }
 
+/* Halfway, the last step of an even ring: the clockwise sub-color moves the first half of the group,
+ * the anticlockwise one the rest. Sender and receiver cut the same group, so they agree. */
+static void halve_range(MPI_Aint *off, int *count, int dir)
+{
+    int first = *count / 2;
+    if (dir > 0) {
+        *count = first;
+    } else {
+        *off += first;
+        *count -= first;
+    }
+}
+
+static void halve(bucket_step *st, int dir)
+{
+    halve_range(&st->send_off, &st->send_count, dir);
+    halve_range(&st->recv_off, &st->recv_count, dir);
+}
+
 /* The phases and steps of one sub-color: for the reduce-scatter, phases 0..N-1; for the allgather, the
  * same phases in reverse. Segments are cut later (cut_segments). */
-static void plan_steps(const tdm_coll_args *a, const torus_geometry *g, int c, int dir, sub_color *sc)
+static void plan_steps(const tdm_coll_args *a, const torus_geometry *g, int c, int dir, int halfway, sub_color *sc)
 {
     int u = 0, n = g->ndims;
     MPI_Aint lo = 0, len = a->size; /* the range still being reduced, in owner indices */
@@ -244,14 +273,18 @@ static void plan_steps(const tdm_coll_args *a, const torus_geometry *g, int c, i
     for (int i = n - 1; i >= 0; i--) {
         int dim = phase_dim(g, c, i), d = g->dims[dim], m = g->coord[dim];
         MPI_Aint group = lens[i] / d;
+        int steps = halfway ? d / 2 : d - 1;
         sc->ag_phase[n - 1 - i].first_step = u;
-        for (int t = 0; t < d - 1; t++, u++) {
+        sc->ag_phase[n - 1 - i].steps = steps;
+        for (int t = 0; t < steps; t++, u++) {
             int gs = ((m - dir * t) % d + d) % d, gr = ((m - dir * (t + 1)) % d + d) % d;
             bucket_step *st = &sc->ag[u];
             st->send_off = sc->pos[los[i] + gs * group];
             st->send_count = (int)(sc->pos[los[i] + (gs + 1) * group] - st->send_off);
             st->recv_off = sc->pos[los[i] + gr * group];
             st->recv_count = (int)(sc->pos[los[i] + (gr + 1) * group] - st->recv_off);
+            if (halfway && d % 2 == 0 && t == steps - 1) /* the group opposite the receiver: half each way */
+                halve(st, dir);
         }
     }
 }
@@ -534,38 +567,58 @@ static int chains_of(const tdm_coll_args *a, tdm_torus_bucket_op op, const torus
     return message / TDM_BUCKET_AUTO_CHAINS * a->loggp.beta >= a->loggp.alpha ? TDM_BUCKET_AUTO_CHAINS : 1;
 }
 
-int tdm_torus_bucket_lanes(const tdm_coll_args *a, tdm_torus_bucket_op op, int bidirectional, int threads,
+int tdm_torus_bucket_lanes(const tdm_coll_args *a, tdm_torus_bucket_op op, tdm_bucket_form form, int threads,
                            int *per_thread)
 {
     torus_geometry g;
-    int nbase = geometry(a, &g) * (bidirectional ? 2 : 1); /* sub-colors of one chain */
+    int ncolors = geometry(a, &g), nbase = ncolors * (form == TDM_BUCKET_UNIDIRECTIONAL ? 1 : 2); /* of one chain */
     *per_thread = 1;
     if (nbase < 1 || (op == TDM_TORUS_REDUCE_SCATTER && a->in_place))
         return 1;
     int chains = chains_of(a, op, &g, nbase);
     if (chains > TDM_MAX_LANES)
         chains = TDM_MAX_LANES;
-    /* a thread drives whole sub-colors, every chain of them: lanes t*C .. t*C+C-1 */
-    threads = threads < 1 ? 1 : threads < nbase ? threads : nbase;
+    /* a thread drives whole sub-colors (halfway: whole colors), every chain of them: lanes t*C .. t*C+C-1 */
+    int units = form == TDM_BUCKET_HALFWAY ? ncolors : nbase;
+    threads = threads < 1 ? 1 : threads < units ? threads : units;
     if (threads * chains > TDM_MAX_LANES)
         threads = TDM_MAX_LANES / chains;
     *per_thread = chains;
     return threads * chains;
 }
 
-/* Keeps the sub-colors of this build's lane (sub-color k runs in lane k mod lanes), in order; returns
- * how many. Segments were cut over all sub-colors, so every lane keeps the one-lane segment sizes. */
-static int keep_lane(const tdm_coll_args *a, sub_color *subs, int nsub)
+/* The lane of sub-color k (base k / chains: color and direction; chain k % chains): k mod lanes, so that
+ * a thread's lanes t*C .. t*C+C-1 hold whole sub-colors. Halfway, the two directions of a color share
+ * its buffer, so they share a lane too. */
+static int lane_of(int k, int chains, int lanes, int halfway)
+{
+    int unit = halfway ? k / chains / 2 : k / chains;
+    return (unit * chains + k % chains) % lanes;
+}
+
+/* Halfway: the clockwise partner of the follower subs[k], kept before it (same lane, lower index). */
+static const sub_color *partner_of(const sub_color *subs, int k)
+{
+    int j = k - 1;
+    while (j > 0 && (subs[j].follower || subs[j].pair != subs[k].pair))
+        j--;
+    return &subs[j];
+}
+
+/* Keeps the sub-colors of this build's lane, in order; returns how many. Segments were cut over all
+ * sub-colors, so every lane keeps the one-lane segment sizes. */
+static int keep_lane(const tdm_coll_args *a, sub_color *subs, int nsub, int chains, int halfway)
 {
     if (a->lanes <= 1)
         return nsub;
     int kept = 0;
-    for (int k = a->lane; k < nsub; k += a->lanes)
-        subs[kept++] = subs[k];
+    for (int k = 0; k < nsub; k++)
+        if (lane_of(k, chains, a->lanes, halfway) == a->lane)
+            subs[kept++] = subs[k];
     return kept;
 }
 
-int tdm_torus_bucket(tdm_schedule *s, const tdm_coll_args *a, tdm_torus_bucket_op op, int bidirectional,
+int tdm_torus_bucket(tdm_schedule *s, const tdm_coll_args *a, tdm_torus_bucket_op op, tdm_bucket_form form,
                      const void *input, const MPI_Aint *input_offset, const MPI_Aint *offset, const int *count,
                      void *out)
 {
@@ -578,12 +631,17 @@ int tdm_torus_bucket(tdm_schedule *s, const tdm_coll_args *a, tdm_torus_bucket_o
                            type);
         return tdm_sched_finish(s);
     }
-    int ndirs = bidirectional ? 2 : 1, nbase = g.ndims * ndirs, chains = chains_of(a, op, &g, nbase);
+    if (form == TDM_BUCKET_HALFWAY && op != TDM_TORUS_ALLGATHER) {
+        s->error = MPI_ERR_INTERN; /* only the allgather's parts can go either way */
+        return tdm_sched_finish(s);
+    }
+    int halfway = form == TDM_BUCKET_HALFWAY, ndirs = form == TDM_BUCKET_UNIDIRECTIONAL ? 1 : 2;
+    int nbase = g.ndims * ndirs, chains = chains_of(a, op, &g, nbase);
     int nsub = nbase * chains, nsteps = 0, p = a->size, me = a->rank;
     s->torus_ndims = g.ndims; /* for the dump: the dimensions longer than 1 */
     for (int i = 0; i < g.ndims && i < 8; i++)
         s->torus_dims[i] = g.dims[i];
-    s->torus_bidirectional = bidirectional;
+    s->torus_form = (int)form;
     for (int i = 0; i < g.ndims; i++)
         nsteps += g.dims[i] - 1;
     sub_color *subs = tdm_sched_tmp(s, sizeof(sub_color) * (size_t)nsub);
@@ -596,12 +654,15 @@ int tdm_torus_bucket(tdm_schedule *s, const tdm_coll_args *a, tdm_torus_bucket_o
     for (int k = 0; k < nsub; k++) {
         sub_color *sc = &subs[k];
         int base = k / chains, c = base / ndirs, dir = base % ndirs ? -1 : 1; /* chain k % chains */
-        int kept = a->lanes <= 1 || k % a->lanes == a->lane; /* see keep_lane */
+        int kept = a->lanes <= 1 || lane_of(k, chains, a->lanes, halfway) == a->lane;
+        /* halfway, both directions of a color and chain carry the same parts */
+        sc->pair = halfway ? c * chains + k % chains : k;
+        sc->follower = halfway && dir < 0;
         sc->rs = malloc(sizeof(bucket_step) * (size_t)nsteps);
         sc->ag = malloc(sizeof(bucket_step) * (size_t)nsteps);
-        int laid = sc->rs && sc->ag && layout(a, &g, op, count, k, nsub, c, sc);
+        int laid = sc->rs && sc->ag && layout(a, &g, op, count, sc->pair, halfway ? nsub / 2 : nsub, c, sc);
         if (laid)
-            plan_steps(a, &g, c, dir, sc);
+            plan_steps(a, &g, c, dir, halfway, sc);
         if (!kept)
             free_plan(sc);
         if (!laid) {
@@ -610,7 +671,7 @@ int tdm_torus_bucket(tdm_schedule *s, const tdm_coll_args *a, tdm_torus_bucket_o
         }
     }
     MPI_Aint segment = cut_segments(a, subs, nsub, g.ndims);
-    nsub = keep_lane(a, subs, nsub); /* the plans left: subs[0 .. nsub) */
+    nsub = keep_lane(a, subs, nsub, chains, halfway); /* the plans left: subs[0 .. nsub) */
     s->lane = a->lanes > 1 ? a->lane : 0;
     s->nlanes = a->lanes > 1 ? a->lanes : 1;
     for (int k = 0; k < nsub; k++) {
@@ -630,6 +691,8 @@ int tdm_torus_bucket(tdm_schedule *s, const tdm_coll_args *a, tdm_torus_bucket_o
             for (int j = 0; j < p; j++)
                 sc->home_off[j] = offset[sc->order[j]] + sc->part_off[sc->order[j]];
             sc->w = out;
+        } else if (sc->follower) {
+            sc->w = partner_of(subs, k)->w;
         } else {
             sc->w = tdm_tmp_elems(s, t, sc->pos[p]); /* NULL if the sub-color carries nothing */
         }
@@ -657,6 +720,8 @@ int tdm_torus_bucket(tdm_schedule *s, const tdm_coll_args *a, tdm_torus_bucket_o
     /* the allgather's own part into its sub-colors' buffers (unless there already) */
     for (int k = 0; k < nsub && op == TDM_TORUS_ALLGATHER; k++) {
         sub_color *sc = &subs[k];
+        if (sc->follower)
+            continue; /* its partner's copy */
         char *from = tdm_elem(input, t, input_offset[me] + sc->part_off[me]), *to = w_at(a, sc, sc->own_off);
         if (from != to)
             tdm_sched_copy(s, from, sc->part_count[me], type, to, sc->part_count[me], type);
@@ -673,8 +738,8 @@ int tdm_torus_bucket(tdm_schedule *s, const tdm_coll_args *a, tdm_torus_bucket_o
     /* out of the buffers: the own part (reduce-scatter in place) or every owner's part (allgather) */
     for (int k = 0; k < nsub && op != TDM_TORUS_ALLREDUCE; k++) {
         sub_color *sc = &subs[k];
-        if (sc->result || sc->home_off)
-            continue; /* received (and reduced) there */
+        if (sc->result || sc->home_off || sc->follower)
+            continue; /* received (and reduced) there, or copied out by its partner */
         if (op == TDM_TORUS_REDUCE_SCATTER) {
             tdm_sched_copy(s, tdm_elem(sc->w, t, sc->own_off), sc->part_count[me], type,
                            tdm_elem(out, t, sc->part_off[me]), sc->part_count[me], type);

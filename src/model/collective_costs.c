@@ -104,8 +104,11 @@ double tdm_cost_ring_pipelined(tdm_cost_collective c, int p, double n, const tdm
     return of_halves(c, rs, ag);
 }
 
+/* Steps of a ring of d: d - 1, or d / 2 when the parts go the shorter way round (halfway). */
+static int ring_steps(int d, int halfway) { return halfway ? d / 2 : d - 1; }
+
 /* The multi-color bucket reduce-scatter or allgather (without gamma). */
-static double bucket_half(const tdm_torus *t, double n, const tdm_loggp *m, int with_reduction)
+static double bucket_half(const tdm_torus *t, double n, const tdm_loggp *m, int with_reduction, int halfway)
 {
     int p = tdm_torus_ranks(t), ds = 0, dl = 1, steps = 0, nd = real_dims(t);
     if (p == 1)
@@ -115,11 +118,11 @@ static double bucket_half(const tdm_torus *t, double n, const tdm_loggp *m, int 
             continue;
         ds = ds == 0 || t->dims[i] < ds ? t->dims[i] : ds;
         dl = t->dims[i] > dl ? t->dims[i] : dl;
-        steps += t->dims[i] - 1;
+        steps += ring_steps(t->dims[i], halfway);
     }
     /* every sub-color sends a message per step; the colors' phases run in the same rounds, each as long
      * as its longest ring, and a round's messages share the latency */
-    double alpha = links(t) * steps * (m->alpha - m->latency) + nd * (dl - 1.0) * m->latency;
+    double alpha = links(t) * steps * (m->alpha - m->latency) + nd * (double)ring_steps(dl, halfway) * m->latency;
     double shrink = (pow(ds, nd) - 1) / pow(ds, nd) * ds / (ds - 1.0);
     double beta = (dl - 1.0) / dl * n * m->beta / links(t) * shrink;
     return alpha + beta + (with_reduction ? fraction(p) * n * m->gamma : 0.0);
@@ -127,7 +130,14 @@ static double bucket_half(const tdm_torus *t, double n, const tdm_loggp *m, int 
 
 double tdm_cost_torus_bucket(tdm_cost_collective c, const tdm_torus *t, double n, const tdm_loggp *m)
 {
-    return of_halves(c, bucket_half(t, n, m, 1), bucket_half(t, n, m, 0));
+    return of_halves(c, bucket_half(t, n, m, 1, 0), bucket_half(t, n, m, 0, 0));
+}
+
+double tdm_cost_torus_halfway_allgather(const tdm_torus *t, double n, const tdm_loggp *m)
+{
+    tdm_torus both_ways = *t;
+    both_ways.bidirectional = 1;
+    return bucket_half(&both_ways, n, m, 0, 1);
 }
 
 double tdm_cost_recursive_doubling_allreduce(int p, double n, const tdm_loggp *m)
@@ -159,6 +169,8 @@ double tdm_cost_of_algorithm(const char *full_name, const tdm_torus *t, double b
         torus.bidirectional = strcmp(alg, "torus_bucket_uni") != 0;
         if (!strcmp(alg, "ring"))
             return tdm_cost_ring_pipelined(c, p, bytes, m);
+        if (c == TDM_COST_ALLGATHER && !strcmp(alg, "torus_bucket_halfway"))
+            return tdm_cost_torus_halfway_allgather(t, bytes, m);
         if (!strcmp(alg, "torus_bucket") || !strcmp(alg, "torus_bucket_uni"))
             return tdm_cost_torus_bucket(c, &torus, bytes, m);
         if (c == TDM_COST_ALLREDUCE && !strcmp(alg, "rabenseifner"))

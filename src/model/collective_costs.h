@@ -13,6 +13,8 @@
  *     T_RS = 2N sum_i (d_i - 1) alpha + (p-1)/p n gamma
  *            + (d_l - 1)/d_l n beta / (2N) (d_s^N - 1)/d_s^N d_s/(d_s - 1)
  *     unidirectional: 2N becomes N in the alpha and beta terms; allgather without gamma.
+ *     halfway allgather (bidirectional, every part the shorter way round each ring): the same with
+ *     sum_i floor(d_i / 2) steps in place of sum_i (d_i - 1).
  *   pipelined step         a message of m elements cut into k segments, each reduced while the next
  *                          arrives: k alpha + m max(beta, gamma) + m/k min(beta, gamma), least at
  *                          k = sqrt(m min(beta, gamma) / alpha)
@@ -50,6 +52,9 @@ int tdm_torus_parse(const char *text, tdm_torus *t);
 double tdm_cost_lower_bound(tdm_cost_collective c, const tdm_torus *t, double n, const tdm_loggp *m);
 double tdm_cost_ring(tdm_cost_collective c, int p, double n, const tdm_loggp *m);
 double tdm_cost_torus_bucket(tdm_cost_collective c, const tdm_torus *t, double n, const tdm_loggp *m);
+/* The halfway allgather (bidirectional, every part the shorter way round): the bidirectional bucket's
+ * bandwidth term with sum_i floor(d_i / 2) steps instead of sum_i (d_i - 1). */
+double tdm_cost_torus_halfway_allgather(const tdm_torus *t, double n, const tdm_loggp *m);
 /* The segment count that minimizes a pipelined step of m elements (1 if nothing is reduced), and its cost. */
 int tdm_best_segments(double m_elems, const tdm_loggp *m);
 double tdm_cost_pipelined_step(double m_elems, int segments, const tdm_loggp *m);

@@ -70,8 +70,9 @@ typedef struct tdm_schedule {
     int bg_begin, bg_end;
 
     /* torus_bucket schedules: the torus used, dimensions longer than 1 in row-major order (printed by
-     * the dump, read by the model); 0 dimensions otherwise */
-    int torus_ndims, torus_dims[8], torus_bidirectional;
+     * the dump, read by the model), and its form (tdm_bucket_form: 0 unidirectional, 1 bidirectional,
+     * 2 halfway); 0 dimensions otherwise */
+    int torus_ndims, torus_dims[8], torus_form;
     /* One lane of a call built in several (tdm_coll_args.lanes): printed by the dump. 0 of 1 otherwise */
     int lane, nlanes;
 

@@ -56,7 +56,8 @@ static void dump_schedule(const tdm_schedule *s, FILE *out)
         fprintf(out, "  torus ");
         for (int i = 0; i < s->torus_ndims; i++)
             fprintf(out, "%s%d", i ? "x" : "", s->torus_dims[i]);
-        fprintf(out, " (%s)\n", s->torus_bidirectional ? "bidirectional" : "unidirectional");
+        static const char *forms[] = {"unidirectional", "bidirectional", "bidirectional, halfway"};
+        fprintf(out, " (%s)\n", forms[s->torus_form >= 0 && s->torus_form <= 2 ? s->torus_form : 0]);
     }
     if (s->nlanes > 1)
         fprintf(out, "  lane %d of %d (its own sub-colors, tag and thread)\n", s->lane, s->nlanes);
