@@ -199,6 +199,9 @@ static int bounds(int argc, char **argv)
     rows[nrows++] = (cost_row){t.bidirectional ? "torus bucket (bidirectional)" : "torus bucket (unidirectional)",
                                tdm_cost_torus_bucket(c, &t, bytes, &m),
                                schedule_cost(collective, torus_name, c, &t, bytes, &m)};
+    if (c == TDM_COST_ALLGATHER && t.bidirectional)
+        rows[nrows++] = (cost_row){"torus bucket (halfway)", tdm_cost_torus_halfway_allgather(&t, bytes, &m),
+                                   schedule_cost(collective, "torus_bucket_halfway", c, &t, bytes, &m)};
     if (c == TDM_COST_ALLREDUCE) {
         rows[nrows++] = (cost_row){"recursive doubling", tdm_cost_recursive_doubling_allreduce(p, bytes, &m),
                                    schedule_cost(collective, "recursive_doubling", c, &t, bytes, &m)};

@@ -2,7 +2,7 @@
 """Study: the torus bucket algorithms against their lower bound, in simulation.
 
 For each torus, collective and vector size: the simulated time of Tandem's ring, Rabenseifner
-(allreduce), bidirectional and unidirectional torus bucket, and of SMPI's `ompi` selector (Open MPI's
+(allreduce), bidirectional and unidirectional torus bucket, the halfway bucket (allgather), and of SMPI's `ompi` selector (Open MPI's
 blocking algorithms), beside the lower bound and the bucket cost formula of tandem-model for the
 platform's alpha, beta and gamma (common.PLATFORM), and the ratio measured / lower bound (the
 bidirectional bound: the simulated links are full duplex).
@@ -52,9 +52,9 @@ BENCH_NAME = {"allreduce": "allreduce", "reduce_scatter": "reduce_scatter_block"
 ENV_NAME = {"allreduce": "TANDEM_ALLREDUCE", "reduce_scatter": "TANDEM_REDUCE_SCATTER_BLOCK",
             "allgather": "TANDEM_ALLGATHER"}
 LABEL = {"ring": "ring", "rabenseifner": "Rabenseifner", "torus_bucket": "bucket bi",
-         "torus_bucket_uni": "bucket uni", "ompi": "SMPI ompi"}
+         "torus_bucket_uni": "bucket uni", "torus_bucket_halfway": "bucket halfway", "ompi": "SMPI ompi"}
 COLOR = {"ring": "tab:blue", "rabenseifner": "tab:orange", "torus_bucket": "tab:green",
-         "torus_bucket_uni": "tab:olive", "ompi": "tab:red"}
+         "torus_bucket_uni": "tab:olive", "torus_bucket_halfway": "tab:purple", "ompi": "tab:red"}
 
 
 def measure(a):
@@ -66,7 +66,7 @@ def measure(a):
         for coll in a.collectives:
             per_rank = coll != "allreduce"
             for alg in a.algorithms:
-                if alg == "rabenseifner" and coll != "allreduce":
+                if (alg == "rabenseifner" and coll != "allreduce") or (alg == "torus_bucket_halfway" and coll != "allgather"):
                     continue
                 for mib in a.sizes:
                     print(f"{torus} {coll} {alg} {mib} MiB", flush=True)
@@ -220,7 +220,7 @@ def arguments(ap):
                     help="TANDEM_BUCKET_CHAINS for Tandem's runs (default: Tandem's choice, two on these "
                          "tori from 8 MiB; at 4096 ranks they take 2.5-8.2 GB)")
     ap.add_argument("--collectives", default="allreduce,reduce_scatter,allgather")
-    ap.add_argument("--algorithms", default="ring,rabenseifner,torus_bucket,torus_bucket_uni,ompi")
+    ap.add_argument("--algorithms", default="ring,rabenseifner,torus_bucket,torus_bucket_uni,torus_bucket_halfway,ompi")
     ap.add_argument("--rendezvous-sends",
                     nargs="?", const="tandem", choices=("tandem", "all"),
                     help="Tandem's runs (or all runs) without SMPI's detached sends (needed at thousands of ranks)")
