@@ -80,7 +80,8 @@ int main(void)
     expect(tdm_cost_torus_halfway_allgather(&t, n, &shared), 3 * 4 * 1e-6, "8x8x8 halfway: 3 phases of 4 rounds");
     expect(tdm_cost_torus_halfway_allgather(&a, n, &mixed), 3 * 4 * 2.5e-7 + 6 * (4 + 2 + 1) * 7.5e-7,
            "8x4x2 halfway: rounds of the longest ring, 6 x (4 + 2 + 1) messages");
-    expect(tdm_cost_torus_halfway_allgather(&a, n, &beta_only), tdm_cost_torus_bucket(TDM_COST_ALLGATHER, &a, n, &beta_only),
+    expect(tdm_cost_torus_halfway_allgather(&a, n, &beta_only),
+           tdm_cost_torus_bucket(TDM_COST_ALLGATHER, &a, n, &beta_only),
            "halfway: the bidirectional bucket's beta term");
     tdm_torus_parse("16x16x16", &t);
     expect(tdm_cost_torus_halfway_allgather(&t, n, &alpha_only), 6 * 3 * 8 * 1e-6, "16x16x16 halfway alpha 2N^2 d/2");

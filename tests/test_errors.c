@@ -172,6 +172,9 @@ int main(int argc, char **argv)
     /* algorithm names */
     EXPECT_ERROR(MPI_ERR_ARG, "TDM_Set_algorithm", "known: auto", TDM_Set_algorithm("allreduce", "fastest"));
     EXPECT_ERROR(MPI_ERR_ARG, "TDM_Set_algorithm", "collective", TDM_Set_algorithm("allreduction", "ring"));
+    /* the halfway form is the allgather's alone */
+    EXPECT_ERROR(MPI_ERR_ARG, "TDM_Set_algorithm", "known: auto",
+                 TDM_Set_algorithm("allreduce", "torus_bucket_halfway"));
     check(TDM_Algorithm_names("nonsense") == NULL, "names of an unknown collective should be NULL");
 
     /* An error from the MPI underneath is passed up: the ranks disagree on the count of a broadcast

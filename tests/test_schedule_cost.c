@@ -386,6 +386,18 @@ int main(void)
     a.torus_network = 0;
     expect(strcmp(tdm_select(&a)->full_name, "allreduce_torus_bucket") != 0,
            "no torus bucket unless the torus is the network's", "selection, 8x8x8, 1 MiB");
+    /* The allgather of 8 MiB on the network's 8x8x8 takes the halfway form (off the network: the ring). */
+    tdm_coll_args g = a;
+    g.kind = TDM_COLL_ALLGATHER;
+    g.recvcount = g.sendcount = 2048; /* doubles per rank */
+    g.rtype = g.stype = g.dtype;
+    g.loggp.latency = 1e-6;
+    g.torus_network = 1;
+    expect(!strcmp(tdm_select(&g)->full_name, "allgather_torus_bucket_halfway"), "the halfway allgather",
+           "selection, 8x8x8, 8 MiB allgather");
+    g.torus_network = 0;
+    expect(!strcmp(tdm_select(&g)->full_name, "allgather_ring"), "the ring off the network's torus",
+           "selection, 8x8x8, 8 MiB allgather");
     /* Short allreduces: recursive doubling only while its whole-vector messages stay under 4 KiB (Open
      * MPI's shared-memory eager limit); from there the halving algorithms, on 2 ranks as on 512. */
     a.loggp = tdm_loggp_defaults();

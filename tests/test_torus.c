@@ -1,12 +1,13 @@
 /*
  * Torus bucket algorithms on Cartesian communicators: for every ordered factorization of the size into
- * 1, 2 and 3 dimensions (lengths 1 included) and every form (one direction, both, and for the allgather
- * halfway: every part the shorter way round; the other collectives then run bidirectional), allreduce (in place and not, a
- * strided derived datatype), reduce_scatter with uneven and zero counts, reduce_scatter_block in place
- * and allgather (in place and not), on vectors shorter than the ranks and of lengths that do not
- * divide; every result compared with MPI's. The schedule dump must name the torus. Run it also with
- * TANDEM_SEGMENT_BYTES set small, so that every bucket step is cut into many segments, and with
- * TANDEM_COLOR_THREADS, so that calls run in lanes (the dump must list them), inline and on threads.
+ * 1, 2 and 3 dimensions (lengths 1 included) and every form (one direction, both, and for the
+ * allgather halfway: every part the shorter way round; the other collectives then run bidirectional),
+ * allreduce (in place and not, a strided derived datatype), reduce_scatter with uneven and zero counts,
+ * reduce_scatter_block in place and allgather (in place and not), on vectors shorter than the ranks and
+ * of lengths that do not divide; every result compared with MPI's. The schedule dump must name the
+ * torus. Run it also with TANDEM_SEGMENT_BYTES set small, so that every bucket step is cut into many
+ * segments, and with TANDEM_COLOR_THREADS, so that calls run in lanes (the dump must list them), inline
+ * and on threads.
  */
 #include "harness.h"
 

@@ -1,8 +1,9 @@
 /* Allgather with the multi-color bucket algorithm on the ranks' torus (torus_bucket.c), bidirectional
  * (torus_bucket), unidirectional (torus_bucket_uni), or bidirectional with every part going the shorter
  * way round each ring (torus_bucket_halfway: half the steps, the same bytes per link): every block
- * travels the colors' phases in reverse dimension order. The own block is read from sendbuf (through a copy in recvbuf's type if the
- * types differ), never from recvbuf, so that lanes on other threads never read what one writes. */
+ * travels the colors' phases in reverse dimension order. The own block is read from sendbuf (through a
+ * copy in recvbuf's type if the types differ), never from recvbuf, so that lanes on other threads never
+ * read what one writes. */
 #include "alg_util.h"
 
 #include <string.h>
@@ -33,8 +34,14 @@ static int allgather_torus(tdm_schedule *s, const tdm_coll_args *a, tdm_bucket_f
                             a->recvbuf);
 }
 
-int tdm_allgather_torus_bucket(tdm_schedule *s, const tdm_coll_args *a) { return allgather_torus(s, a, TDM_BUCKET_BIDIRECTIONAL); }
-int tdm_allgather_torus_bucket_uni(tdm_schedule *s, const tdm_coll_args *a) { return allgather_torus(s, a, TDM_BUCKET_UNIDIRECTIONAL); }
+int tdm_allgather_torus_bucket(tdm_schedule *s, const tdm_coll_args *a)
+{
+    return allgather_torus(s, a, TDM_BUCKET_BIDIRECTIONAL);
+}
+int tdm_allgather_torus_bucket_uni(tdm_schedule *s, const tdm_coll_args *a)
+{
+    return allgather_torus(s, a, TDM_BUCKET_UNIDIRECTIONAL);
+}
 int tdm_allgather_torus_bucket_halfway(tdm_schedule *s, const tdm_coll_args *a)
 {
     return allgather_torus(s, a, TDM_BUCKET_HALFWAY);

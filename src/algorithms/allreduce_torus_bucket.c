@@ -13,8 +13,14 @@ static int allreduce_torus(tdm_schedule *s, const tdm_coll_args *a, tdm_bucket_f
                             count, a->recvbuf);
 }
 
-int tdm_allreduce_torus_bucket(tdm_schedule *s, const tdm_coll_args *a) { return allreduce_torus(s, a, TDM_BUCKET_BIDIRECTIONAL); }
-int tdm_allreduce_torus_bucket_uni(tdm_schedule *s, const tdm_coll_args *a) { return allreduce_torus(s, a, TDM_BUCKET_UNIDIRECTIONAL); }
+int tdm_allreduce_torus_bucket(tdm_schedule *s, const tdm_coll_args *a)
+{
+    return allreduce_torus(s, a, TDM_BUCKET_BIDIRECTIONAL);
+}
+int tdm_allreduce_torus_bucket_uni(tdm_schedule *s, const tdm_coll_args *a)
+{
+    return allreduce_torus(s, a, TDM_BUCKET_UNIDIRECTIONAL);
+}
 int tdm_allreduce_torus_bucket_lanes(const tdm_coll_args *a, int threads, int *per_thread)
 {
     return tdm_torus_bucket_lanes(a, TDM_TORUS_ALLREDUCE, TDM_BUCKET_BIDIRECTIONAL, threads, per_thread);

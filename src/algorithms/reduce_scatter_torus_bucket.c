@@ -13,7 +13,10 @@ static int reduce_scatter_torus(tdm_schedule *s, const tdm_coll_args *a, tdm_buc
                             a->recvcounts, a->recvbuf);
 }
 
-int tdm_reduce_scatter_torus_bucket(tdm_schedule *s, const tdm_coll_args *a) { return reduce_scatter_torus(s, a, TDM_BUCKET_BIDIRECTIONAL); }
+int tdm_reduce_scatter_torus_bucket(tdm_schedule *s, const tdm_coll_args *a)
+{
+    return reduce_scatter_torus(s, a, TDM_BUCKET_BIDIRECTIONAL);
+}
 int tdm_reduce_scatter_torus_bucket_uni(tdm_schedule *s, const tdm_coll_args *a)
 {
     return reduce_scatter_torus(s, a, TDM_BUCKET_UNIDIRECTIONAL);

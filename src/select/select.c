@@ -41,7 +41,8 @@ static const tdm_algorithm scatter_algs[] = {ALG(scatter, binomial, 0), ALG(scat
 static const tdm_algorithm scatterv_algs[] = {ALG(scatterv, linear, 0)};
 static const tdm_algorithm allgather_algs[] = {ALG(allgather, bruck, 0), ALG(allgather, ring, 0),
                                                ALG(allgather, recursive_doubling, POF2),
-                                               ALG_LANES(allgather, torus_bucket, 0), ALG_LANES(allgather, torus_bucket_uni, 0),
+                                               ALG_LANES(allgather, torus_bucket, 0),
+                                               ALG_LANES(allgather, torus_bucket_uni, 0),
                                                ALG_LANES(allgather, torus_bucket_halfway, 0)};
 static const tdm_algorithm allgatherv_algs[] = {ALG(allgatherv, ring, 0), ALG(allgatherv, linear, 0)};
 static const tdm_algorithm reduce_scatter_algs[] = {ALG(reduce_scatter, pairwise, 0),
@@ -81,9 +82,12 @@ static int cheapest(const tdm_coll_args *a, tdm_cost_collective c, double bytes,
     double best_cost = tdm_cost_ring_pipelined(c, a->size, bytes, &a->loggp);
     if (other >= 0 && other_cost < best_cost)
         best = other, best_cost = other_cost;
+    if (!torus_is_network(a, &t))
+        return best;
     /* the allgather's torus choice is the halfway form: the bidirectional one's bytes in half the steps */
-    if (torus_is_network(a, &t) && (c == TDM_COST_ALLGATHER ? tdm_cost_torus_halfway_allgather(&t, bytes, &a->loggp)
-                                                            : tdm_cost_torus_bucket(c, &t, bytes, &a->loggp)) < best_cost)
+    double torus_cost = c == TDM_COST_ALLGATHER ? tdm_cost_torus_halfway_allgather(&t, bytes, &a->loggp)
+                                                : tdm_cost_torus_bucket(c, &t, bytes, &a->loggp);
+    if (torus_cost < best_cost)
         best = torus;
     return best;
 }
