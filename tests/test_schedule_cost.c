@@ -336,6 +336,45 @@ static void uneven_case(const char *dims)
     }
 }
 
+/* The ring allgather's first round: within one node the own block is copied first and the first step
+ * sends from the copy; on a network the first step sends straight from sendbuf, beside the copy. */
+static void ring_allgather_first_round(void)
+{
+    double send[3], recv[4 * 3];
+    tdm_coll_args a;
+    memset(&a, 0, sizeof a);
+    a.kind = TDM_COLL_ALLGATHER;
+    a.size = 4;
+    a.rank = 1;
+    a.sendbuf = send;
+    a.recvbuf = recv;
+    a.sendcount = a.recvcount = 3;
+    a.sendtype = a.recvtype = MPI_DOUBLE;
+    a.stype = a.rtype = (tdm_typeinfo){sizeof(double), 0, sizeof(double), sizeof(double), 1};
+    a.split_levels = -1;
+    for (int shm = 0; shm < 2; shm++) {
+        const char *where = shm ? "ring allgather, one node" : "ring allgather, network";
+        a.shared_memory = shm;
+        tdm_schedule s;
+        tdm_sched_init(&s, "allgather_ring", a.rank, a.size);
+        expect(tdm_select_builder("allgather", "ring")(&s, &a) == MPI_SUCCESS && s.nrounds == (shm ? 4 : 3),
+               shm ? "built: a round for the copy, then 3 steps" : "built: 3 steps, the copy in the first", where);
+        const tdm_action *first = NULL, *copy = NULL;
+        for (int i = 0; i < s.nactions; i++) {
+            if (!first && s.actions[i].kind == TDM_ACT_SEND)
+                first = &s.actions[i];
+            if (s.actions[i].kind == TDM_ACT_COPY)
+                copy = &s.actions[i];
+        }
+        expect(copy && copy->src == send && copy->dst == recv + 3, "the own block copied", where);
+        expect(first && first->src == (shm ? (const void *)(recv + 3) : (const void *)send),
+               shm ? "the first step sends the copy" : "the first step sends sendbuf", where);
+        expect(tdm_sched_round_end(&s, 0) == (shm ? 1 : 3),
+               shm ? "the copy alone in the first round" : "the copy beside the first step", where);
+        tdm_sched_destroy(&s);
+    }
+}
+
 int main(void)
 {
     const char *uneven_tori[] = {"4x4x4", "2x2x2", "8x4x2", "3x5", "4x4"};
@@ -346,6 +385,7 @@ int main(void)
     for (size_t i = 0; i < sizeof tori / sizeof tori[0]; i++)
         for (int form = 0; form < 3; form++)
             torus_case(tori[i], form);
+    ring_allgather_first_round();
 
     /* the ring schedule (one segment per step) costs exactly the ring formula */
     tdm_loggp m = {2e-6, 1e-9, 3e-10, 0};

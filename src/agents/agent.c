@@ -83,7 +83,8 @@ int tdm_progress_set(const char *fn, const char *name)
 
 tdm_progress_mode tdm_progress_current(void) { return mode; }
 
-/* The split-tree model's inputs: ranks and cores of this node; TANDEM_SPLIT_S overrides the model. */
+/* The split-tree model's inputs: ranks and cores of this node; TANDEM_SPLIT_S overrides the model.
+ * Also whether every rank is on this node (tdm_global.one_node). */
 static int node_ranks = 1, node_cores = 1, split_s_env = -1;
 
 static int read_split_settings(const char *fn)
@@ -94,6 +95,9 @@ static int read_split_settings(const char *fn)
         return tdm_mpi_error(fn, "finding the ranks of this node", rc);
     MPI_Comm_size(node, &node_ranks);
     MPI_Comm_free(&node);
+    int world_ranks;
+    MPI_Comm_size(MPI_COMM_WORLD, &world_ranks);
+    tdm_global.one_node = node_ranks == world_ranks;
     node_cores = tdm_placement_node_cores();
     split_s_env = -1;
     const char *env = getenv("TANDEM_SPLIT_S");

@@ -75,6 +75,8 @@ typedef struct tdm_coll_args {
     size_t segment_bytes;   /* pipelining segment of ring and bucket steps; 0: chosen by the model */
     int bucket_chains;      /* TANDEM_BUCKET_CHAINS: chains of the torus bucket; 0: chosen by size */
     tdm_loggp loggp;        /* the machine's parameters, for the model's choices */
+    int shared_memory;      /* all ranks on one node: a message is a copy the processes make
+                               themselves, not a transfer beside the CPUs */
     int split_levels;       /* split-tree mode: tree levels nearest the leaves that run on the
                                application thread (S); -1: not split */
     int torus_ndims;        /* the torus the ranks form (torus_bucket algorithms): from the

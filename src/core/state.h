@@ -17,6 +17,8 @@ typedef struct tdm_state {
     tdm_loggp loggp;          /* TANDEM_LOGGP or the defaults */
     int bucket_chains;        /* TANDEM_BUCKET_CHAINS: chains of a torus bucket call; 0: chosen by size */
     int color_threads;        /* TANDEM_COLOR_THREADS: lanes of a torus bucket call (1: one schedule) */
+    int one_node;             /* all of MPI_COMM_WORLD's ranks are on this node: messages are copies
+                                 between processes' memory, made by the processes themselves */
     int completion_hooks;     /* requests may get completion hooks (the interposer): agents pass the
                                  hook gate only then, so that plain calls pay no atomic for it */
     unsigned long schedules_built, schedules_reused; /* reported at TDM_Finalize by TANDEM_VERBOSE */
