@@ -336,11 +336,12 @@ static void uneven_case(const char *dims)
     }
 }
 
-/* The ring allgather's first round: within one node the own block is copied first and the first step
- * sends from the copy; on a network the first step sends straight from sendbuf, beside the copy. */
+/* The ring allgather's first round: within one node a block larger than half the cache is copied first
+ * and the first step sends the copy; otherwise the first step sends straight from sendbuf, beside the
+ * copy. */
 static void ring_allgather_first_round(void)
 {
-    double send[3], recv[4 * 3];
+    double send[3], recv[4 * 3]; /* blocks of 24 bytes */
     tdm_coll_args a;
     memset(&a, 0, sizeof a);
     a.kind = TDM_COLL_ALLGATHER;
@@ -352,13 +353,25 @@ static void ring_allgather_first_round(void)
     a.sendtype = a.recvtype = MPI_DOUBLE;
     a.stype = a.rtype = (tdm_typeinfo){sizeof(double), 0, sizeof(double), sizeof(double), 1};
     a.split_levels = -1;
-    for (int shm = 0; shm < 2; shm++) {
-        const char *where = shm ? "ring allgather, one node" : "ring allgather, network";
-        a.shared_memory = shm;
+    struct {
+        int shared_memory;
+        size_t cache_bytes;
+        int copy_first;
+        const char *where;
+    } cases[] = {{0, 32, 0, "ring allgather, network"},
+                 {1, 32, 1, "ring allgather, one node, block over half the cache"},
+                 {1, 48, 0, "ring allgather, one node, block of half the cache"},
+                 {1, 0, 0, "ring allgather, one node, cache unknown"}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        int first_copy = cases[k].copy_first;
+        const char *where = cases[k].where;
+        a.shared_memory = cases[k].shared_memory;
+        a.cache_bytes = cases[k].cache_bytes;
         tdm_schedule s;
         tdm_sched_init(&s, "allgather_ring", a.rank, a.size);
-        expect(tdm_select_builder("allgather", "ring")(&s, &a) == MPI_SUCCESS && s.nrounds == (shm ? 4 : 3),
-               shm ? "built: a round for the copy, then 3 steps" : "built: 3 steps, the copy in the first", where);
+        expect(tdm_select_builder("allgather", "ring")(&s, &a) == MPI_SUCCESS && s.nrounds == (first_copy ? 4 : 3),
+               first_copy ? "built: a round for the copy, then 3 steps" : "built: 3 steps, the copy in the first",
+               where);
         const tdm_action *first = NULL, *copy = NULL;
         for (int i = 0; i < s.nactions; i++) {
             if (!first && s.actions[i].kind == TDM_ACT_SEND)
@@ -367,10 +380,10 @@ static void ring_allgather_first_round(void)
                 copy = &s.actions[i];
         }
         expect(copy && copy->src == send && copy->dst == recv + 3, "the own block copied", where);
-        expect(first && first->src == (shm ? (const void *)(recv + 3) : (const void *)send),
-               shm ? "the first step sends the copy" : "the first step sends sendbuf", where);
-        expect(tdm_sched_round_end(&s, 0) == (shm ? 1 : 3),
-               shm ? "the copy alone in the first round" : "the copy beside the first step", where);
+        expect(first && first->src == (first_copy ? (const void *)(recv + 3) : (const void *)send),
+               first_copy ? "the first step sends the copy" : "the first step sends sendbuf", where);
+        expect(tdm_sched_round_end(&s, 0) == (first_copy ? 1 : 3),
+               first_copy ? "the copy alone in the first round" : "the copy beside the first step", where);
         tdm_sched_destroy(&s);
     }
 }

@@ -77,6 +77,7 @@ typedef struct tdm_coll_args {
     tdm_loggp loggp;        /* the machine's parameters, for the model's choices */
     int shared_memory;      /* all ranks on one node: a message is a copy the processes make
                                themselves, not a transfer beside the CPUs */
+    size_t cache_bytes;     /* the node's last-level cache (0: unknown) */
     int split_levels;       /* split-tree mode: tree levels nearest the leaves that run on the
                                application thread (S); -1: not split */
     int torus_ndims;        /* the torus the ranks form (torus_bucket algorithms): from the

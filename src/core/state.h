@@ -19,6 +19,8 @@ typedef struct tdm_state {
     int color_threads;        /* TANDEM_COLOR_THREADS: lanes of a torus bucket call (1: one schedule) */
     int one_node;             /* all of MPI_COMM_WORLD's ranks are on this node: messages are copies
                                  between processes' memory, made by the processes themselves */
+    size_t cache_bytes;       /* TANDEM_CACHE_BYTES, else this node's last-level cache from hwloc; 0 if
+                                 unknown */
     int completion_hooks;     /* requests may get completion hooks (the interposer): agents pass the
                                  hook gate only then, so that plain calls pay no atomic for it */
     unsigned long schedules_built, schedules_reused; /* reported at TDM_Finalize by TANDEM_VERBOSE */

@@ -175,6 +175,19 @@ int tdm_placement_lane_thread_core(int lane)
 
 int tdm_placement_progress_core(void) { return __atomic_load_n(&found_core[0], __ATOMIC_RELAXED); }
 
+size_t tdm_placement_last_cache_bytes(void)
+{
+    if (!load_topology())
+        return 0;
+    hwloc_obj_type_t levels[] = {HWLOC_OBJ_L3CACHE, HWLOC_OBJ_L2CACHE};
+    for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++) {
+        hwloc_obj_t cache = hwloc_get_obj_by_type(topology, levels[i], 0);
+        if (cache && cache->attr)
+            return (size_t)cache->attr->cache.size;
+    }
+    return 0;
+}
+
 int tdm_placement_node_cores(void)
 {
     if (load_topology()) {

@@ -12,6 +12,8 @@
 #ifndef TANDEM_PLACEMENT_H
 #define TANDEM_PLACEMENT_H
 
+#include <stddef.h>
+
 #define TDM_PLACEMENT_MAX_LIST 256
 
 typedef enum {
@@ -71,6 +73,8 @@ void tdm_placement_bind_lane_thread(int lane);
 int tdm_placement_current_core(void);
 /* Cores of this machine (hwloc; the online processors if hwloc fails). */
 int tdm_placement_node_cores(void);
+/* Bytes of the last-level cache (L3, else L2) of the machine's first one; 0 if hwloc cannot tell. */
+size_t tdm_placement_last_cache_bytes(void);
 int tdm_placement_progress_core(void);
 /* Where color thread `lane` (1 ..) found itself once bound; -1 if it has not started or is unknown. */
 int tdm_placement_lane_thread_core(int lane);

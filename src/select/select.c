@@ -3,6 +3,7 @@
 #include "../core/error.h"
 #include "../core/state.h"
 #include "../model/loggp.h"
+#include "../placement/placement.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -297,6 +298,15 @@ int tdm_select_init_from_env(const char *fn)
             return tdm_error(fn, MPI_ERR_ARG, "TANDEM_SEGMENT_BYTES=%s: expected a positive number of bytes",
                              seg);
         tdm_global.segment_bytes = (size_t)v;
+    }
+    const char *cache = getenv("TANDEM_CACHE_BYTES");
+    tdm_global.cache_bytes = tdm_placement_last_cache_bytes(); /* 0 if hwloc cannot tell */
+    if (cache && *cache) {
+        char *end;
+        long long v = strtoll(cache, &end, 10);
+        if (*end != '\0' || v <= 0)
+            return tdm_error(fn, MPI_ERR_ARG, "TANDEM_CACHE_BYTES=%s: expected a positive number of bytes", cache);
+        tdm_global.cache_bytes = (size_t)v;
     }
     if ((rc = lane_count_setting(fn, "TANDEM_COLOR_THREADS", "threads", 1, &tdm_global.color_threads)) != MPI_SUCCESS ||
         (rc = lane_count_setting(fn, "TANDEM_BUCKET_CHAINS", "chains", 0, &tdm_global.bucket_chains)) != MPI_SUCCESS)
