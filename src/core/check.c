@@ -27,7 +27,6 @@ int tdm_check_call(const char *fn, MPI_Comm comm, void *request, tdm_coll_kind k
     a->loggp = tdm_global.loggp;
     a->shared_memory = tdm_global.one_node;
     a->cache_bytes = tdm_global.cache_bytes;
-    a->shared_memory = tdm_global.one_node;
     a->split_levels = -1;
     a->torus_ndims = 0;
     tdm_shadow *sh = tdm_shadow_lookup(comm);
