@@ -8,11 +8,21 @@
  *   mpirun -np 2 tandem-bench [--quick] [--collectives allreduce,bcast] [--sizes 8,1M] [--reps 7]
  *                             [--iters N] [--warmup N] [--modes tandem,mpi-blocking] [--csv FILE]
  *   mpirun -np 2 tandem-bench --mpi-thread single ...   (MPI initialized with MPI_THREAD_SINGLE first)
+ *   mpirun -np 2 tandem-bench --algorithms ring,torus_bucket ...   (those Tandem algorithms forced, each
+ *                             interleaved with the rest, beside Tandem's own choice)
  *   mpirun -np 2 tandem-bench --show-placement   (where ranks and progress threads run)
  *   mpirun -np 2 tandem-bench --overlap ...      (overhead and overlap against computation: bench_overlap.c)
  *
  * Size: the whole vector for bcast and the reductions, one rank's block for the gather/scatter/all*
  * collectives (as in the OSU benchmarks).
+ *
+ * --algorithms: is Tandem's choice the best of its algorithms? Compared across launches the answer is
+ * this machine's speed of the moment (the same forced ring measured 0.62 and 0.92 of native in two
+ * launches), so each named algorithm is forced (TDM_Set_algorithm) and timed as a mode of its own,
+ * interleaved with the others; the tandem column is then always the automatic choice ("auto", whatever
+ * TANDEM_<COLLECTIVE> says), and a row per forced algorithm gives its time and the choice's time over
+ * it. A name that no collective measured knows is an error; one that a collective does not know is
+ * skipped for it.
  */
 #include "bench.h"
 
@@ -27,6 +37,12 @@
 
 enum { MODE_TANDEM, MODE_NATIVE_NB, MODE_NATIVE_BLOCKING, NMODES };
 static const char *mode_names[NMODES] = {"tandem", "mpi-nonblocking", "mpi-blocking"};
+
+/* --algorithms: modes NMODES + i force forced[i] (for the collectives that know it) */
+#define MAX_FORCED 8
+static char forced_list[256];
+static const char *forced[MAX_FORCED];
+static int nforced;
 
 static int rank, size;
 
@@ -53,7 +69,7 @@ static void model_setup(void)
 /* Starts (or, for blocking mode, runs) one collective. */
 static int run_once(const bench_collective *c, int mode, bench_buffers *b, TDM_Request *treq, MPI_Request *mreq)
 {
-    if (mode == MODE_TANDEM)
+    if (mode == MODE_TANDEM || mode >= NMODES)
         return bench_start_tandem(c, b, treq);
     if (mode == MODE_NATIVE_NB)
         return bench_start_mpi(c, b, mreq);
@@ -67,20 +83,31 @@ static int start_and_wait(const bench_collective *c, int mode, bench_buffers *b)
     int rc = run_once(c, mode, b, &treq, &mreq);
     if (rc != MPI_SUCCESS || mode == MODE_NATIVE_BLOCKING)
         return rc;
-    return mode == MODE_TANDEM ? TDM_Wait(&treq, MPI_STATUS_IGNORE) : MPI_Wait(&mreq, MPI_STATUS_IGNORE);
+    return mode == MODE_NATIVE_NB ? MPI_Wait(&mreq, MPI_STATUS_IGNORE) : TDM_Wait(&treq, MPI_STATUS_IGNORE);
+}
+
+static const char *mode_name(int mode) { return mode < NMODES ? mode_names[mode] : forced[mode - NMODES]; }
+
+/* With --algorithms, the algorithm a Tandem mode runs: the forced one, or the automatic choice. A
+ * change expires the cached schedules: the warm-up runs rebuild them. */
+static void choose_algorithm(const bench_collective *c, int mode)
+{
+    if (nforced > 0 && (mode == MODE_TANDEM || mode >= NMODES))
+        TDM_Set_algorithm(c->name, mode == MODE_TANDEM ? "auto" : forced[mode - NMODES]);
 }
 
 /* Seconds per operation over `iters` iterations after `warmup` untimed ones, the slowest rank's. */
 static double time_mode(const bench_collective *c, int mode, bench_buffers *b, int iters, int warmup)
 {
+    choose_algorithm(c, mode);
     for (int i = 0; i < warmup; i++)
         start_and_wait(c, mode, b);
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     for (int i = 0; i < iters; i++)
         if (start_and_wait(c, mode, b) != MPI_SUCCESS) {
-            fprintf(stderr, "tandem-bench: %s (%s) failed: %s\n", c->name, mode_names[mode],
-                    mode == MODE_TANDEM ? TDM_Last_error() : "MPI error");
+            fprintf(stderr, "tandem-bench: %s (%s) failed: %s\n", c->name, mode_name(mode),
+                    mode == MODE_TANDEM || mode >= NMODES ? TDM_Last_error() : "MPI error");
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
     double mine = (MPI_Wtime() - t0) / iters, slowest;
@@ -88,15 +115,66 @@ static double time_mode(const bench_collective *c, int mode, bench_buffers *b, i
     return slowest;
 }
 
-/* The algorithm Tandem's selection gives this call. */
-static void tandem_algorithm(const bench_collective *c, bench_buffers *b, char *out, size_t len)
+/* The algorithm this Tandem mode's call gets (a forced one may hand the call to a fallback). */
+static void tandem_algorithm(const bench_collective *c, int mode, bench_buffers *b, char *out, size_t len)
 {
     TDM_Request req;
     snprintf(out, len, "?");
-    if (run_once(c, MODE_TANDEM, b, &req, NULL) != MPI_SUCCESS)
+    choose_algorithm(c, mode);
+    if (run_once(c, mode, b, &req, NULL) != MPI_SUCCESS)
         return;
     snprintf(out, len, "%s", TDM_Request_algorithm(req));
     TDM_Wait(&req, MPI_STATUS_IGNORE);
+}
+
+/* --algorithms: the collective knows the name (TDM_Algorithm_names) */
+static int knows(const bench_collective *c, const char *algorithm)
+{
+    const char *names = TDM_Algorithm_names(c->name);
+    char list[512];
+    snprintf(list, sizeof list, "%s", names ? names : "");
+    for (char *p = list; *p; p++)
+        if (*p == ' ')
+            *p = ',';
+    return strcmp(algorithm, "auto") != 0 && bench_wanted(list, algorithm);
+}
+
+/* Every --algorithms name is known to a collective measured; else says which is not (rank 0). */
+static int forced_names_known(const bench_options *o)
+{
+    for (int f = 0; f < nforced; f++) {
+        int known = 0;
+        for (int ci = 0; ci < BENCH_NCOLLECTIVES && !known; ci++)
+            known = bench_wanted(o->wanted, bench_collectives[ci].name) && knows(&bench_collectives[ci], forced[f]);
+        if (!known) {
+            if (rank == 0) {
+                fprintf(stderr, "tandem-bench: --algorithms: no collective measured has an algorithm '%s'; known:\n",
+                        forced[f]);
+                for (int ci = 0; ci < BENCH_NCOLLECTIVES; ci++)
+                    if (bench_wanted(o->wanted, bench_collectives[ci].name))
+                        fprintf(stderr, "  %s: %s\n", bench_collectives[ci].name,
+                                TDM_Algorithm_names(bench_collectives[ci].name));
+            }
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Below a row, the forced algorithms': time, ratio to the best native, and the automatic choice's
+ * time over theirs (above 1: the forced one was faster). */
+static void print_forced(const int *measured, const double *med, const double *lo,
+                         const double *hi, double best, char (*alg)[64])
+{
+    for (int f = 0; f < nforced; f++) {
+        int m = NMODES + f;
+        if (!measured[m])
+            continue;
+        char cell[64];
+        snprintf(cell, sizeof cell, "%.3g (%.3g..%.3g)", med[m], lo[m], hi[m]);
+        printf("%-21s %9s  %-28s %-28s %-28s %6.2f  choice/this %.2f  %s\n", "", "forced", forced[f], "", cell,
+               best > 0 ? med[m] / best : 0.0, med[MODE_TANDEM] / med[m], alg[m]);
+    }
 }
 
 static int own_mpi; /* the program, not TDM_Init, initialized MPI */
@@ -154,20 +232,38 @@ int main(int argc, char **argv)
                     fprintf(stderr, "tandem-bench: --warmup wants a count from 0 to 1000, not '%s'\n", argv[i]);
                 return finish(2);
             }
+        } else if (!strcmp(argv[i], "--algorithms") && i + 1 < argc) {
+            snprintf(forced_list, sizeof forced_list, "%s", argv[++i]);
+            nforced = 0;
+            for (char *tok = strtok(forced_list, ","); tok; tok = strtok(NULL, ",")) {
+                if (nforced == MAX_FORCED) {
+                    if (rank == 0)
+                        fprintf(stderr, "tandem-bench: --algorithms takes at most %d names\n", MAX_FORCED);
+                    return finish(2);
+                }
+                forced[nforced++] = tok;
+            }
         } else if (!bench_common_option(argc, argv, &i, &o)) {
             if (rank == 0)
                 fprintf(stderr, "usage: tandem-bench [--quick] [--collectives a,b] [--sizes 8,64K,1M] [--reps N] "
-                                "[--iters N] [--warmup N] [--modes tandem,mpi-nonblocking,mpi-blocking] [--csv FILE] | "
-                                "--overlap ... | --show-placement\n");
+                                "[--iters N] [--warmup N] [--modes tandem,mpi-nonblocking,mpi-blocking] [--algorithms ring,...] "
+                                "[--csv FILE] | --overlap ... | --show-placement\n");
             return finish(2);
         }
     }
     o.reps = o.reps < 1 ? 1 : o.reps > BENCH_MAX_REPS ? BENCH_MAX_REPS : o.reps;
     if (!bench_modes_known(&o, mode_names, NMODES, rank))
         return finish(2);
-    int measured[NMODES];
+    if (!forced_names_known(&o))
+        return finish(2);
+    int measured[NMODES + MAX_FORCED];
     for (int m = 0; m < NMODES; m++)
         measured[m] = bench_mode_wanted(&o, mode_names[m]);
+    if (nforced > 0 && !measured[MODE_TANDEM]) {
+        if (rank == 0)
+            fprintf(stderr, "tandem-bench: --algorithms compares with the tandem mode, which --modes leaves out\n");
+        return finish(2);
+    }
     model_setup();
 
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -218,25 +314,29 @@ int main(int argc, char **argv)
             bench_buffers_alloc(&b, c, bytes, size);
             int iters = (int)(64L * 1024 * 1024 / (bytes > 65536 ? bytes : 65536));
             iters = bench_iterations(&o, iters > 1000 ? 1000 : iters < 16 ? 16 : iters);
-            char alg[64] = "-";
-            if (measured[MODE_TANDEM]) /* naming it is a run of its own: not when only MPI is timed */
-                tandem_algorithm(c, &b, alg, sizeof alg);
-            double samples[NMODES][BENCH_MAX_REPS];
+            int nmodes = NMODES + nforced;
+            for (int f = 0; f < nforced; f++)
+                measured[NMODES + f] = knows(c, forced[f]);
+            char alg[NMODES + MAX_FORCED][64];
+            for (int m = 0; m < nmodes; m++) /* naming it is a run of its own: not when only MPI is timed */
+                if (snprintf(alg[m], sizeof alg[m], "-") && measured[m] && (m == MODE_TANDEM || m >= NMODES))
+                    tandem_algorithm(c, m, &b, alg[m], sizeof alg[m]);
+            double samples[NMODES + MAX_FORCED][BENCH_MAX_REPS];
             /* the modes interleaved, in an order that turns each repetition: a mode leaves caches and
              * pages behind for the next one, and no mode should always follow the same other */
             for (int r = 0; r < o.reps; r++)
-                for (int k = 0; k < NMODES; k++) {
-                    int m = (k + r) % NMODES;
+                for (int k = 0; k < nmodes; k++) {
+                    int m = (k + r) % nmodes;
                     samples[m][r] = measured[m] ? time_mode(c, m, &b, iters, (int)warmup) : 0;
                 }
             double vector_bytes = (double)bytes * (c->per_rank_blocks ? size : 1);
             /* rank 0 alone: costing a schedule builds every rank's (seconds at 4096 ranks, and in
              * simulation all ranks share one process) */
             double model = rank == 0 && bytes >= MODEL_FROM_BYTES
-                               ? tdm_cost_of_algorithm(alg, &torus, vector_bytes, &loggp) : -1;
+                               ? tdm_cost_of_algorithm(alg[MODE_TANDEM], &torus, vector_bytes, &loggp) : -1;
             if (rank == 0) {
-                double med[NMODES], lo[NMODES], hi[NMODES];
-                for (int m = 0; m < NMODES; m++) {
+                double med[NMODES + MAX_FORCED], lo[NMODES + MAX_FORCED], hi[NMODES + MAX_FORCED];
+                for (int m = 0; m < nmodes; m++) {
                     qsort(samples[m], (size_t)o.reps, sizeof(double), bench_cmp_double);
                     med[m] = samples[m][o.reps / 2];
                     lo[m] = samples[m][0];
@@ -255,13 +355,15 @@ int main(int argc, char **argv)
                 if (model > 0)
                     snprintf(predicted, sizeof predicted, "%.3g", model);
                 printf("%-21s %9ld  %-28s %-28s %-28s %6s  %-10s %s\n", c->name, bytes, cell[MODE_NATIVE_BLOCKING],
-                       cell[MODE_NATIVE_NB], cell[MODE_TANDEM], ratio, predicted, alg);
+                       cell[MODE_NATIVE_NB], cell[MODE_TANDEM], ratio, predicted, alg[MODE_TANDEM]);
+                print_forced(measured, med, lo, hi, best, alg);
                 fflush(stdout);
-                for (int m = 0; csv && m < NMODES; m++)
+                for (int m = 0; csv && m < nmodes; m++)
                     if (measured[m])
                         fprintf(csv, "%s,%ld,%d,%d,%ld,%d,%s,%s,%d,%d,%.9g,%.9g,%.9g,%s\n", c->name, bytes, size,
-                                local, cores, local > cores, mode_names[m], m == MODE_TANDEM ? alg : "native", o.reps,
-                                iters, med[m], lo[m], hi[m], m == MODE_TANDEM ? predicted : "");
+                                local, cores, local > cores, m < NMODES ? mode_names[m] : "tandem-forced",
+                                m == MODE_TANDEM || m >= NMODES ? alg[m] : "native", o.reps, iters, med[m], lo[m],
+                                hi[m], m == MODE_TANDEM ? predicted : "");
             }
             bench_buffers_free(&b);
         }
