@@ -251,7 +251,11 @@ int tdm_inline_wait(struct tdm_request *req)
         if (polls >= SPIN_POLLS)
             sched_yield();
     }
-    tdm_inline_progress();
+    /* In simulation the blocking wait below finds what has completed without a test, and each test
+     * costs simulated time (smpi/test per request): testing every running request here, right after
+     * they were posted, held up the first round of a 2-chain bucket allgather by 2.4 us (24 tests of
+     * 0.1 us), 2% of its 8 MiB run at 512 and at 4096 ranks. */
+    progress_pass(!TDM_SIMULATED);
     while (!tdm_request_done(req)) {
         int rc = tdm_inline_block(tdm_thread_agent_completions());
         if (rc != MPI_SUCCESS)
