@@ -66,10 +66,13 @@ static void model_setup(void)
     torus.bidirectional = 1;
 }
 
+/* The mode runs Tandem: its own choice, or an algorithm --algorithms forces. */
+static int is_tandem(int mode) { return mode == MODE_TANDEM || mode >= NMODES; }
+
 /* Starts (or, for blocking mode, runs) one collective. */
 static int run_once(const bench_collective *c, int mode, bench_buffers *b, TDM_Request *treq, MPI_Request *mreq)
 {
-    if (mode == MODE_TANDEM || mode >= NMODES)
+    if (is_tandem(mode))
         return bench_start_tandem(c, b, treq);
     if (mode == MODE_NATIVE_NB)
         return bench_start_mpi(c, b, mreq);
@@ -92,7 +95,7 @@ static const char *mode_name(int mode) { return mode < NMODES ? mode_names[mode]
  * change expires the cached schedules: the warm-up runs rebuild them. */
 static void choose_algorithm(const bench_collective *c, int mode)
 {
-    if (nforced > 0 && (mode == MODE_TANDEM || mode >= NMODES))
+    if (nforced > 0 && is_tandem(mode))
         TDM_Set_algorithm(c->name, mode == MODE_TANDEM ? "auto" : forced[mode - NMODES]);
 }
 
@@ -107,7 +110,7 @@ static double time_mode(const bench_collective *c, int mode, bench_buffers *b, i
     for (int i = 0; i < iters; i++)
         if (start_and_wait(c, mode, b) != MPI_SUCCESS) {
             fprintf(stderr, "tandem-bench: %s (%s) failed: %s\n", c->name, mode_name(mode),
-                    mode == MODE_TANDEM || mode >= NMODES ? TDM_Last_error() : "MPI error");
+                    is_tandem(mode) ? TDM_Last_error() : "MPI error");
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
     double mine = (MPI_Wtime() - t0) / iters, slowest;
@@ -127,16 +130,15 @@ static void tandem_algorithm(const bench_collective *c, int mode, bench_buffers 
     TDM_Wait(&req, MPI_STATUS_IGNORE);
 }
 
-/* --algorithms: the collective knows the name (TDM_Algorithm_names) */
+/* --algorithms: the collective has an algorithm of that name (TDM_Algorithm_names, "auto" aside) */
 static int knows(const bench_collective *c, const char *algorithm)
 {
     const char *names = TDM_Algorithm_names(c->name);
-    char list[512];
-    snprintf(list, sizeof list, "%s", names ? names : "");
-    for (char *p = list; *p; p++)
-        if (*p == ' ')
-            *p = ',';
-    return strcmp(algorithm, "auto") != 0 && bench_wanted(list, algorithm);
+    size_t len = strlen(algorithm);
+    for (const char *p = names; p && *p; p += strcspn(p, " "), p += *p == ' ')
+        if (strncmp(p, algorithm, len) == 0 && (p[len] == ' ' || p[len] == '\0'))
+            return strcmp(algorithm, "auto") != 0;
+    return 0;
 }
 
 /* Every --algorithms name is known to a collective measured; else says which is not (rank 0). */
@@ -318,9 +320,11 @@ int main(int argc, char **argv)
             for (int f = 0; f < nforced; f++)
                 measured[NMODES + f] = knows(c, forced[f]);
             char alg[NMODES + MAX_FORCED][64];
-            for (int m = 0; m < nmodes; m++) /* naming it is a run of its own: not when only MPI is timed */
-                if (snprintf(alg[m], sizeof alg[m], "-") && measured[m] && (m == MODE_TANDEM || m >= NMODES))
+            for (int m = 0; m < nmodes; m++) {
+                snprintf(alg[m], sizeof alg[m], "-");
+                if (measured[m] && is_tandem(m)) /* naming it is a run of its own: not for MPI's modes */
                     tandem_algorithm(c, m, &b, alg[m], sizeof alg[m]);
+            }
             double samples[NMODES + MAX_FORCED][BENCH_MAX_REPS];
             /* the modes interleaved, in an order that turns each repetition: a mode leaves caches and
              * pages behind for the next one, and no mode should always follow the same other */
@@ -362,7 +366,7 @@ int main(int argc, char **argv)
                     if (measured[m])
                         fprintf(csv, "%s,%ld,%d,%d,%ld,%d,%s,%s,%d,%d,%.9g,%.9g,%.9g,%s\n", c->name, bytes, size,
                                 local, cores, local > cores, m < NMODES ? mode_names[m] : "tandem-forced",
-                                m == MODE_TANDEM || m >= NMODES ? alg[m] : "native", o.reps, iters, med[m], lo[m],
+                                is_tandem(m) ? alg[m] : "native", o.reps, iters, med[m], lo[m],
                                 hi[m], m == MODE_TANDEM ? predicted : "");
             }
             bench_buffers_free(&b);
