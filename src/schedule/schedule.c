@@ -159,6 +159,38 @@ void tdm_sched_reduce(tdm_schedule *s, const void *in, void *inout, int count, M
     a->basic = s->reduce_basic;
 }
 
+/* Bytes of count elements if they are one dense run starting at the buffer pointer, else -1. */
+static MPI_Aint dense_bytes(MPI_Datatype type, int count)
+{
+    if (type == MPI_PACKED)
+        return -1; /* bytes made by MPI_Pack: the copy packs or unpacks */
+    /* the common predefined types first: no queries needed */
+    if (type == MPI_BYTE || type == MPI_CHAR || type == MPI_UNSIGNED_CHAR || type == MPI_SIGNED_CHAR ||
+        type == MPI_INT8_T || type == MPI_UINT8_T)
+        return count;
+    if (type == MPI_INT || type == MPI_FLOAT || type == MPI_UNSIGNED || type == MPI_INT32_T ||
+        type == MPI_UINT32_T)
+        return (MPI_Aint)count * 4;
+    if (type == MPI_DOUBLE || type == MPI_LONG_LONG || type == MPI_INT64_T || type == MPI_UINT64_T ||
+        type == MPI_UNSIGNED_LONG_LONG)
+        return (MPI_Aint)count * 8;
+    int size;
+    MPI_Aint lb, extent, true_lb, true_extent;
+    if (MPI_Type_size(type, &size) != MPI_SUCCESS || MPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS ||
+        MPI_Type_get_true_extent(type, &true_lb, &true_extent) != MPI_SUCCESS)
+        return -1;
+    if (true_lb == 0 && true_extent == size && extent == size)
+        return (MPI_Aint)count * size;
+    return -1;
+}
+
+/* A copy between dense runs of the same length is a memcpy; the engine need not ask MPI each time. */
+static MPI_Aint plain_bytes(int src_count, MPI_Datatype src_type, int dst_count, MPI_Datatype dst_type)
+{
+    MPI_Aint src_bytes = dense_bytes(src_type, src_count);
+    return src_bytes >= 0 && src_bytes == dense_bytes(dst_type, dst_count) ? src_bytes : -1;
+}
+
 void tdm_sched_copy(tdm_schedule *s, const void *src, int src_count, MPI_Datatype src_type, void *dst,
                     int dst_count, MPI_Datatype dst_type)
 {
@@ -178,6 +210,7 @@ void tdm_sched_copy(tdm_schedule *s, const void *src, int src_count, MPI_Datatyp
     a->dst = dst;
     a->dst_count = dst_count;
     a->dst_type = dst_type;
+    a->plain_bytes = plain_bytes(src_count, src_type, dst_count, dst_type);
 }
 
 void tdm_sched_round(tdm_schedule *s)

@@ -34,6 +34,8 @@ typedef struct tdm_action {
     int link;               /* send on a torus: the link it travels, 2 * dimension + (1 if toward lower
                                coordinates), dimensions as in tdm_schedule.torus_dims; -1 otherwise */
     int repeat;             /* reduce, copy: done this many times (at least once), src and dst moving */
+    MPI_Aint plain_bytes;   /* copy only: both sides one dense run of this many bytes (a plain memcpy,
+                               decided once when built); -1 otherwise */
     MPI_Aint src_stride, dst_stride; /* by these many bytes each time (see the builder vocabulary) */
 } tdm_action;
 
