@@ -51,7 +51,7 @@ static void complete(struct tdm_request *req)
 {
     unlink_running(req);
     if (tdm_exec_all_done(&req->exec)) /* not after the first segment of a split schedule */
-        tdm_shadow_release(req->shadow, req);
+        tdm_shadow_release(req->shadow, &req->tag_hold);
     if (req->lane_parent) /* as in thread.c: the lane first, then the count */
         tdm_request_mark_done_here(req);
     struct tdm_request *whole = tdm_request_lane_finished(req); /* a call in lanes: its last lane */

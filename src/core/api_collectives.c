@@ -65,7 +65,7 @@ static int block_counts(tdm_schedule *s, tdm_coll_args *a)
 /* Gives up a request that took its tag but could not start. */
 static int abandon(struct tdm_request *req, int rc)
 {
-    tdm_shadow_release(req->shadow, req);
+    tdm_shadow_release(req->shadow, &req->tag_hold);
     tdm_request_free(req);
     return rc;
 }
@@ -104,7 +104,7 @@ static int build_lanes(const char *fn, tdm_coll_args *a, const tdm_algorithm *al
         *link = lane;
         link = &lane->lane_next;
         int tag;
-        int rc = tdm_shadow_claim_tag(req->shadow, lane, &tag);
+        int rc = tdm_shadow_claim_tag(req->shadow, &lane->tag_hold, &tag);
         if (rc != MPI_SUCCESS)
             return tdm_mpi_error(fn, "completing earlier collectives to reuse their tag", rc);
         lane->shadow = req->shadow;
@@ -135,7 +135,7 @@ static int start(const char *fn, tdm_coll_args *a, const tdm_sched_key *key, MPI
     /* The tag first: every rank takes one per call, even if this rank then fails to start, so that
      * the ranks' sequence numbers never drift apart. */
     int tag;
-    rc = tdm_shadow_claim_tag(shadow, req, &tag);
+    rc = tdm_shadow_claim_tag(shadow, &req->tag_hold, &tag);
     if (rc != MPI_SUCCESS) {
         tdm_request_free(req);
         return tdm_mpi_error(fn, "completing earlier collectives to reuse their tag", rc);
@@ -179,7 +179,7 @@ static int start_cached(const char *fn, tdm_sched_key *key, MPI_Comm comm, TDM_R
         return 0;
     tdm_request_revive(req);
     int tag;
-    *rc = tdm_shadow_claim_tag(shadow, req, &tag);
+    *rc = tdm_shadow_claim_tag(shadow, &req->tag_hold, &tag);
     if (*rc != MPI_SUCCESS) {
         tdm_request_free(req);
         *rc = tdm_mpi_error(fn, "completing earlier collectives to reuse their tag", *rc);

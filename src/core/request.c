@@ -23,7 +23,8 @@ struct tdm_request *tdm_request_alloc(void)
     req->nowned = 0;
     req->cacheable = 0;
     req->shadow = NULL;
-    req->active_prev = req->active_next = req->shadow_prev = req->shadow_next = NULL;
+    req->active_prev = req->active_next = NULL;
+    req->tag_hold = (tdm_tag_hold){NULL, NULL, 0, 0};
     req->lanes_running = 1;
     tdm_sched_init(&req->sched, "none", 0, 0);
     req->exec.reqs = req->exec.reqs_inline;
@@ -41,7 +42,7 @@ void tdm_request_free(struct tdm_request *req)
     tdm_shadow *sh = req->shadow;
     req->magic = 0;
     if (sh) /* a request completed by the progress thread gives its tag back here */
-        tdm_shadow_release(sh, req);
+        tdm_shadow_release(sh, &req->tag_hold);
     if (!tdm_sched_cache_keep(req))
         tdm_request_release(req);
     if (sh)

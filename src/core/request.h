@@ -11,6 +11,8 @@
 #include "../schedule/schedule.h"
 #include "sched_cache.h"
 
+#include <stddef.h>
+
 #define TDM_REQUEST_MAGIC 0x7a4d5251u /* a live request; cleared when it returns to the pool */
 
 struct tdm_request {
@@ -38,17 +40,20 @@ struct tdm_request {
     tdm_schedule sched;
     tdm_exec exec;
     tdm_shadow *shadow;
-    unsigned long seq;
     MPI_Datatype owned_types[2]; /* duplicates of the caller's derived datatypes, freed at the end */
     int nowned;
     struct tdm_request *active_prev, *active_next; /* the agent's list of running requests */
-    struct tdm_request *shadow_prev, *shadow_next; /* the shadow's list, for tag reuse */
-    int holds_tag;             /* on that list */
+    tdm_tag_hold tag_hold;     /* on the shadow's list while the call holds its tag */
     struct tdm_request *pool_next;
     struct tdm_request *handoff_next; /* the progress thread's hand-off stack */
     tdm_sched_key key;         /* the call, if its schedule may be cached (see sched_cache.h) */
     int cacheable;
 };
+
+static inline struct tdm_request *tdm_request_of_hold(tdm_tag_hold *hold)
+{
+    return (struct tdm_request *)((char *)hold - offsetof(struct tdm_request, tag_hold));
+}
 
 struct tdm_request *tdm_request_alloc(void);
 /* The user is done with the request (Wait/Test, or a start that failed): its schedule is kept in the

@@ -10,19 +10,16 @@
 
 static int keyval = MPI_KEYVAL_INVALID;
 static tdm_shadow *registry;
-static int tag_range_override;
+/* Tags 0 .. tag_range-1: set at TDM_Init (tdm_shadow_set_tag_range), read by every call. */
+static unsigned long tag_range = 32767;
 /* This thread is inside an MPI call that may complete a duplication request (per thread: several
  * application threads may call Tandem). */
 static __thread int testing_dups;
-static unsigned long cached_tag_range;
 /* The registry changes under this lock: application threads may create and free shadows at once. */
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
-/* The last communicator each thread looked up and its shadow: most programs use one communicator.
- * Valid while no shadow was destroyed since (MPI may reuse a freed communicator's handle value). */
-static __thread MPI_Comm last_user TDM_TLS_INITIAL_EXEC = MPI_COMM_NULL;
-static __thread tdm_shadow *last_shadow TDM_TLS_INITIAL_EXEC;
-static __thread unsigned last_generation TDM_TLS_INITIAL_EXEC;
-static unsigned generation = 1; /* atomic: bumped when a shadow is destroyed */
+/* The lookup memo (see tdm_shadow_lookup); generation 0 never matches. */
+__thread tdm_shadow_memo tdm_shadow_last TDM_TLS_INITIAL_EXEC;
+unsigned tdm_shadow_generation = 1;
 
 void tdm_shadow_testing_dups(int on) { testing_dups = on; }
 
@@ -41,7 +38,7 @@ static void mark_ready(tdm_shadow *sh)
 
 static void shadow_destroy(tdm_shadow *sh)
 {
-    __atomic_add_fetch(&generation, 1, __ATOMIC_SEQ_CST);
+    __atomic_add_fetch(&tdm_shadow_generation, 1, __ATOMIC_SEQ_CST);
     tdm_sched_cache_clear(sh);
     if (!sh->ready)
         MPI_Wait(&sh->dup_request, MPI_STATUS_IGNORE);
@@ -66,7 +63,7 @@ static int on_user_comm_delete(MPI_Comm comm, int key, void *value, void *extra)
     tdm_shadow *sh = value;
     (void)comm;
     /* every thread's memo of this communicator expires: MPI may give its handle to a new one */
-    __atomic_add_fetch(&generation, 1, __ATOMIC_SEQ_CST);
+    __atomic_add_fetch(&tdm_shadow_generation, 1, __ATOMIC_SEQ_CST);
     /* The duplication reads the user's communicator: it must end before that one goes away (Open MPI
      * calls this from MPI_Comm_free at once). MPICH instead calls it when the duplication completes,
      * possibly inside the very MPI call of Tandem that tests it: then it must not be waited for again;
@@ -89,10 +86,8 @@ int tdm_shadow_module_init(void)
 
 void tdm_shadow_module_finalize(void)
 {
-    last_user = MPI_COMM_NULL;
-    last_shadow = NULL;
-    __atomic_add_fetch(&generation, 1, __ATOMIC_SEQ_CST);
-    cached_tag_range = 0;
+    tdm_shadow_last = (tdm_shadow_memo){MPI_COMM_NULL, NULL, 0};
+    __atomic_add_fetch(&tdm_shadow_generation, 1, __ATOMIC_SEQ_CST);
     while (registry) {
         tdm_shadow *sh = registry;
         if (!sh->user_freed)
@@ -107,7 +102,19 @@ void tdm_shadow_module_finalize(void)
 
 tdm_shadow *tdm_shadow_first(void) { return registry; }
 
-void tdm_shadow_set_tag_range(int range) { tag_range_override = range; }
+/* range > 0: a testing override; 0: MPI_TAG_UB + 1 (MPI_TAG_UB is the largest valid tag; the standard
+ * promises at least 32767). */
+void tdm_shadow_set_tag_range(int range)
+{
+    void *value;
+    int found = 0;
+    if (range > 0) {
+        tag_range = (unsigned long)range;
+        return;
+    }
+    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &value, &found);
+    tag_range = found ? (unsigned long)*(int *)value : 32767ul;
+}
 
 /* The duplication does not block (MPI_Comm_idup): the first collective on a communicator must not wait
  * for the other ranks to reach it. SMPI has no MPI_Comm_idup: there the first collective on a
@@ -131,6 +138,7 @@ static int create_shadow(MPI_Comm comm, tdm_shadow **out)
     if (!sh)
         return MPI_ERR_NO_MEM;
     sh->user = comm;
+    sh->tags = tag_range;
     sh->comm = MPI_COMM_NULL;
     sh->dup_request = MPI_REQUEST_NULL;
     int rc = MPI_Comm_rank(comm, &sh->rank);
@@ -158,18 +166,14 @@ static int create_shadow(MPI_Comm comm, tdm_shadow **out)
     return MPI_SUCCESS;
 }
 
-tdm_shadow *tdm_shadow_lookup(MPI_Comm comm)
+tdm_shadow *tdm_shadow_lookup_attribute(MPI_Comm comm)
 {
-    unsigned now = __atomic_load_n(&generation, __ATOMIC_ACQUIRE);
-    if (comm == last_user && last_generation == now)
-        return last_shadow;
+    unsigned now = __atomic_load_n(&tdm_shadow_generation, __ATOMIC_ACQUIRE);
     void *value;
     int found = 0;
     if (MPI_Comm_get_attr(comm, keyval, &value, &found) != MPI_SUCCESS || !found)
         return NULL;
-    last_user = comm;
-    last_shadow = value;
-    last_generation = now;
+    tdm_shadow_last = (tdm_shadow_memo){comm, value, now};
     return value;
 }
 
@@ -205,76 +209,19 @@ int tdm_shadow_ready(tdm_shadow *sh, int *error)
     return done;
 }
 
-/* Tags 0 .. range-1 (MPI_TAG_UB is the largest valid tag; 32767 is the least the standard allows). */
-static unsigned long tag_range(void)
-{
-    if (tag_range_override > 0)
-        return (unsigned long)tag_range_override;
-    if (!cached_tag_range) {
-        void *value;
-        int found = 0;
-        MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &value, &found);
-        cached_tag_range = found ? (unsigned long)*(int *)value : 32767ul;
-    }
-    return cached_tag_range;
-}
+unsigned long tdm_shadow_tag_count(void) { return tag_range; }
 
-unsigned long tdm_shadow_tag_count(void) { return tag_range(); }
-
-/* The tag space wrapped onto a call still running: completes the oldest calls until none holds the
- * tag of sequence number s. Rare (cold), and out of line so that claiming stays short. */
-static __attribute__((noinline, cold)) int wait_for_tag(tdm_shadow *sh, unsigned long s, unsigned long range)
+/* Rare (cold), and out of line so that claiming stays short. */
+__attribute__((noinline, cold)) int tdm_shadow_wait_for_tag(tdm_shadow *sh, unsigned long seq)
 {
-    while (sh->oldest && s - sh->oldest->seq >= range) {
-        struct tdm_request *oldest = sh->oldest;
+    while (sh->oldest && seq - sh->oldest->seq >= sh->tags) {
+        struct tdm_request *oldest = tdm_request_of_hold(sh->oldest);
         int rc = tdm_agent_wait(oldest);
         if (rc != MPI_SUCCESS)
             return rc;
-        tdm_shadow_release(sh, oldest); /* if its agent did not already */
+        tdm_shadow_release(sh, &oldest->tag_hold); /* if its agent did not already */
     }
     return MPI_SUCCESS;
-}
-
-int tdm_shadow_claim_tag(tdm_shadow *sh, struct tdm_request *req, int *tag)
-{
-    unsigned long range = tag_range();
-    unsigned long s = sh->next_seq++;
-    int claimed = sh->next_tag; /* s modulo range */
-    sh->next_tag = (unsigned long)claimed + 1 == range ? 0 : claimed + 1;
-    /* Outstanding sequence numbers lie in (s - range, s) unless the oldest still holds this tag. */
-    if (sh->oldest && s - sh->oldest->seq >= range) {
-        int rc = wait_for_tag(sh, s, range);
-        if (rc != MPI_SUCCESS)
-            return rc;
-    }
-    req->seq = s;
-    req->holds_tag = 1;
-    req->shadow_prev = sh->newest;
-    req->shadow_next = NULL;
-    if (sh->newest)
-        sh->newest->shadow_next = req;
-    else
-        sh->oldest = req;
-    sh->newest = req;
-    sh->outstanding++;
-    *tag = claimed;
-    return MPI_SUCCESS;
-}
-
-void tdm_shadow_release(tdm_shadow *sh, struct tdm_request *req)
-{
-    if (!req->holds_tag)
-        return;
-    req->holds_tag = 0;
-    if (req->shadow_prev)
-        req->shadow_prev->shadow_next = req->shadow_next;
-    else
-        sh->oldest = req->shadow_next;
-    if (req->shadow_next)
-        req->shadow_next->shadow_prev = req->shadow_prev;
-    else
-        sh->newest = req->shadow_prev;
-    req->shadow_prev = req->shadow_next = NULL;
 }
 
 void tdm_shadow_put(tdm_shadow *sh)

@@ -15,10 +15,20 @@
 
 #include <mpi.h>
 
+#include "../core/smpi_support.h"
+
 struct tdm_request;
 
 /* Schedules kept per communicator: enough for the distinct calls an iterative solver repeats. */
 #define TDM_SHADOW_CACHE_SLOTS 16
+
+/* A collective's hold on its tag (part of its request): its place in the shadow's list of the calls
+ * started and not completed, in start order. */
+typedef struct tdm_tag_hold {
+    struct tdm_tag_hold *prev, *next;
+    unsigned long seq;         /* the call's sequence number on the communicator */
+    int held;                  /* on the list */
+} tdm_tag_hold;
 
 typedef struct tdm_shadow {
     MPI_Comm user;             /* the application's communicator (not owned) */
@@ -28,9 +38,10 @@ typedef struct tdm_shadow {
     int error;                 /* the duplication failed with this MPI error */
     int rank, size;
     unsigned long next_seq;
-    int next_tag;              /* next_seq modulo the tag range, kept without dividing */
+    unsigned long tags;        /* the tag range: tags 0 .. tags-1 */
+    int next_tag;              /* next_seq modulo tags, kept without dividing */
     int outstanding;           /* requests started here and not yet freed (Wait/Test) */
-    struct tdm_request *oldest, *newest; /* those collectives, in start order */
+    tdm_tag_hold *oldest, *newest; /* the calls holding a tag, in start order */
     int user_freed;            /* the user freed the communicator while requests were out */
     struct tdm_request *cache[TDM_SHADOW_CACHE_SLOTS]; /* finished schedules kept for reuse */
     int cache_victim;          /* the slot replaced next when all are taken */
@@ -42,8 +53,24 @@ int tdm_shadow_module_init(void);
 void tdm_shadow_module_finalize(void);
 /* The shadow of comm, created on first use. */
 int tdm_shadow_get(MPI_Comm comm, tdm_shadow **shadow);
-/* The shadow of comm if it has one, else NULL. */
-tdm_shadow *tdm_shadow_lookup(MPI_Comm comm);
+/* The shadow of comm if it has one, else NULL. The last communicator each thread looked up is
+ * remembered with its shadow (most programs use one communicator): the memo is valid while no shadow was
+ * destroyed since (MPI may reuse a freed communicator's handle value). Inline: every call looks up. */
+typedef struct tdm_shadow_memo {
+    MPI_Comm user;
+    tdm_shadow *shadow;
+    unsigned generation;
+} tdm_shadow_memo;
+extern __thread tdm_shadow_memo tdm_shadow_last TDM_TLS_INITIAL_EXEC;
+extern unsigned tdm_shadow_generation; /* atomic: bumped when a shadow is destroyed */
+tdm_shadow *tdm_shadow_lookup_attribute(MPI_Comm comm);
+static inline tdm_shadow *tdm_shadow_lookup(MPI_Comm comm)
+{
+    if (comm == tdm_shadow_last.user &&
+        tdm_shadow_last.generation == __atomic_load_n(&tdm_shadow_generation, __ATOMIC_ACQUIRE))
+        return tdm_shadow_last.shadow;
+    return tdm_shadow_lookup_attribute(comm);
+}
 /* 1 when the duplicate is ready; progresses its creation. Sets *error on failure. Only the
  * application's thread creates shadows: the progress thread gets requests whose shadow is ready. */
 int tdm_shadow_ready(tdm_shadow *sh, int *error);
@@ -52,10 +79,53 @@ unsigned long tdm_shadow_readied(void);
 /* The registry of shadows, to find duplicates still being created. */
 tdm_shadow *tdm_shadow_first(void);
 
-/* Sequence number and tag for a new collective; may progress other collectives (tag wrap). */
-int tdm_shadow_claim_tag(tdm_shadow *sh, struct tdm_request *req, int *tag);
+/* The tag space wrapped onto a call still running: completes the oldest calls until none holds the
+ * tag of sequence number seq. */
+int tdm_shadow_wait_for_tag(tdm_shadow *sh, unsigned long seq);
+
+/* Sequence number and tag for a new collective; may progress other collectives (tag wrap). Inline:
+ * every call takes one. */
+static inline int tdm_shadow_claim_tag(tdm_shadow *sh, tdm_tag_hold *hold, int *tag)
+{
+    unsigned long s = sh->next_seq++;
+    int claimed = sh->next_tag; /* s modulo tags */
+    sh->next_tag = (unsigned long)claimed + 1 == sh->tags ? 0 : claimed + 1;
+    /* Outstanding sequence numbers lie in (s - tags, s) unless the oldest still holds this tag. */
+    if (sh->oldest && s - sh->oldest->seq >= sh->tags) {
+        int rc = tdm_shadow_wait_for_tag(sh, s);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    hold->seq = s;
+    hold->held = 1;
+    hold->prev = sh->newest;
+    hold->next = NULL;
+    if (sh->newest)
+        sh->newest->next = hold;
+    else
+        sh->oldest = hold;
+    sh->newest = hold;
+    sh->outstanding++;
+    *tag = claimed;
+    return MPI_SUCCESS;
+}
+
 /* The collective holding a tag completed: the tag may be reused. */
-void tdm_shadow_release(tdm_shadow *sh, struct tdm_request *req);
+static inline void tdm_shadow_release(tdm_shadow *sh, tdm_tag_hold *hold)
+{
+    if (!hold->held)
+        return;
+    hold->held = 0;
+    if (hold->prev)
+        hold->prev->next = hold->next;
+    else
+        sh->oldest = hold->next;
+    if (hold->next)
+        hold->next->prev = hold->prev;
+    else
+        sh->newest = hold->prev;
+    hold->prev = hold->next = NULL;
+}
 /* The request that claimed a tag here was freed. Frees the shadow if the user freed its communicator
  * and no request refers to it any more. */
 void tdm_shadow_put(tdm_shadow *sh);
