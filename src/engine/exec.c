@@ -71,33 +71,34 @@ void tdm_exec_fail(tdm_exec *e, int error)
         e->error = error;
 }
 
-static int run_action(tdm_exec *e, const tdm_action *a)
+/* Local actions stay out of line: inlined, their code made the loop that posts a round's messages
+ * save and restore every register on each call. */
+static __attribute__((noinline)) int run_local(const tdm_action *a, MPI_Comm comm)
 {
-    switch (a->kind) {
-    case TDM_ACT_SEND:
-        return MPI_Isend(a->src, a->count, a->type, a->peer, e->tag, e->comm, &e->reqs[e->posted++]);
-    case TDM_ACT_RECV:
-        return MPI_Irecv(a->dst, a->count, a->type, a->peer, e->tag, e->comm, &e->reqs[e->posted++]);
-    case TDM_ACT_REDUCE:
-        return tdm_local_reduce(a, e->comm);
-    case TDM_ACT_COPY:
-        return tdm_local_copy(a, e->comm);
-    }
-    return MPI_ERR_INTERN;
+    return a->kind == TDM_ACT_REDUCE ? tdm_local_reduce(a, comm) : tdm_local_copy(a, comm);
 }
 
+/* Runs the round's actions in order: posts its messages, runs its local actions. */
 static void start_round(tdm_exec *e)
 {
     const tdm_schedule *s = e->sched;
-    e->posted = 0;
-    for (int i = tdm_sched_round_begin(s, e->round); i < tdm_sched_round_end(s, e->round); i++) {
-        int rc = run_action(e, &s->actions[i]);
-        if (rc != MPI_SUCCESS) {
-            if (s->actions[i].kind <= TDM_ACT_RECV) /* the failed post left no request */
-                e->reqs[--e->posted] = MPI_REQUEST_NULL;
-            tdm_exec_fail(e, rc);
-            return;
-        }
+    const tdm_action *a = &s->actions[tdm_sched_round_begin(s, e->round)];
+    const tdm_action *end = &s->actions[tdm_sched_round_end(s, e->round)];
+    MPI_Request *next = e->reqs;
+    int rc = MPI_SUCCESS;
+    for (; a < end && rc == MPI_SUCCESS; a++) {
+        if (a->kind == TDM_ACT_SEND)
+            rc = MPI_Isend(a->src, a->count, a->type, a->peer, e->tag, e->comm, next++);
+        else if (a->kind == TDM_ACT_RECV)
+            rc = MPI_Irecv(a->dst, a->count, a->type, a->peer, e->tag, e->comm, next++);
+        else
+            rc = run_local(a, e->comm);
+    }
+    e->posted = (int)(next - e->reqs);
+    if (rc != MPI_SUCCESS) {
+        if (a[-1].kind <= TDM_ACT_RECV) /* the failed post left no request */
+            e->reqs[--e->posted] = MPI_REQUEST_NULL;
+        tdm_exec_fail(e, rc);
     }
 }
 
