@@ -238,18 +238,20 @@ int tdm_inline_block(unsigned long mark)
 
 int tdm_inline_wait(struct tdm_request *req)
 {
-    /* Only this request runs: poll its messages directly, yielding after a short spin (in simulation,
-     * block at once). */
-    for (int polls = 0; !TDM_SIMULATED && nrunning == 1 && running == req && req->exec.comm != MPI_COMM_NULL &&
-                        !pass_missed();
-         polls++) {
-        if (tdm_split_waiting() && tdm_split_poll())
-            continue; /* a tail started: more than this request runs now */
-        advance(req, 1);
-        if (tdm_request_done(req))
-            return MPI_SUCCESS;
-        if (polls >= SPIN_POLLS)
-            sched_yield();
+    /* Only this request runs: poll its messages directly, yielding after a short spin, until it is done
+     * or something else needs a pass below (a duplicate became ready, a split tail waits). In
+     * simulation, block at once. */
+    if (!TDM_SIMULATED && nrunning == 1 && running == req && req->exec.comm != MPI_COMM_NULL) {
+        for (int polls = 0; !pass_missed() && !tdm_split_waiting(); polls++) {
+            if (tdm_exec_progress(&req->exec)) {
+                complete(req);
+                if (tdm_request_done(req))
+                    return MPI_SUCCESS;
+                break; /* a lane of a call whose other lanes still run */
+            }
+            if (polls >= SPIN_POLLS)
+                sched_yield();
+        }
     }
     /* In simulation the blocking wait below finds what has completed without a test, and each test
      * costs simulated time (smpi/test per request): testing every running request here, right after
