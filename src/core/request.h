@@ -37,7 +37,6 @@ struct tdm_request {
     void (*on_complete)(void *arg, int error);
     void *on_complete_arg;
     int hook_gate;                   /* atomic: 1 once the first of the two passed */
-    tdm_schedule sched;
     tdm_exec exec;
     tdm_shadow *shadow;
     MPI_Datatype owned_types[2]; /* duplicates of the caller's derived datatypes, freed at the end */
@@ -48,6 +47,9 @@ struct tdm_request {
     struct tdm_request *handoff_next; /* the progress thread's hand-off stack */
     tdm_sched_key key;         /* the call, if its schedule may be cached (see sched_cache.h) */
     int cacheable;
+    /* Last: its inline arrays of actions and rounds take a kilobyte, and the fields above, which every
+     * call touches, stay together in a few cache lines before them. */
+    tdm_schedule sched;
 };
 
 static inline struct tdm_request *tdm_request_of_hold(tdm_tag_hold *hold)
