@@ -102,8 +102,8 @@ void tdm_shadow_module_finalize(void)
 
 tdm_shadow *tdm_shadow_first(void) { return registry; }
 
-/* range > 0: a testing override; 0: MPI_TAG_UB + 1 (MPI_TAG_UB is the largest valid tag; the standard
- * promises at least 32767). */
+/* range > 0: a testing override; 0: MPI_TAG_UB tags, 0 .. MPI_TAG_UB-1 (MPI_TAG_UB is the largest
+ * valid tag; the standard promises at least 32767). */
 void tdm_shadow_set_tag_range(int range)
 {
     void *value;

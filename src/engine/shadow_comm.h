@@ -135,7 +135,7 @@ void tdm_shadow_testing_dups(int on);
 
 /* Tags in use (distinct tags for that many collectives outstanding on one communicator). */
 unsigned long tdm_shadow_tag_count(void);
-/* Testing hook: the number of tags used (0: MPI_TAG_UB + 1). */
+/* Fixes the number of tags used, at TDM_Init: range > 0 (a testing hook), or 0 for MPI_TAG_UB. */
 void tdm_shadow_set_tag_range(int range);
 
 #endif
