@@ -18,13 +18,8 @@ struct tdm_request *tdm_request_alloc(void)
     pthread_mutex_unlock(&pool_lock);
     if (!req && !(req = malloc(sizeof *req)))
         return NULL;
-    memset(req, 0, offsetof(struct tdm_request, sched));
+    memset(req, 0, offsetof(struct tdm_request, sched)); /* every field but the schedule, set below */
     req->magic = TDM_REQUEST_MAGIC;
-    req->nowned = 0;
-    req->cacheable = 0;
-    req->shadow = NULL;
-    req->active_prev = req->active_next = NULL;
-    req->tag_hold = (tdm_tag_hold){NULL, NULL, 0, 0};
     req->lanes_running = 1;
     tdm_sched_init(&req->sched, "none", 0, 0);
     req->exec.reqs = req->exec.reqs_inline;
