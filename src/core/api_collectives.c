@@ -166,24 +166,29 @@ static int start(const char *fn, tdm_coll_args *a, const tdm_sched_key *key, MPI
     return MPI_SUCCESS;
 }
 
-/* Runs again the schedule of an identical earlier call, if one is cached; 1 if so (*rc is the result).
- * An identical call passed every argument check already, so none is repeated. */
-static int start_cached(const char *fn, tdm_sched_key *key, MPI_Comm comm, TDM_Request *request, int *rc)
+/* A call seen for the first time (or whose schedule was not kept): checks its arguments, read from its
+ * key, builds its schedule and starts it. */
+typedef int (*new_call_fn)(const char *fn, tdm_sched_key *k, MPI_Comm comm, TDM_Request *request);
+
+/* Starts a call whose schedule may be cached: runs again the schedule of an identical earlier call if
+ * one is kept (it passed every argument check already, so none is repeated), else new_call. The
+ * arguments travel in the key, so that the common case, a repeated call, stays a short function. */
+static int start_keyed(const char *fn, tdm_sched_key *key, MPI_Comm comm, TDM_Request *request,
+                       new_call_fn new_call)
 {
     key->settings_epoch = tdm_global.settings_epoch;
-    if (!tdm_global.initialized || !request || comm == MPI_COMM_NULL)
-        return 0;
-    tdm_shadow *shadow = tdm_shadow_lookup(comm);
+    tdm_shadow *shadow = NULL;
+    if (tdm_global.initialized && request && comm != MPI_COMM_NULL)
+        shadow = tdm_shadow_lookup(comm);
     struct tdm_request *req = shadow ? tdm_sched_cache_take(shadow, key) : NULL;
     if (!req)
-        return 0;
+        return new_call(fn, key, comm, request);
     tdm_request_revive(req);
     int tag;
-    *rc = tdm_shadow_claim_tag(shadow, &req->tag_hold, &tag);
-    if (*rc != MPI_SUCCESS) {
+    int rc = tdm_shadow_claim_tag(shadow, &req->tag_hold, &tag);
+    if (rc != MPI_SUCCESS) {
         tdm_request_free(req);
-        *rc = tdm_mpi_error(fn, "completing earlier collectives to reuse their tag", *rc);
-        return 1;
+        return tdm_mpi_error(fn, "completing earlier collectives to reuse their tag", rc);
     }
     req->shadow = shadow;
     tdm_exec_restart(&req->exec, tag);
@@ -193,7 +198,7 @@ static int start_cached(const char *fn, tdm_sched_key *key, MPI_Comm comm, TDM_R
         tdm_sched_dump(&req->sched, stderr);
     tdm_agent_start(req);
     *request = req;
-    return 1;
+    return MPI_SUCCESS;
 }
 
 /* The checks common to reductions (reduce, allreduce, scan, exscan, reduce_scatter*). */
@@ -218,92 +223,104 @@ static int check_reduction(const char *fn, tdm_coll_args *a, const void *sendbuf
     return MPI_SUCCESS;
 }
 
+static int new_barrier(const char *fn, tdm_sched_key *k, MPI_Comm comm, TDM_Request *request)
+{
+    tdm_coll_args a;
+    CHECK(tdm_check_call(fn, comm, request, TDM_COLL_BARRIER, &a));
+    return start(fn, &a, k, comm, request);
+}
+
 int tdm_ibarrier(const char *fn, MPI_Comm comm, TDM_Request *request)
 {
     tdm_sched_key key = {.kind = TDM_COLL_BARRIER};
-    int cached_rc;
-    if (start_cached(fn, &key, comm, request, &cached_rc))
-        return cached_rc;
+    return start_keyed(fn, &key, comm, request, new_barrier);
+}
+
+static int new_bcast(const char *fn, tdm_sched_key *k, MPI_Comm comm, TDM_Request *request)
+{
     tdm_coll_args a;
-    CHECK(tdm_check_call(fn, comm, request, TDM_COLL_BARRIER, &a));
-    return start(fn, &a, &key, comm, request);
+    CHECK(tdm_check_call(fn, comm, request, TDM_COLL_BCAST, &a));
+    CHECK(tdm_check_count(fn, "count", k->count));
+    CHECK(tdm_check_type(fn, "datatype", k->datatype, &a.dtype));
+    CHECK(tdm_check_root(fn, k->root, a.size));
+    CHECK(tdm_check_buffer(fn, "buffer", k->recvbuf, k->count, k->datatype));
+    a.recvbuf = k->recvbuf;
+    a.count = k->count;
+    a.datatype = k->datatype;
+    a.root = k->root;
+    return start(fn, &a, k, comm, request);
 }
 
 int tdm_ibcast(const char *fn, void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                TDM_Request *request)
 {
     tdm_sched_key key = {.kind = TDM_COLL_BCAST, .count = count, .datatype = datatype, .root = root, .recvbuf = buffer};
-    int cached_rc;
-    if (start_cached(fn, &key, comm, request, &cached_rc))
-        return cached_rc;
+    return start_keyed(fn, &key, comm, request, new_bcast);
+}
+
+static int new_reduce(const char *fn, tdm_sched_key *k, MPI_Comm comm, TDM_Request *request)
+{
     tdm_coll_args a;
-    CHECK(tdm_check_call(fn, comm, request, TDM_COLL_BCAST, &a));
-    CHECK(tdm_check_count(fn, "count", count));
-    CHECK(tdm_check_type(fn, "datatype", datatype, &a.dtype));
-    CHECK(tdm_check_root(fn, root, a.size));
-    CHECK(tdm_check_buffer(fn, "buffer", buffer, count, datatype));
-    a.recvbuf = buffer;
-    a.count = count;
-    a.datatype = datatype;
-    a.root = root;
-    return start(fn, &a, &key, comm, request);
+    CHECK(tdm_check_call(fn, comm, request, TDM_COLL_REDUCE, &a));
+    CHECK(tdm_check_root(fn, k->root, a.size));
+    if (a.rank != k->root && k->sendbuf == MPI_IN_PLACE)
+        return tdm_error(fn, MPI_ERR_BUFFER, "MPI_IN_PLACE is allowed at the root only (argument sendbuf)");
+    CHECK(check_reduction(fn, &a, k->sendbuf, k->recvbuf, k->count, k->datatype, k->op, k->count, a.rank == k->root));
+    a.root = k->root;
+    return start(fn, &a, k, comm, request);
 }
 
 int tdm_ireduce(const char *fn, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                 MPI_Op op, int root, MPI_Comm comm, TDM_Request *request)
 {
     tdm_sched_key key = {.kind = TDM_COLL_REDUCE, .sendbuf = sendbuf, .recvbuf = recvbuf, .count = count, .datatype = datatype, .op = op, .root = root};
-    int cached_rc;
-    if (start_cached(fn, &key, comm, request, &cached_rc))
-        return cached_rc;
+    return start_keyed(fn, &key, comm, request, new_reduce);
+}
+
+static int new_allreduce(const char *fn, tdm_sched_key *k, MPI_Comm comm, TDM_Request *request)
+{
     tdm_coll_args a;
-    CHECK(tdm_check_call(fn, comm, request, TDM_COLL_REDUCE, &a));
-    CHECK(tdm_check_root(fn, root, a.size));
-    if (a.rank != root && sendbuf == MPI_IN_PLACE)
-        return tdm_error(fn, MPI_ERR_BUFFER, "MPI_IN_PLACE is allowed at the root only (argument sendbuf)");
-    CHECK(check_reduction(fn, &a, sendbuf, recvbuf, count, datatype, op, count, a.rank == root));
-    a.root = root;
-    return start(fn, &a, &key, comm, request);
+    CHECK(tdm_check_call(fn, comm, request, TDM_COLL_ALLREDUCE, &a));
+    CHECK(check_reduction(fn, &a, k->sendbuf, k->recvbuf, k->count, k->datatype, k->op, k->count, 1));
+    return start(fn, &a, k, comm, request);
 }
 
 int tdm_iallreduce(const char *fn, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                    MPI_Op op, MPI_Comm comm, TDM_Request *request)
 {
     tdm_sched_key key = {.kind = TDM_COLL_ALLREDUCE, .sendbuf = sendbuf, .recvbuf = recvbuf, .count = count, .datatype = datatype, .op = op};
-    int cached_rc;
-    if (start_cached(fn, &key, comm, request, &cached_rc))
-        return cached_rc;
+    return start_keyed(fn, &key, comm, request, new_allreduce);
+}
+
+static int new_scan(const char *fn, tdm_sched_key *k, MPI_Comm comm, TDM_Request *request)
+{
     tdm_coll_args a;
-    CHECK(tdm_check_call(fn, comm, request, TDM_COLL_ALLREDUCE, &a));
-    CHECK(check_reduction(fn, &a, sendbuf, recvbuf, count, datatype, op, count, 1));
-    return start(fn, &a, &key, comm, request);
+    CHECK(tdm_check_call(fn, comm, request, TDM_COLL_SCAN, &a));
+    CHECK(check_reduction(fn, &a, k->sendbuf, k->recvbuf, k->count, k->datatype, k->op, k->count, 1));
+    return start(fn, &a, k, comm, request);
 }
 
 int tdm_iscan(const char *fn, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
               MPI_Op op, MPI_Comm comm, TDM_Request *request)
 {
     tdm_sched_key key = {.kind = TDM_COLL_SCAN, .sendbuf = sendbuf, .recvbuf = recvbuf, .count = count, .datatype = datatype, .op = op};
-    int cached_rc;
-    if (start_cached(fn, &key, comm, request, &cached_rc))
-        return cached_rc;
+    return start_keyed(fn, &key, comm, request, new_scan);
+}
+
+static int new_exscan(const char *fn, tdm_sched_key *k, MPI_Comm comm, TDM_Request *request)
+{
     tdm_coll_args a;
-    CHECK(tdm_check_call(fn, comm, request, TDM_COLL_SCAN, &a));
-    CHECK(check_reduction(fn, &a, sendbuf, recvbuf, count, datatype, op, count, 1));
-    return start(fn, &a, &key, comm, request);
+    CHECK(tdm_check_call(fn, comm, request, TDM_COLL_EXSCAN, &a));
+    /* rank 0's k->recvbuf is not significant: MPI leaves it undefined */
+    CHECK(check_reduction(fn, &a, k->sendbuf, k->recvbuf, k->count, k->datatype, k->op, k->count, a.rank > 0));
+    return start(fn, &a, k, comm, request);
 }
 
 int tdm_iexscan(const char *fn, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                 MPI_Op op, MPI_Comm comm, TDM_Request *request)
 {
     tdm_sched_key key = {.kind = TDM_COLL_EXSCAN, .sendbuf = sendbuf, .recvbuf = recvbuf, .count = count, .datatype = datatype, .op = op};
-    int cached_rc;
-    if (start_cached(fn, &key, comm, request, &cached_rc))
-        return cached_rc;
-    tdm_coll_args a;
-    CHECK(tdm_check_call(fn, comm, request, TDM_COLL_EXSCAN, &a));
-    /* rank 0's recvbuf is not significant: MPI leaves it undefined */
-    CHECK(check_reduction(fn, &a, sendbuf, recvbuf, count, datatype, op, count, a.rank > 0));
-    return start(fn, &a, &key, comm, request);
+    return start_keyed(fn, &key, comm, request, new_exscan);
 }
 
 int tdm_ireduce_scatter(const char *fn, const void *sendbuf, void *recvbuf, const int recvcounts[],
@@ -322,21 +339,23 @@ int tdm_ireduce_scatter(const char *fn, const void *sendbuf, void *recvbuf, cons
     return start(fn, &a, NULL, comm, request);
 }
 
+static int new_reduce_scatter_block(const char *fn, tdm_sched_key *k, MPI_Comm comm, TDM_Request *request)
+{
+    tdm_coll_args a;
+    CHECK(tdm_check_call(fn, comm, request, TDM_COLL_REDUCE_SCATTER_BLOCK, &a));
+    CHECK(tdm_check_count(fn, "recvcount", k->count));
+    if ((long long)k->count * a.size > 0x7fffffff)
+        return tdm_error(fn, MPI_ERR_COUNT, "recvcount times the communicator size exceeds INT_MAX (argument recvcount)");
+    CHECK(check_reduction(fn, &a, k->sendbuf, k->recvbuf, k->count * a.size, k->datatype, k->op, k->count, 1));
+    a.count = k->count; /* the algorithms read the blocks from recvcounts, filled at start */
+    return start(fn, &a, k, comm, request);
+}
+
 int tdm_ireduce_scatter_block(const char *fn, const void *sendbuf, void *recvbuf, int recvcount,
                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, TDM_Request *request)
 {
     tdm_sched_key key = {.kind = TDM_COLL_REDUCE_SCATTER_BLOCK, .sendbuf = sendbuf, .recvbuf = recvbuf, .count = recvcount, .datatype = datatype, .op = op};
-    int cached_rc;
-    if (start_cached(fn, &key, comm, request, &cached_rc))
-        return cached_rc;
-    tdm_coll_args a;
-    CHECK(tdm_check_call(fn, comm, request, TDM_COLL_REDUCE_SCATTER_BLOCK, &a));
-    CHECK(tdm_check_count(fn, "recvcount", recvcount));
-    if ((long long)recvcount * a.size > 0x7fffffff)
-        return tdm_error(fn, MPI_ERR_COUNT, "recvcount times the communicator size exceeds INT_MAX (argument recvcount)");
-    CHECK(check_reduction(fn, &a, sendbuf, recvbuf, recvcount * a.size, datatype, op, recvcount, 1));
-    a.count = recvcount; /* the algorithms read the blocks from recvcounts, filled at start */
-    return start(fn, &a, &key, comm, request);
+    return start_keyed(fn, &key, comm, request, new_reduce_scatter_block);
 }
 
 /* The send side of gather-like calls, or the in-place case (then the receive side stands for it). */
@@ -419,25 +438,27 @@ static void send_side_from_recv_side(tdm_coll_args *a)
     a->stype = a->rtype;
 }
 
+static int new_gather(const char *fn, tdm_sched_key *k, MPI_Comm comm, TDM_Request *request)
+{
+    tdm_coll_args a;
+    CHECK(tdm_check_call(fn, comm, request, TDM_COLL_GATHER, &a));
+    CHECK(tdm_check_root(fn, k->root, a.size));
+    int is_root = a.rank == k->root;
+    CHECK(check_send_side(fn, &a, k->sendbuf, k->sendcount, k->sendtype, is_root));
+    if (is_root) {
+        CHECK(check_recv_side(fn, &a, k->recvbuf, k->recvcount, k->recvtype, 0));
+        if (a.in_place)
+            send_side_from_recv_side(&a);
+    }
+    a.root = k->root;
+    return start(fn, &a, k, comm, request);
+}
+
 int tdm_igather(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, TDM_Request *request)
 {
     tdm_sched_key key = {.kind = TDM_COLL_GATHER, .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype, .root = root};
-    int cached_rc;
-    if (start_cached(fn, &key, comm, request, &cached_rc))
-        return cached_rc;
-    tdm_coll_args a;
-    CHECK(tdm_check_call(fn, comm, request, TDM_COLL_GATHER, &a));
-    CHECK(tdm_check_root(fn, root, a.size));
-    int is_root = a.rank == root;
-    CHECK(check_send_side(fn, &a, sendbuf, sendcount, sendtype, is_root));
-    if (is_root) {
-        CHECK(check_recv_side(fn, &a, recvbuf, recvcount, recvtype, 0));
-        if (a.in_place)
-            send_side_from_recv_side(&a);
-    }
-    a.root = root;
-    return start(fn, &a, &key, comm, request);
+    return start_keyed(fn, &key, comm, request, new_gather);
 }
 
 int tdm_igatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -458,29 +479,31 @@ int tdm_igatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatyp
     return start(fn, &a, NULL, comm, request);
 }
 
-int tdm_iscatter(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                 TDM_Request *request)
+static int new_scatter(const char *fn, tdm_sched_key *k, MPI_Comm comm, TDM_Request *request)
 {
-    tdm_sched_key key = {.kind = TDM_COLL_SCATTER, .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype, .root = root};
-    int cached_rc;
-    if (start_cached(fn, &key, comm, request, &cached_rc))
-        return cached_rc;
     tdm_coll_args a;
     CHECK(tdm_check_call(fn, comm, request, TDM_COLL_SCATTER, &a));
-    CHECK(tdm_check_root(fn, root, a.size));
-    int is_root = a.rank == root;
-    CHECK(check_recv_side(fn, &a, recvbuf, recvcount, recvtype, is_root));
+    CHECK(tdm_check_root(fn, k->root, a.size));
+    int is_root = a.rank == k->root;
+    CHECK(check_recv_side(fn, &a, k->recvbuf, k->recvcount, k->recvtype, is_root));
     if (is_root) {
-        CHECK(check_send_side(fn, &a, sendbuf, sendcount, sendtype, 0));
-        if (a.in_place) { /* the root's own block stays in sendbuf */
+        CHECK(check_send_side(fn, &a, k->sendbuf, k->sendcount, k->sendtype, 0));
+        if (a.in_place) { /* the k->root's own block stays in k->sendbuf */
             a.recvcount = a.sendcount;
             a.recvtype = a.sendtype;
             a.rtype = a.stype;
         }
     }
-    a.root = root;
-    return start(fn, &a, &key, comm, request);
+    a.root = k->root;
+    return start(fn, &a, k, comm, request);
+}
+
+int tdm_iscatter(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                 TDM_Request *request)
+{
+    tdm_sched_key key = {.kind = TDM_COLL_SCATTER, .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype, .root = root};
+    return start_keyed(fn, &key, comm, request, new_scatter);
 }
 
 int tdm_iscatterv(const char *fn, const void *sendbuf, const int sendcounts[], const int displs[],
@@ -498,23 +521,25 @@ int tdm_iscatterv(const char *fn, const void *sendbuf, const int sendcounts[], c
     return start(fn, &a, NULL, comm, request);
 }
 
+static int new_allgather(const char *fn, tdm_sched_key *k, MPI_Comm comm, TDM_Request *request)
+{
+    tdm_coll_args a;
+    CHECK(tdm_check_call(fn, comm, request, TDM_COLL_ALLGATHER, &a));
+    CHECK(check_send_side(fn, &a, k->sendbuf, k->sendcount, k->sendtype, 1));
+    CHECK(check_recv_side(fn, &a, k->recvbuf, k->recvcount, k->recvtype, 0));
+    if (a.in_place)
+        send_side_from_recv_side(&a);
+    else
+        CHECK(tdm_check_not_aliased(fn, k->sendbuf, k->recvbuf, k->sendcount));
+    return start(fn, &a, k, comm, request);
+}
+
 int tdm_iallgather(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                    void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                    TDM_Request *request)
 {
     tdm_sched_key key = {.kind = TDM_COLL_ALLGATHER, .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype};
-    int cached_rc;
-    if (start_cached(fn, &key, comm, request, &cached_rc))
-        return cached_rc;
-    tdm_coll_args a;
-    CHECK(tdm_check_call(fn, comm, request, TDM_COLL_ALLGATHER, &a));
-    CHECK(check_send_side(fn, &a, sendbuf, sendcount, sendtype, 1));
-    CHECK(check_recv_side(fn, &a, recvbuf, recvcount, recvtype, 0));
-    if (a.in_place)
-        send_side_from_recv_side(&a);
-    else
-        CHECK(tdm_check_not_aliased(fn, sendbuf, recvbuf, sendcount));
-    return start(fn, &a, &key, comm, request);
+    return start_keyed(fn, &key, comm, request, new_allgather);
 }
 
 int tdm_iallgatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -537,23 +562,25 @@ int tdm_iallgatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Data
     return start(fn, &a, NULL, comm, request);
 }
 
+static int new_alltoall(const char *fn, tdm_sched_key *k, MPI_Comm comm, TDM_Request *request)
+{
+    tdm_coll_args a;
+    CHECK(tdm_check_call(fn, comm, request, TDM_COLL_ALLTOALL, &a));
+    CHECK(check_send_side(fn, &a, k->sendbuf, k->sendcount, k->sendtype, 1));
+    CHECK(check_recv_side(fn, &a, k->recvbuf, k->recvcount, k->recvtype, 0));
+    if (a.in_place)
+        send_side_from_recv_side(&a);
+    else
+        CHECK(tdm_check_not_aliased(fn, k->sendbuf, k->recvbuf, k->sendcount));
+    return start(fn, &a, k, comm, request);
+}
+
 int tdm_ialltoall(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                   TDM_Request *request)
 {
     tdm_sched_key key = {.kind = TDM_COLL_ALLTOALL, .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype};
-    int cached_rc;
-    if (start_cached(fn, &key, comm, request, &cached_rc))
-        return cached_rc;
-    tdm_coll_args a;
-    CHECK(tdm_check_call(fn, comm, request, TDM_COLL_ALLTOALL, &a));
-    CHECK(check_send_side(fn, &a, sendbuf, sendcount, sendtype, 1));
-    CHECK(check_recv_side(fn, &a, recvbuf, recvcount, recvtype, 0));
-    if (a.in_place)
-        send_side_from_recv_side(&a);
-    else
-        CHECK(tdm_check_not_aliased(fn, sendbuf, recvbuf, sendcount));
-    return start(fn, &a, &key, comm, request);
+    return start_keyed(fn, &key, comm, request, new_alltoall);
 }
 
 int tdm_ialltoallv(const char *fn, const void *sendbuf, const int sendcounts[], const int sdispls[],
