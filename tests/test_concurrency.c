@@ -3,13 +3,16 @@
  * same order everywhere and completed in a different order on every rank (Waitall, Waitany, Test
  * loops), with the application's own point-to-point traffic (MPI_ANY_SOURCE / MPI_ANY_TAG, on the same
  * communicator) going on in between. Results are compared with MPI's blocking collectives afterwards.
- * Run with TANDEM_TAG_RANGE=4 as well, so that sequence tags wrap many times.
+ * Then 300 collectives running at once on one communicator. Run with TANDEM_TAG_RANGE=4 and 3 as well,
+ * so that sequence tags wrap many times.
  */
 #include "harness.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define N_OPS 48
+#define MANY 300 /* collectives running at once in part 6 */
 #define LEN 257
 
 typedef struct {
@@ -228,6 +231,29 @@ int main(int argc, char **argv)
     MPI_Allgather(in, n, MPI_INT, expected, n, MPI_INT, MPI_COMM_WORLD);
     check(memcmp(out, expected, sizeof(int) * n * size_of(MPI_COMM_WORLD)) == 0,
           "allgather on a freed communicator with a freed datatype differs");
+
+    /* 6. More collectives running at once on one communicator than its first tag window holds (64):
+     * rank 0 starts them all before any other rank starts one, so none can complete meanwhile. Not
+     * with a forced small tag range (once the tags wrap, rank 0 would wait for the other ranks), nor
+     * in split mode (its starting call runs the leaves' levels of a reduction, with the other ranks). */
+    const char *range = getenv("TANDEM_TAG_RANGE"), *progress = getenv("TANDEM_PROGRESS");
+    if ((!range || atoi(range) > 2 * MANY) && !(progress && strcmp(progress, "split") == 0)) {
+        static int many_in[MANY], many_out[MANY];
+        static TDM_Request many[MANY];
+        if (rank != 0)
+            MPI_Barrier(MPI_COMM_WORLD);
+        for (int i = 0; i < MANY; i++) {
+            many_in[i] = rank * 1000 + i;
+            CHECK_TDM(TDM_Iallreduce(&many_in[i], &many_out[i], 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &many[i]));
+        }
+        if (rank == 0)
+            MPI_Barrier(MPI_COMM_WORLD);
+        CHECK_TDM(TDM_Waitall(MANY, many, MPI_STATUSES_IGNORE));
+        int p = size_of(MPI_COMM_WORLD);
+        for (int i = 0; i < MANY; i++)
+            check(many_out[i] == 1000 * p * (p - 1) / 2 + p * i, "allreduce %d of %d running at once gave %d", i,
+                  MANY, many_out[i]);
+    }
 
     MPI_Comm_free(&other);
     return harness_finish();

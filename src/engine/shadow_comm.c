@@ -12,6 +12,19 @@ static int keyval = MPI_KEYVAL_INVALID;
 static tdm_shadow *registry;
 /* Tags 0 .. tag_range-1: set at TDM_Init (tdm_shadow_set_tag_range), read by every call. */
 static unsigned long tag_range = 32767;
+/* The window first spans this many sequence numbers (fewer if the tag range is smaller). */
+#define FIRST_WINDOW 64ul
+
+/* The largest window: the largest power of two within the tag range, so that two calls in the window
+ * never share a tag. */
+static unsigned long largest_window(unsigned long tags)
+{
+    unsigned long w = 1;
+    while (w * 2 <= tags)
+        w *= 2;
+    return w;
+}
+
 /* This thread is inside an MPI call that may complete a duplication request (per thread: several
  * application threads may call Tandem). */
 static __thread int testing_dups;
@@ -52,6 +65,7 @@ static void shadow_destroy(tdm_shadow *sh)
     if (sh->next)
         sh->next->prev = sh->prev;
     pthread_mutex_unlock(&registry_lock);
+    free(sh->window);
     free(sh);
 }
 
@@ -139,6 +153,12 @@ static int create_shadow(MPI_Comm comm, tdm_shadow **out)
         return MPI_ERR_NO_MEM;
     sh->user = comm;
     sh->tags = tag_range;
+    sh->window_mask = (tag_range < FIRST_WINDOW ? largest_window(tag_range) : FIRST_WINDOW) - 1;
+    sh->window = calloc(sh->window_mask + 1, sizeof *sh->window);
+    if (!sh->window) {
+        free(sh);
+        return MPI_ERR_NO_MEM;
+    }
     sh->comm = MPI_COMM_NULL;
     sh->dup_request = MPI_REQUEST_NULL;
     int rc = MPI_Comm_rank(comm, &sh->rank);
@@ -153,6 +173,7 @@ static int create_shadow(MPI_Comm comm, tdm_shadow **out)
             MPI_Wait(&sh->dup_request, MPI_STATUS_IGNORE);
         if (sh->comm != MPI_COMM_NULL)
             MPI_Comm_free(&sh->comm);
+        free(sh->window);
         free(sh);
         return rc;
     }
@@ -211,16 +232,34 @@ int tdm_shadow_ready(tdm_shadow *sh, int *error)
 
 unsigned long tdm_shadow_tag_count(void) { return tag_range; }
 
-/* Rare (cold), and out of line so that claiming stays short. */
-__attribute__((noinline, cold)) int tdm_shadow_wait_for_tag(tdm_shadow *sh, unsigned long seq)
+/* Doubles the window, every call keeping its sequence number's slot in it; 0 if out of memory. */
+static int grow_window(tdm_shadow *sh)
 {
-    while (sh->oldest && seq - sh->oldest->seq >= sh->tags) {
-        struct tdm_request *oldest = tdm_request_of_hold(sh->oldest);
-        int rc = tdm_agent_wait(oldest);
-        if (rc != MPI_SUCCESS)
-            return rc;
-        tdm_shadow_release(sh, &oldest->tag_hold); /* if its agent did not already */
-    }
+    unsigned long size = sh->window_mask + 1;
+    tdm_tag_hold **grown = calloc(size * 2, sizeof *grown);
+    if (!grown)
+        return 0;
+    for (unsigned long i = 0; i < size; i++)
+        if (sh->window[i])
+            grown[sh->window[i]->seq & (size * 2 - 1)] = sh->window[i];
+    free(sh->window);
+    sh->window = grown;
+    sh->window_mask = size * 2 - 1;
+    return 1;
+}
+
+/* Rare (cold), and out of line so that claiming stays short. The calls holding a tag lie within the
+ * window_mask sequence numbers before seq, so in a window twice as large seq's slot is free; at the
+ * largest window the call in it completes first. */
+__attribute__((noinline, cold)) int tdm_shadow_free_slot(tdm_shadow *sh, unsigned long seq)
+{
+    if (sh->window_mask + 1 < largest_window(sh->tags) && grow_window(sh))
+        return MPI_SUCCESS;
+    tdm_tag_hold *taken = sh->window[seq & sh->window_mask];
+    int rc = tdm_agent_wait(tdm_request_of_hold(taken));
+    if (rc != MPI_SUCCESS)
+        return rc;
+    tdm_shadow_release(sh, taken); /* if its agent did not already */
     return MPI_SUCCESS;
 }
 

@@ -5,10 +5,12 @@
  * next sequence number, and its tag is the sequence number modulo the tag range, so that concurrent
  * collectives never cross.
  *
- * Tag wrap: a tag is reused only when this rank has no unfinished collective that holds it. Before a
- * call would reuse the tag of a collective still running here, the starting call progresses until that
- * collective completes (see tdm_shadow_claim_tag). With MPI's tag range (>= 32767) this happens only
- * with that many collectives outstanding on one communicator.
+ * Tag wrap: a tag is reused only when this rank has no unfinished collective that holds it. The calls
+ * holding a tag sit in a window indexed by sequence number, as large as the span of sequence numbers
+ * they cover (a power of two, grown on demand up to the tag range). A call whose slot is still taken
+ * grows the window, or, once it spans the tag range, progresses until the call in that slot completes
+ * (see tdm_shadow_claim_tag). With MPI's tag range (>= 32767) that wait comes only when a collective
+ * still runs after more than half that many later ones started on its communicator.
  */
 #ifndef TANDEM_SHADOW_COMM_H
 #define TANDEM_SHADOW_COMM_H
@@ -22,12 +24,10 @@ struct tdm_request;
 /* Schedules kept per communicator: enough for the distinct calls an iterative solver repeats. */
 #define TDM_SHADOW_CACHE_SLOTS 16
 
-/* A collective's hold on its tag (part of its request): its place in the shadow's list of the calls
- * started and not completed, in start order. */
+/* A collective's hold on its tag (part of its request). */
 typedef struct tdm_tag_hold {
-    struct tdm_tag_hold *prev, *next;
     unsigned long seq;         /* the call's sequence number on the communicator */
-    int held;                  /* on the list */
+    int held;                  /* in the shadow's window */
 } tdm_tag_hold;
 
 typedef struct tdm_shadow {
@@ -41,7 +41,10 @@ typedef struct tdm_shadow {
     unsigned long tags;        /* the tag range: tags 0 .. tags-1 */
     int next_tag;              /* next_seq modulo tags, kept without dividing */
     int outstanding;           /* requests started here and not yet freed (Wait/Test) */
-    tdm_tag_hold *oldest, *newest; /* the calls holding a tag, in start order */
+    /* The calls holding a tag: that of sequence number q in window[q & window_mask]. Every such call
+     * lies within the last window_mask + 1 sequence numbers. */
+    tdm_tag_hold **window;
+    unsigned long window_mask;
     int user_freed;            /* the user freed the communicator while requests were out */
     struct tdm_request *cache[TDM_SHADOW_CACHE_SLOTS]; /* finished schedules kept for reuse */
     int cache_victim;          /* the slot replaced next when all are taken */
@@ -79,9 +82,9 @@ unsigned long tdm_shadow_readied(void);
 /* The registry of shadows, to find duplicates still being created. */
 tdm_shadow *tdm_shadow_first(void);
 
-/* The tag space wrapped onto a call still running: completes the oldest calls until none holds the
- * tag of sequence number seq. */
-int tdm_shadow_wait_for_tag(tdm_shadow *sh, unsigned long seq);
+/* The slot of sequence number seq is taken by an earlier call still running: grows the window, or
+ * completes that call once the window spans the tag range. */
+int tdm_shadow_free_slot(tdm_shadow *sh, unsigned long seq);
 
 /* Sequence number and tag for a new collective; may progress other collectives (tag wrap). Inline:
  * every call takes one. */
@@ -90,21 +93,14 @@ static inline int tdm_shadow_claim_tag(tdm_shadow *sh, tdm_tag_hold *hold, int *
     unsigned long s = sh->next_seq++;
     int claimed = sh->next_tag; /* s modulo tags */
     sh->next_tag = (unsigned long)claimed + 1 == sh->tags ? 0 : claimed + 1;
-    /* Outstanding sequence numbers lie in (s - tags, s) unless the oldest still holds this tag. */
-    if (sh->oldest && s - sh->oldest->seq >= sh->tags) {
-        int rc = tdm_shadow_wait_for_tag(sh, s);
+    if (sh->window[s & sh->window_mask]) {
+        int rc = tdm_shadow_free_slot(sh, s);
         if (rc != MPI_SUCCESS)
             return rc;
     }
     hold->seq = s;
     hold->held = 1;
-    hold->prev = sh->newest;
-    hold->next = NULL;
-    if (sh->newest)
-        sh->newest->next = hold;
-    else
-        sh->oldest = hold;
-    sh->newest = hold;
+    sh->window[s & sh->window_mask] = hold;
     sh->outstanding++;
     *tag = claimed;
     return MPI_SUCCESS;
@@ -116,15 +112,7 @@ static inline void tdm_shadow_release(tdm_shadow *sh, tdm_tag_hold *hold)
     if (!hold->held)
         return;
     hold->held = 0;
-    if (hold->prev)
-        hold->prev->next = hold->next;
-    else
-        sh->oldest = hold->next;
-    if (hold->next)
-        hold->next->prev = hold->prev;
-    else
-        sh->newest = hold->prev;
-    hold->prev = hold->next = NULL;
+    sh->window[hold->seq & sh->window_mask] = NULL;
 }
 /* The request that claimed a tag here was freed. Frees the shadow if the user freed its communicator
  * and no request refers to it any more. */
