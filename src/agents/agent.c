@@ -153,20 +153,10 @@ void tdm_agents_finalize(void)
     mode = TDM_PROGRESS_INLINE;
 }
 
-void tdm_agent_start(struct tdm_request *req)
+/* The lanes after the first of a call: to color threads under the thread agent, else interleaved
+ * inline. (Calls in lanes are never split: split schedules are trees.) */
+static __attribute__((noinline)) void start_lanes(struct tdm_request *req)
 {
-    req->split_tail = 0;
-    if (mode == TDM_PROGRESS_SPLIT) {
-        tdm_split_start(req);
-    } else if (mode == TDM_PROGRESS_THREAD) {
-        req->agent = TDM_PROGRESS_THREAD;
-        tdm_thread_agent_hand_over(req);
-    } else {
-        req->agent = TDM_PROGRESS_INLINE;
-        tdm_inline_start(req);
-    }
-    /* The other lanes of the call: color threads under the thread agent, else interleaved inline.
-     * (Calls in lanes are never split: split schedules are trees.) */
     for (struct tdm_request *lane = req->lane_next; lane; lane = lane->lane_next) {
         lane->split_tail = 0;
         lane->agent = req->agent;
@@ -175,6 +165,26 @@ void tdm_agent_start(struct tdm_request *req)
         else
             tdm_inline_start(lane);
     }
+}
+
+void tdm_agent_start(struct tdm_request *req)
+{
+    req->split_tail = 0;
+    if (mode == TDM_PROGRESS_SPLIT) {
+        tdm_split_start(req); /* it picks the agent of each segment */
+        if (req->lane_next)
+            start_lanes(req);
+        return;
+    }
+    req->agent = mode;
+    /* The lanes run independently (each has its own tag): the others start first, so that the common
+     * call, in one lane, ends with its own start. */
+    if (req->lane_next)
+        start_lanes(req);
+    if (mode == TDM_PROGRESS_THREAD)
+        tdm_thread_agent_hand_over(req);
+    else
+        tdm_inline_start(req);
 }
 
 void tdm_agent_progress(void) { tdm_inline_progress(); /* it also hands over pending requests */ }

@@ -26,7 +26,8 @@ struct tdm_request *tdm_request_alloc(void)
     return req;
 }
 
-void tdm_request_free(struct tdm_request *req)
+/* The lanes after the first of a call, internal requests, go with it. */
+static __attribute__((noinline)) void free_lanes(struct tdm_request *req)
 {
     for (struct tdm_request *lane = req->lane_next, *next; lane; lane = next) {
         next = lane->lane_next;
@@ -34,6 +35,12 @@ void tdm_request_free(struct tdm_request *req)
         tdm_request_free(lane);
     }
     req->lane_next = NULL;
+}
+
+void tdm_request_free(struct tdm_request *req)
+{
+    if (req->lane_next)
+        free_lanes(req);
     tdm_shadow *sh = req->shadow;
     req->magic = 0;
     if (sh) /* a request completed by the progress thread gives its tag back here */
@@ -92,15 +99,13 @@ int tdm_request_bind_comm_slow(struct tdm_request *req)
     return 1;
 }
 
-struct tdm_request *tdm_request_lane_finished(struct tdm_request *req)
+struct tdm_request *tdm_request_lanes_finished(struct tdm_request *req)
 {
     struct tdm_request *whole = req->lane_parent ? req->lane_parent : req;
-    if (!whole->lane_next)
-        return req; /* one lane (a split request finishes once per segment: nothing to count) */
     return __atomic_sub_fetch(&whole->lanes_running, 1, __ATOMIC_ACQ_REL) == 0 ? whole : NULL;
 }
 
-int tdm_request_error(const struct tdm_request *req)
+int tdm_request_lanes_error(const struct tdm_request *req)
 {
     for (const struct tdm_request *lane = req; lane; lane = lane->lane_next)
         if (lane->exec.error != MPI_SUCCESS)
@@ -121,10 +126,9 @@ static void pass_gate(struct tdm_request *req)
         req->on_complete(req->on_complete_arg, tdm_request_error(req));
 }
 
-void tdm_request_completing(struct tdm_request *req)
+void tdm_request_run_hook(struct tdm_request *req)
 {
-    /* not the background segment of a split request */
-    if (tdm_global.completion_hooks && tdm_exec_all_done(&req->exec))
+    if (tdm_exec_all_done(&req->exec)) /* not the background segment of a split request */
         pass_gate(req);
 }
 

@@ -10,6 +10,7 @@
 #include "../engine/shadow_comm.h"
 #include "../schedule/schedule.h"
 #include "sched_cache.h"
+#include "state.h"
 
 #include <stddef.h>
 
@@ -92,16 +93,31 @@ static inline void tdm_request_mark_done_here(struct tdm_request *req)
  * req itself, or for a call in lanes the user's request once its last lane finished (NULL before).
  * The agent marks a lane > 0 complete (tag wraps wait for it) before this call: after it, req may be
  * freed by then. */
-struct tdm_request *tdm_request_lane_finished(struct tdm_request *req);
+struct tdm_request *tdm_request_lanes_finished(struct tdm_request *req);
+static inline struct tdm_request *tdm_request_lane_finished(struct tdm_request *req)
+{
+    if (!req->lane_parent && !req->lane_next)
+        return req; /* one lane (a split request finishes once per segment: nothing to count) */
+    return tdm_request_lanes_finished(req);
+}
 /* The agent finished the whole call (every lane, every split segment) and is about to mark it
  * complete: runs the completion hook if one was set already. */
-void tdm_request_completing(struct tdm_request *req);
+void tdm_request_run_hook(struct tdm_request *req);
+static inline void tdm_request_completing(struct tdm_request *req)
+{
+    if (tdm_global.completion_hooks)
+        tdm_request_run_hook(req);
+}
 /* Sets the completion hook of a started request (application thread); runs it at once if the call
  * finished already. The hook may run on the progress thread and before the request reads as done.
  * Only while tdm_global.completion_hooks is set (from before the first collective). */
 void tdm_request_on_complete(struct tdm_request *req, void (*fn)(void *arg, int error), void *arg);
 /* The first MPI error of the request's lanes, MPI_SUCCESS if none. */
-int tdm_request_error(const struct tdm_request *req);
+int tdm_request_lanes_error(const struct tdm_request *req);
+static inline int tdm_request_error(const struct tdm_request *req)
+{
+    return req->lane_next ? tdm_request_lanes_error(req) : req->exec.error;
+}
 /* Writes the schedules of every lane. */
 void tdm_request_dump(const struct tdm_request *req, FILE *out);
 
