@@ -53,14 +53,14 @@ void tdm_request_free(struct tdm_request *req)
 
 void tdm_request_revive(struct tdm_request *req)
 {
+    /* Only what a call changes: a cached request runs in one lane, and the agent sets split_tail. Its
+     * shadow is set once it holds a tag. */
     req->magic = TDM_REQUEST_MAGIC;
-    req->split_tail = 0;
-    req->lanes_running = 1; /* a cached request runs in one lane */
+    req->shadow = NULL;
     req->on_complete = NULL;
     req->on_complete_arg = NULL;
     __atomic_store_n(&req->hook_gate, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&req->complete, 0, __ATOMIC_RELAXED);
-    req->shadow = NULL;
 }
 
 void tdm_request_release(struct tdm_request *req)

@@ -263,9 +263,4 @@ __attribute__((noinline, cold)) int tdm_shadow_free_slot(tdm_shadow *sh, unsigne
     return MPI_SUCCESS;
 }
 
-void tdm_shadow_put(tdm_shadow *sh)
-{
-    sh->outstanding--;
-    if (sh->outstanding == 0 && sh->user_freed)
-        shadow_destroy(sh);
-}
+void tdm_shadow_destroy_freed(tdm_shadow *sh) { shadow_destroy(sh); }
