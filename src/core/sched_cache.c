@@ -6,10 +6,11 @@
 
 static int same_key(const tdm_sched_key *x, const tdm_sched_key *y)
 {
+    /* in the fields' order, so that the compiler compares neighbouring ints as one word */
     return x->kind == y->kind && x->count == y->count && x->root == y->root && x->sendcount == y->sendcount &&
-           x->recvcount == y->recvcount && x->datatype == y->datatype && x->sendtype == y->sendtype &&
-           x->recvtype == y->recvtype && x->op == y->op && x->sendbuf == y->sendbuf &&
-           x->recvbuf == y->recvbuf && x->settings_epoch == y->settings_epoch;
+           x->recvcount == y->recvcount && x->settings_epoch == y->settings_epoch &&
+           x->datatype == y->datatype && x->sendtype == y->sendtype && x->recvtype == y->recvtype &&
+           x->op == y->op && x->sendbuf == y->sendbuf && x->recvbuf == y->recvbuf;
 }
 
 struct tdm_request *tdm_sched_cache_take(tdm_shadow *sh, const tdm_sched_key *key)

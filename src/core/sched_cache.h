@@ -23,11 +23,12 @@
 typedef struct tdm_sched_key {
     tdm_coll_kind kind;
     int count, root, sendcount, recvcount;
+    unsigned settings_epoch; /* changes whenever a selection setting does (here, it fills what would be
+                                padding: the key is compared a word at a time) */
     MPI_Datatype datatype, sendtype, recvtype;
     MPI_Op op;
     const void *sendbuf; /* as passed: MPI_IN_PLACE included */
     void *recvbuf;
-    unsigned settings_epoch; /* changes whenever a selection setting does */
 } tdm_sched_key;
 
 struct tdm_request;
