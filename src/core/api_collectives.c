@@ -166,6 +166,15 @@ static int start(const char *fn, tdm_coll_args *a, const tdm_sched_key *key, MPI
     return MPI_SUCCESS;
 }
 
+/* TANDEM_VERBOSE counts the schedules reused, TANDEM_DUMP_SCHEDULE prints them. */
+static __attribute__((noinline, cold)) void report_reuse(const struct tdm_request *req)
+{
+    if (tdm_global.verbose)
+        __atomic_add_fetch(&tdm_global.schedules_reused, 1, __ATOMIC_RELAXED);
+    if (tdm_global.dump_schedules)
+        tdm_sched_dump(&req->sched, stderr);
+}
+
 /* A call seen for the first time (or whose schedule was not kept): checks its arguments, read from its
  * key, builds its schedule and starts it. */
 typedef int (*new_call_fn)(const char *fn, tdm_sched_key *k, MPI_Comm comm, TDM_Request *request);
@@ -178,8 +187,11 @@ static int start_keyed(const char *fn, tdm_sched_key *key, MPI_Comm comm, TDM_Re
 {
     key->settings_epoch = tdm_global.settings_epoch;
     tdm_shadow *shadow = NULL;
-    if (tdm_global.initialized && request && comm != MPI_COMM_NULL)
-        shadow = tdm_shadow_lookup(comm);
+    if (tdm_global.initialized && request) {
+        shadow = tdm_shadow_lookup_memo(comm); /* never MPI_COMM_NULL's */
+        if (!shadow && comm != MPI_COMM_NULL)
+            shadow = tdm_shadow_lookup_attribute(comm);
+    }
     struct tdm_request *req = shadow ? tdm_sched_cache_take(shadow, key) : NULL;
     if (!req)
         return new_call(fn, key, comm, request);
@@ -192,10 +204,8 @@ static int start_keyed(const char *fn, tdm_sched_key *key, MPI_Comm comm, TDM_Re
     }
     req->shadow = shadow;
     tdm_exec_restart(&req->exec, tag);
-    if (tdm_global.verbose)
-        __atomic_add_fetch(&tdm_global.schedules_reused, 1, __ATOMIC_RELAXED);
-    if (tdm_global.dump_schedules)
-        tdm_sched_dump(&req->sched, stderr);
+    if (tdm_global.verbose | tdm_global.dump_schedules) /* one test on the common path */
+        report_reuse(req);
     tdm_agent_start(req);
     *request = req;
     return MPI_SUCCESS;

@@ -67,12 +67,18 @@ typedef struct tdm_shadow_memo {
 extern __thread tdm_shadow_memo tdm_shadow_last TDM_TLS_INITIAL_EXEC;
 extern unsigned tdm_shadow_generation; /* atomic: bumped when a shadow is destroyed */
 tdm_shadow *tdm_shadow_lookup_attribute(MPI_Comm comm);
-static inline tdm_shadow *tdm_shadow_lookup(MPI_Comm comm)
+/* The memo's shadow if comm is the communicator looked up last, else NULL. */
+static inline tdm_shadow *tdm_shadow_lookup_memo(MPI_Comm comm)
 {
     if (comm == tdm_shadow_last.user &&
         tdm_shadow_last.generation == __atomic_load_n(&tdm_shadow_generation, __ATOMIC_ACQUIRE))
         return tdm_shadow_last.shadow;
-    return tdm_shadow_lookup_attribute(comm);
+    return NULL;
+}
+static inline tdm_shadow *tdm_shadow_lookup(MPI_Comm comm)
+{
+    tdm_shadow *sh = tdm_shadow_lookup_memo(comm);
+    return sh ? sh : tdm_shadow_lookup_attribute(comm);
 }
 /* 1 when the duplicate is ready; progresses its creation. Sets *error on failure. Only the
  * application's thread creates shadows: the progress thread gets requests whose shadow is ready. */
