@@ -531,10 +531,11 @@ int tdm_iscatterv(const char *fn, const void *sendbuf, const int sendcounts[], c
     return start(fn, &a, NULL, comm, request);
 }
 
-static int new_allgather(const char *fn, tdm_sched_key *k, MPI_Comm comm, TDM_Request *request)
+/* Allgather and alltoall take the same arguments and the same checks (their kind is in the key). */
+static int new_allgather_or_alltoall(const char *fn, tdm_sched_key *k, MPI_Comm comm, TDM_Request *request)
 {
     tdm_coll_args a;
-    CHECK(tdm_check_call(fn, comm, request, TDM_COLL_ALLGATHER, &a));
+    CHECK(tdm_check_call(fn, comm, request, k->kind, &a));
     CHECK(check_send_side(fn, &a, k->sendbuf, k->sendcount, k->sendtype, 1));
     CHECK(check_recv_side(fn, &a, k->recvbuf, k->recvcount, k->recvtype, 0));
     if (a.in_place)
@@ -549,7 +550,7 @@ int tdm_iallgather(const char *fn, const void *sendbuf, int sendcount, MPI_Datat
                    TDM_Request *request)
 {
     tdm_sched_key key = {.kind = TDM_COLL_ALLGATHER, .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype};
-    return start_keyed(fn, &key, comm, request, new_allgather);
+    return start_keyed(fn, &key, comm, request, new_allgather_or_alltoall);
 }
 
 int tdm_iallgatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -572,25 +573,12 @@ int tdm_iallgatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Data
     return start(fn, &a, NULL, comm, request);
 }
 
-static int new_alltoall(const char *fn, tdm_sched_key *k, MPI_Comm comm, TDM_Request *request)
-{
-    tdm_coll_args a;
-    CHECK(tdm_check_call(fn, comm, request, TDM_COLL_ALLTOALL, &a));
-    CHECK(check_send_side(fn, &a, k->sendbuf, k->sendcount, k->sendtype, 1));
-    CHECK(check_recv_side(fn, &a, k->recvbuf, k->recvcount, k->recvtype, 0));
-    if (a.in_place)
-        send_side_from_recv_side(&a);
-    else
-        CHECK(tdm_check_not_aliased(fn, k->sendbuf, k->recvbuf, k->sendcount));
-    return start(fn, &a, k, comm, request);
-}
-
 int tdm_ialltoall(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                   TDM_Request *request)
 {
     tdm_sched_key key = {.kind = TDM_COLL_ALLTOALL, .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype};
-    return start_keyed(fn, &key, comm, request, new_alltoall);
+    return start_keyed(fn, &key, comm, request, new_allgather_or_alltoall);
 }
 
 int tdm_ialltoallv(const char *fn, const void *sendbuf, const int sendcounts[], const int sdispls[],

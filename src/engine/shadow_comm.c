@@ -49,7 +49,7 @@ static void mark_ready(tdm_shadow *sh)
     __atomic_add_fetch(&readied, 1, __ATOMIC_ACQ_REL);
 }
 
-static void shadow_destroy(tdm_shadow *sh)
+void tdm_shadow_destroy(tdm_shadow *sh)
 {
     __atomic_add_fetch(&tdm_shadow_generation, 1, __ATOMIC_SEQ_CST);
     tdm_sched_cache_clear(sh);
@@ -87,7 +87,7 @@ static int on_user_comm_delete(MPI_Comm comm, int key, void *value, void *extra)
     if (sh->outstanding > 0 || !sh->ready)
         sh->user_freed = 1;
     else
-        shadow_destroy(sh);
+        tdm_shadow_destroy(sh);
     return MPI_SUCCESS;
 }
 
@@ -107,7 +107,7 @@ void tdm_shadow_module_finalize(void)
         if (!sh->user_freed)
             MPI_Comm_delete_attr(sh->user, keyval); /* runs on_user_comm_delete */
         if (registry == sh) /* still there: collectives never completed, free it anyway */
-            shadow_destroy(sh);
+            tdm_shadow_destroy(sh);
     }
     if (keyval != MPI_KEYVAL_INVALID)
         MPI_Comm_free_keyval(&keyval);
@@ -263,4 +263,3 @@ __attribute__((noinline, cold)) int tdm_shadow_free_slot(tdm_shadow *sh, unsigne
     return MPI_SUCCESS;
 }
 
-void tdm_shadow_destroy_freed(tdm_shadow *sh) { shadow_destroy(sh); }

@@ -120,14 +120,14 @@ static inline void tdm_shadow_release(tdm_shadow *sh, tdm_tag_hold *hold)
     hold->held = 0;
     sh->window[hold->seq & sh->window_mask] = NULL;
 }
-/* Frees a shadow whose communicator the user freed, once no request refers to it. */
-void tdm_shadow_destroy_freed(tdm_shadow *sh);
+/* Frees a shadow (its cached schedules, its duplicate) and takes it off the registry. */
+void tdm_shadow_destroy(tdm_shadow *sh);
 /* The request that claimed a tag here was freed. Frees the shadow if the user freed its communicator
  * and no request refers to it any more. Inline: every call ends with it. */
 static inline void tdm_shadow_put(tdm_shadow *sh)
 {
     if (--sh->outstanding == 0 && sh->user_freed)
-        tdm_shadow_destroy_freed(sh);
+        tdm_shadow_destroy(sh);
 }
 
 /* Tandem is inside an MPI call that may complete duplication requests (see on_user_comm_delete). */
