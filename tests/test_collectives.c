@@ -17,7 +17,12 @@
 #include <stdint.h>
 #include <string.h>
 
-#define LARGE_COUNT (1 << 18) /* ints: 1 MiB */
+#define LARGE_COUNT (1 << 18) /* elements: 1 MiB of ints, 2 MiB of the two-int types */
+/* Which algorithms a type case runs the large count with: all of them, or the automatic choice only
+ * (not in place, first root, communicators of up to LARGE_AUTO_MAX_RANKS: a derived type's large
+ * calls cost MPI's reference more than they cost Tandem, and under the sanitizers most of all). */
+#define LARGE_AUTO_MAX_RANKS 4
+enum { LARGE_NONE, LARGE_EVERY_ALGORITHM, LARGE_AUTO };
 
 /* ---- datatypes and ops under test ---- */
 
@@ -35,7 +40,7 @@ typedef struct {
     const char *name;
     elem_type send, recv; /* the same except for the mixed-signature case */
     int send_factor, recv_factor; /* sendcount = count * send_factor, recvcount = count * recv_factor */
-    int large;            /* also run with LARGE_COUNT */
+    int large;            /* also run with LARGE_COUNT: LARGE_EVERY_ALGORITHM or LARGE_AUTO */
     int data;             /* also a case for the data-movement collectives */
     /* A predefined op on a derived datatype, which MPI itself refuses: the reference runs MPI on the
      * packed data as ref_factor basic elements per element. */
@@ -157,34 +162,34 @@ static void setup_cases(void)
     owned_ops[nowned_ops++] = vector_op;
 
     elem_type e_int = elem("int", MPI_INT, fill_int, MPI_SUM);
-    add_case("int/sum", e_int, e_int, 1, 1, 1, 1);
+    add_case("int/sum", e_int, e_int, 1, 1, LARGE_EVERY_ALGORITHM, 1);
     elem_type e_dbl = elem("double", MPI_DOUBLE, fill_double, MPI_SUM);
-    add_case("double/sum", e_dbl, e_dbl, 1, 1, 0, 0);
+    add_case("double/sum", e_dbl, e_dbl, 1, 1, LARGE_NONE, 0);
     elem_type e_max = elem("double", MPI_DOUBLE, fill_double, MPI_MAX);
-    add_case("double/max", e_max, e_max, 1, 1, 0, 0);
+    add_case("double/max", e_max, e_max, 1, 1, LARGE_NONE, 0);
     elem_type e_2int = elem("2int", MPI_2INT, fill_2int, MPI_MINLOC);
-    add_case("2int/minloc", e_2int, e_2int, 1, 1, 0, 1);
+    add_case("2int/minloc", e_2int, e_2int, 1, 1, LARGE_NONE, 1);
     elem_type e_vec = elem("vector2", vector2, fill_vector2, MPI_SUM);
-    add_case("vector(2,1,2,int)/sum", e_vec, e_vec, 1, 1, 0, 1);
+    add_case("vector(2,1,2,int)/sum", e_vec, e_vec, 1, 1, LARGE_AUTO, 1);
     cases[ncases - 1].ref_basic = MPI_INT;
     cases[ncases - 1].ref_factor = 2;
     elem_type e_vec_user = elem("vector2", vector2, fill_vector2, vector_op);
-    add_case("vector(2,1,2,int)/user-sum", e_vec_user, e_vec_user, 1, 1, 0, 0);
+    add_case("vector(2,1,2,int)/user-sum", e_vec_user, e_vec_user, 1, 1, LARGE_NONE, 0);
     elem_type e_aff = elem("affine", affine, fill_affine, affine_op);
-    add_case("affine/user-noncommutative", e_aff, e_aff, 1, 1, 0, 0);
+    add_case("affine/user-noncommutative", e_aff, e_aff, 1, 1, LARGE_AUTO, 0);
     elem_type e_str = elem("struct", strct, fill_struct, struct_op);
-    add_case("struct{int,double}/user-commutative", e_str, e_str, 1, 1, 0, 1);
+    add_case("struct{int,double}/user-commutative", e_str, e_str, 1, 1, LARGE_NONE, 1);
     elem_type e_bool = elem("bool", MPI_C_BOOL, fill_bool, MPI_LOR);
-    add_case("bool/lor", e_bool, e_bool, 1, 1, 0, 0);
+    add_case("bool/lor", e_bool, e_bool, 1, 1, LARGE_NONE, 0);
     elem_type e_byte = elem("byte", MPI_BYTE, fill_byte, MPI_BXOR);
-    add_case("byte/bxor", e_byte, e_byte, 1, 1, 0, 1);
+    add_case("byte/bxor", e_byte, e_byte, 1, 1, LARGE_NONE, 1);
     elem_type e_cplx = elem("dcomplex", MPI_C_DOUBLE_COMPLEX, fill_dcomplex, MPI_SUM);
-    add_case("double complex/sum", e_cplx, e_cplx, 1, 1, 0, 0);
+    add_case("double complex/sum", e_cplx, e_cplx, 1, 1, LARGE_NONE, 0);
     /* different datatypes on the two sides, same type signature: vector of 2 ints vs 2 ints */
     elem_type e_int_data = elem("int", MPI_INT, fill_int, MPI_OP_NULL);
     elem_type e_vec_data = elem("vector2", vector2, fill_vector2, MPI_OP_NULL);
-    add_case("vector2 -> 2 x int", e_vec_data, e_int_data, 1, 2, 0, 1);
-    add_case("2 x int -> vector2", e_int_data, e_vec_data, 2, 1, 0, 1);
+    add_case("vector2 -> 2 x int", e_vec_data, e_int_data, 1, 2, LARGE_NONE, 1);
+    add_case("2 x int -> vector2", e_int_data, e_vec_data, 2, 1, LARGE_NONE, 1);
 }
 
 static int is_reduction_case(const type_case *tc) { return tc->send.op != MPI_OP_NULL; }
@@ -439,8 +444,49 @@ static void reference_ok(const config *c, int rc)
 }
 
 
+#ifndef TANDEM_TEST_THROUGH_MPI
+/* README, "Algorithms": ring and torus algorithms need a commutative op, recursive-doubling allgather a
+ * power of two; a call they cannot serve goes to the collective's general algorithm. */
+static int forced_can_serve(const config *c, const char *family)
+{
+    int commutative = 1;
+    if (strstr(family, "reduce") && c->tc->send.op != MPI_OP_NULL)
+        MPI_Op_commutative(c->tc->send.op, &commutative);
+    if (!commutative && (strcmp(c->alg, "ring") == 0 || strncmp(c->alg, "torus_bucket", 12) == 0) &&
+        strcmp(family, "allgather") != 0)
+        return 0;
+    if (strcmp(family, "allgather") == 0 && strcmp(c->alg, "recursive_doubling") == 0 &&
+        (c->size & (c->size - 1)) != 0)
+        return 0;
+    return 1;
+}
+
+/* A forced algorithm runs every call it can serve (reduce_scatter_block shares reduce_scatter's). */
+static void check_running_algorithm(const config *c, TDM_Request req)
+{
+    if (strcmp(c->alg, "auto") == 0)
+        return;
+    const char *family = strcmp(c->coll, "reduce_scatter_block") == 0 ? "reduce_scatter" : c->coll;
+    char expected[128];
+    snprintf(expected, sizeof expected, "%s_%s", family, c->alg);
+    const char *running = TDM_Request_algorithm(req);
+    size_t family_len = strlen(family);
+    if (!running)
+        report(c, 0, "TDM_Request_algorithm gave NULL for a running call");
+    else if (forced_can_serve(c, family))
+        report(c, strcmp(running, expected) == 0, "the forced algorithm did not run");
+    else /* the fallback: another algorithm of the same collective */
+        report(c, strncmp(running, family, family_len) == 0 && running[family_len] == '_' &&
+                      strcmp(running, expected) != 0,
+               "a forced algorithm that cannot serve the call did not fall back");
+}
+#endif
+
 static void wait_ok(const config *c, TDM_Request *req)
 {
+#ifndef TANDEM_TEST_THROUGH_MPI
+    check_running_algorithm(c, *req);
+#endif
     int rc = TDM_Wait(req, MPI_STATUS_IGNORE);
     if (rc != MPI_SUCCESS)
         report(c, 0, TDM_Last_error());
@@ -744,29 +790,29 @@ static const collective collectives[] = {
     {"alltoallv", 0, 0, 1, 0, run_alltoallv},
 };
 
-/* Forcing an algorithm must really run it (unless it cannot serve the call and falls back). */
+/* The schedule dump names the forced algorithm on its first line (wait_ok checks that every call runs
+ * it). */
 #ifdef TANDEM_TEST_THROUGH_MPI
-static void check_forced_algorithm(const config *c)
+static void check_dump_names_algorithm(const config *c)
 {
     (void)c; /* the program holds MPI requests: there is no Tandem request to ask */
 }
 #else
-static void check_forced_algorithm(const config *c)
+static void check_dump_names_algorithm(const config *matrix)
 {
-    if (strcmp(c->alg, "auto") == 0 || strcmp(c->coll, "allreduce") != 0)
+    if (strcmp(matrix->alg, "auto") == 0 || strcmp(matrix->coll, "allreduce") != 0)
         return;
-    const elem_type *t = &cases[0].send; /* int, sum */
+    config call = *matrix;
+    call.tc = &cases[0]; /* int, sum */
+    call.count = 4;
+    const config *c = &call;
+    const elem_type *t = &c->tc->send;
     int data[4] = {1, 2, 3, 4}, out[4];
     TDM_Request req;
     if (!started(c, TDM_Iallreduce(data, out, 4, t->type, MPI_SUM, c->comm, &req)))
         return;
-    char expected[128];
-    snprintf(expected, sizeof expected, "%s_%s", c->coll, c->alg);
-    const char *running = TDM_Request_algorithm(req);
-    report(c, running && strcmp(running, expected) == 0, "the forced algorithm did not run");
-    /* the dump names it too, on its first line */
     char *text = harness_dump(req), header[160];
-    snprintf(header, sizeof header, "schedule %s:", expected);
+    snprintf(header, sizeof header, "schedule %s_%s:", c->coll, c->alg);
     report(c, text && strncmp(text, header, strlen(header)) == 0, "TDM_Request_dump does not name the algorithm");
     free(text);
     wait_ok(c, &req);
@@ -806,7 +852,7 @@ static void run_matrix(MPI_Comm comm, const char *comm_name, int quick)
             c.alg = algs[a];
             check(TDM_Set_algorithm(col->name, c.alg) == MPI_SUCCESS, "TDM_Set_algorithm(%s, %s): %s",
                   col->name, c.alg, TDM_Last_error());
-            check_forced_algorithm(&c);
+            check_dump_names_algorithm(&c);
             for (int t = 0; t < ncases; t++) {
                 c.tc = &cases[t];
                 if (col->reduction ? !is_reduction_case(c.tc) : !c.tc->data)
@@ -817,11 +863,15 @@ static void run_matrix(MPI_Comm comm, const char *comm_name, int quick)
                     continue;
                 for (size_t ci = 0; ci < sizeof counts / sizeof counts[0]; ci++) {
                     c.count = counts[ci];
-                    if (c.count == LARGE_COUNT && (!c.tc->large || quick))
+                    int large_auto_only = c.tc->large == LARGE_AUTO;
+                    if (c.count == LARGE_COUNT &&
+                        (c.tc->large == LARGE_NONE || quick ||
+                         (large_auto_only && (strcmp(c.alg, "auto") != 0 || c.size > LARGE_AUTO_MAX_RANKS))))
                         continue;
                     if (quick && c.count == 1000 && t > 0)
                         continue;
-                    for (c.in_place = 0; c.in_place <= col->in_place; c.in_place++)
+                    int in_place_max = c.count == LARGE_COUNT && large_auto_only ? 0 : col->in_place;
+                    for (c.in_place = 0; c.in_place <= in_place_max; c.in_place++)
                         for (int ri = 0; ri < (col->rooted ? nroots : 1); ri++) {
                             c.root = roots[ri];
                             if (c.count == LARGE_COUNT && ri > 0)
@@ -856,6 +906,22 @@ int main(int argc, char **argv)
     run_matrix(dup, "dup", 1);
     MPI_Comm_free(&split);
     MPI_Comm_free(&dup);
+
+    /* a subgroup (MPI_Group_incl + MPI_Comm_create): every rank but 0 (beyond 2 ranks), in reverse order */
+    int members = size > 2 ? size - 1 : size, ranks[64];
+    for (int i = 0; i < members && i < 64; i++)
+        ranks[i] = size - 1 - i;
+    MPI_Group world_group, sub_group;
+    MPI_Comm sub;
+    MPI_Comm_group(MPI_COMM_WORLD, &world_group);
+    MPI_Group_incl(world_group, members < 64 ? members : 64, ranks, &sub_group);
+    MPI_Comm_create(MPI_COMM_WORLD, sub_group, &sub);
+    if (sub != MPI_COMM_NULL) {
+        run_matrix(sub, "group-reversed", 1);
+        MPI_Comm_free(&sub);
+    }
+    MPI_Group_free(&sub_group);
+    MPI_Group_free(&world_group);
 
 #ifdef TANDEM_TEST_THROUGH_MPI
     /* every call went to Tandem: the interposer's counter says so */

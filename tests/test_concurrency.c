@@ -1,5 +1,5 @@
 /*
- * Many collectives in flight at once: 48 on one communicator and more across two, started in the
+ * Many collectives in flight at once, every kind: 48 on one communicator and more across two, started in the
  * same order everywhere and completed in a different order on every rank (Waitall, Waitany, Test
  * loops), with the application's own point-to-point traffic (MPI_ANY_SOURCE / MPI_ANY_TAG, on the same
  * communicator) going on in between. Results are compared with MPI's blocking collectives afterwards.
@@ -14,11 +14,18 @@
 #define N_OPS 48
 #define MANY 300 /* collectives running at once in part 6 */
 #define LEN 257
+#define MAX_RANKS 64 /* of the count and displacement arrays of the v forms */
+
+/* every collective; the barrier last (part 4 leaves it out) */
+enum { ALLREDUCE, BCAST, ALLGATHER, ALLTOALL, SCAN, REDUCE, GATHER, GATHERV, SCATTER, SCATTERV, ALLGATHERV,
+       ALLTOALLV, REDUCE_SCATTER, REDUCE_SCATTER_BLOCK, EXSCAN, BARRIER, NKINDS };
 
 typedef struct {
-    int kind; /* 0 allreduce, 1 bcast, 2 allgather, 3 alltoall, 4 scan, 5 reduce, 6 barrier */
+    int kind;
     MPI_Comm comm;
     int in[LEN * 8], out[LEN * 8], root;
+    /* the v forms' arrays, which must stay as they are until the call completes */
+    int sendcounts[MAX_RANKS], sdispls[MAX_RANKS], recvcounts[MAX_RANKS], rdispls[MAX_RANKS];
 } op;
 
 static int rank_of(MPI_Comm c)
@@ -35,6 +42,26 @@ static int size_of(MPI_Comm c)
     return s;
 }
 
+/* Elements per block: 32 on up to 8 ranks (the buffers hold 8 x 257 ints), none beyond. */
+static int block_of(MPI_Comm c) { return size_of(c) <= 8 ? LEN / 8 : 0; }
+
+/* Block sizes of the v forms, some of them empty: rank i's block for rank j. */
+static int vblock(int base, int i, int j) { return base && (i + j) % 4 != 3 ? base - (i + j) % 3 : 0; }
+
+static void set_layout(op *o)
+{
+    int p = size_of(o->comm), r = rank_of(o->comm), base = block_of(o->comm);
+    int sd = 0, rd = 0;
+    for (int j = 0; j < p && j < MAX_RANKS; j++) {
+        /* alltoallv: rank r sends vblock(r, j) to j and receives vblock(j, r) from it; the gathers,
+         * scatters and reduce_scatter use the blocks of rank 0's row */
+        int mine = o->kind == ALLTOALLV ? vblock(base, r, j) : vblock(base, 0, j);
+        int theirs = o->kind == ALLTOALLV ? vblock(base, j, r) : vblock(base, 0, j);
+        o->sendcounts[j] = mine, o->sdispls[j] = sd, sd += mine;
+        o->recvcounts[j] = theirs, o->rdispls[j] = rd, rd += theirs;
+    }
+}
+
 static void fill(op *o, int i)
 {
     int r = rank_of(o->comm);
@@ -42,43 +69,88 @@ static void fill(op *o, int i)
         o->in[k] = (r + 1) * 1000 + i * 37 + k;
     memset(o->out, 0, sizeof o->out);
     o->root = i % size_of(o->comm);
+    set_layout(o);
 }
 
-static int start(op *o, TDM_Request *req)
+static int v_forms_fit(const op *o) { return size_of(o->comm) <= MAX_RANKS; }
+
+/* Tandem's call (start != 0) or MPI's blocking one into ref (start == 0) for the same operation. */
+static int run(op *o, int *dst, TDM_Request *req)
 {
-    int p = size_of(o->comm), len = p <= 8 ? LEN : 1;
+    int p = size_of(o->comm), r = rank_of(o->comm), len = p <= 8 ? LEN : 1, b = block_of(o->comm);
+    int mpi = req == NULL, rb = o->recvcounts[r]; /* this rank's block of a scatterv / reduce_scatter */
+    if (!v_forms_fit(o) && (o->kind == GATHERV || o->kind == SCATTERV || o->kind == ALLGATHERV ||
+                            o->kind == ALLTOALLV || o->kind == REDUCE_SCATTER))
+        return mpi ? MPI_SUCCESS : TDM_Ibarrier(o->comm, req);
     switch (o->kind) {
-    case 0: return TDM_Iallreduce(o->in, o->out, len, MPI_INT, MPI_SUM, o->comm, req);
-    case 1:
-        if (rank_of(o->comm) == o->root)
-            memcpy(o->out, o->in, sizeof(int) * len);
-        return TDM_Ibcast(o->out, len, MPI_INT, o->root, o->comm, req);
-    case 2: return TDM_Iallgather(o->in, len / 8, MPI_INT, o->out, len / 8, MPI_INT, o->comm, req);
-    case 3: return TDM_Ialltoall(o->in, len / 8, MPI_INT, o->out, len / 8, MPI_INT, o->comm, req);
-    case 4: return TDM_Iscan(o->in, o->out, len, MPI_INT, MPI_SUM, o->comm, req);
-    case 5: return TDM_Ireduce(o->in, o->out, len, MPI_INT, MPI_MAX, o->root, o->comm, req);
-    default: return TDM_Ibarrier(o->comm, req);
+    case ALLREDUCE:
+        return mpi ? MPI_Allreduce(o->in, dst, len, MPI_INT, MPI_SUM, o->comm)
+                   : TDM_Iallreduce(o->in, dst, len, MPI_INT, MPI_SUM, o->comm, req);
+    case BCAST:
+        if (r == o->root)
+            memcpy(dst, o->in, sizeof(int) * len);
+        return mpi ? MPI_Bcast(dst, len, MPI_INT, o->root, o->comm) : TDM_Ibcast(dst, len, MPI_INT, o->root, o->comm, req);
+    case ALLGATHER:
+        return mpi ? MPI_Allgather(o->in, b, MPI_INT, dst, b, MPI_INT, o->comm)
+                   : TDM_Iallgather(o->in, b, MPI_INT, dst, b, MPI_INT, o->comm, req);
+    case ALLTOALL:
+        return mpi ? MPI_Alltoall(o->in, b, MPI_INT, dst, b, MPI_INT, o->comm)
+                   : TDM_Ialltoall(o->in, b, MPI_INT, dst, b, MPI_INT, o->comm, req);
+    case SCAN:
+        return mpi ? MPI_Scan(o->in, dst, len, MPI_INT, MPI_SUM, o->comm)
+                   : TDM_Iscan(o->in, dst, len, MPI_INT, MPI_SUM, o->comm, req);
+    case REDUCE:
+        return mpi ? MPI_Reduce(o->in, dst, len, MPI_INT, MPI_MAX, o->root, o->comm)
+                   : TDM_Ireduce(o->in, dst, len, MPI_INT, MPI_MAX, o->root, o->comm, req);
+    case GATHER:
+        return mpi ? MPI_Gather(o->in, b, MPI_INT, dst, b, MPI_INT, o->root, o->comm)
+                   : TDM_Igather(o->in, b, MPI_INT, dst, b, MPI_INT, o->root, o->comm, req);
+    case GATHERV:
+        return mpi ? MPI_Gatherv(o->in, rb, MPI_INT, dst, o->recvcounts, o->rdispls, MPI_INT, o->root, o->comm)
+                   : TDM_Igatherv(o->in, rb, MPI_INT, dst, o->recvcounts, o->rdispls, MPI_INT, o->root, o->comm, req);
+    case SCATTER:
+        return mpi ? MPI_Scatter(o->in, b, MPI_INT, dst, b, MPI_INT, o->root, o->comm)
+                   : TDM_Iscatter(o->in, b, MPI_INT, dst, b, MPI_INT, o->root, o->comm, req);
+    case SCATTERV:
+        return mpi ? MPI_Scatterv(o->in, o->sendcounts, o->sdispls, MPI_INT, dst, rb, MPI_INT, o->root, o->comm)
+                   : TDM_Iscatterv(o->in, o->sendcounts, o->sdispls, MPI_INT, dst, rb, MPI_INT, o->root, o->comm, req);
+    case ALLGATHERV:
+        return mpi ? MPI_Allgatherv(o->in, rb, MPI_INT, dst, o->recvcounts, o->rdispls, MPI_INT, o->comm)
+                   : TDM_Iallgatherv(o->in, rb, MPI_INT, dst, o->recvcounts, o->rdispls, MPI_INT, o->comm, req);
+    case ALLTOALLV:
+        return mpi ? MPI_Alltoallv(o->in, o->sendcounts, o->sdispls, MPI_INT, dst, o->recvcounts, o->rdispls,
+                                   MPI_INT, o->comm)
+                   : TDM_Ialltoallv(o->in, o->sendcounts, o->sdispls, MPI_INT, dst, o->recvcounts, o->rdispls,
+                                    MPI_INT, o->comm, req);
+    case REDUCE_SCATTER:
+        return mpi ? MPI_Reduce_scatter(o->in, dst, o->recvcounts, MPI_INT, MPI_SUM, o->comm)
+                   : TDM_Ireduce_scatter(o->in, dst, o->recvcounts, MPI_INT, MPI_SUM, o->comm, req);
+    case REDUCE_SCATTER_BLOCK:
+        return mpi ? MPI_Reduce_scatter_block(o->in, dst, b, MPI_INT, MPI_SUM, o->comm)
+                   : TDM_Ireduce_scatter_block(o->in, dst, b, MPI_INT, MPI_SUM, o->comm, req);
+    case EXSCAN:
+        return mpi ? MPI_Exscan(o->in, dst, len, MPI_INT, MPI_SUM, o->comm)
+                   : TDM_Iexscan(o->in, dst, len, MPI_INT, MPI_SUM, o->comm, req);
+    default: return mpi ? MPI_SUCCESS : TDM_Ibarrier(o->comm, req);
     }
 }
+
+static int start(op *o, TDM_Request *req) { return run(o, o->out, req); }
 
 /* MPI's answer for the same operation. */
-static void expect(const op *o, int *ref)
+static void expect(op *o, int *ref)
 {
-    int p = size_of(o->comm), len = p <= 8 ? LEN : 1;
     memset(ref, 0, sizeof(int) * LEN * 8);
-    switch (o->kind) {
-    case 0: MPI_Allreduce(o->in, ref, len, MPI_INT, MPI_SUM, o->comm); break;
-    case 1:
-        if (rank_of(o->comm) == o->root)
-            memcpy(ref, o->in, sizeof(int) * len);
-        MPI_Bcast(ref, len, MPI_INT, o->root, o->comm);
-        break;
-    case 2: MPI_Allgather(o->in, len / 8, MPI_INT, ref, len / 8, MPI_INT, o->comm); break;
-    case 3: MPI_Alltoall(o->in, len / 8, MPI_INT, ref, len / 8, MPI_INT, o->comm); break;
-    case 4: MPI_Scan(o->in, ref, len, MPI_INT, MPI_SUM, o->comm); break;
-    case 5: MPI_Reduce(o->in, ref, len, MPI_INT, MPI_MAX, o->root, o->comm); break;
-    default: break;
-    }
+    check(run(o, ref, NULL) == MPI_SUCCESS, "MPI's own call (kind %d) failed", o->kind);
+}
+
+/* Where the result means something: the root of a reduce or gather, every rank but 0 of an exscan. */
+static int significant(const op *o)
+{
+    int r = rank_of(o->comm);
+    if (o->kind == REDUCE || o->kind == GATHER || o->kind == GATHERV)
+        return r == o->root;
+    return o->kind != EXSCAN || r > 0;
 }
 
 static void verify(op *ops, int n, const char *what)
@@ -86,8 +158,7 @@ static void verify(op *ops, int n, const char *what)
     static int ref[LEN * 8];
     for (int i = 0; i < n; i++) {
         expect(&ops[i], ref);
-        int significant = ops[i].kind != 5 || rank_of(ops[i].comm) == ops[i].root;
-        check(!significant || memcmp(ref, ops[i].out, sizeof ref) == 0, "%s: operation %d (kind %d) differs",
+        check(!significant(&ops[i]) || memcmp(ref, ops[i].out, sizeof ref) == 0, "%s: operation %d (kind %d) differs",
               what, i, ops[i].kind);
     }
 }
@@ -134,7 +205,7 @@ int main(int argc, char **argv)
     for (int round = 0; round < 3; round++) {
         app_traffic t;
         for (int i = 0; i < N_OPS; i++) {
-            ops[i].kind = (i + round) % 7;
+            ops[i].kind = (i + round) % NKINDS;
             ops[i].comm = MPI_COMM_WORLD;
             fill(&ops[i], i + round);
             if (i == N_OPS / 2)
@@ -150,7 +221,7 @@ int main(int argc, char **argv)
 
     /* 2. Two communicators interleaved, completed with Waitany in a rank-dependent order. */
     for (int i = 0; i < 2 * N_OPS; i++) {
-        ops[i].kind = i % 7;
+        ops[i].kind = i % NKINDS;
         ops[i].comm = i % 2 ? other : MPI_COMM_WORLD;
         fill(&ops[i], i);
     }
@@ -183,7 +254,7 @@ int main(int argc, char **argv)
     /* 3. Test loops, completing in reverse order, with application traffic pending meanwhile. */
     app_traffic t;
     for (int i = 0; i < N_OPS; i++) {
-        ops[i].kind = (3 * i) % 7;
+        ops[i].kind = (3 * i) % NKINDS;
         ops[i].comm = i % 3 ? MPI_COMM_WORLD : other;
         fill(&ops[i], 1000 + i);
         CHECK_TDM(start(&ops[i], &reqs[i]));
@@ -200,7 +271,7 @@ int main(int argc, char **argv)
 
     /* 4. Testall until done. */
     for (int i = 0; i < N_OPS; i++) {
-        ops[i].kind = i % 6;
+        ops[i].kind = i % BARRIER; /* no barrier */
         ops[i].comm = MPI_COMM_WORLD;
         fill(&ops[i], 2000 + i);
         CHECK_TDM(start(&ops[i], &reqs[i]));

@@ -41,7 +41,10 @@ int main(int argc, char **argv)
     /* Before TDM_Init (MPI is not even initialized): a clear error, no crash. */
     check(TDM_Iallreduce(buf, out, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req) == MPI_ERR_OTHER,
           "a call before TDM_Init must fail with MPI_ERR_OTHER");
-    check(strstr(TDM_Last_error(), "TDM_Init") != NULL, "message should mention TDM_Init: %s", TDM_Last_error());
+    check(strstr(TDM_Last_error(), "TDM_Init") != NULL && strstr(TDM_Last_error(), "TDM_Iallreduce") != NULL,
+          "message should name the call and TDM_Init: %s", TDM_Last_error());
+    check(TDM_Wait(&req, MPI_STATUS_IGNORE) == MPI_ERR_OTHER && strstr(TDM_Last_error(), "TDM_Wait") != NULL,
+          "TDM_Wait before TDM_Init must fail with MPI_ERR_OTHER naming TDM_Wait: %s", TDM_Last_error());
 
     /* An unknown algorithm in the environment makes TDM_Init fail with MPI_ERR_ARG; fixed, it works. */
     setenv("TANDEM_ALLREDUCE", "bogus", 1);
@@ -150,6 +153,163 @@ int main(int argc, char **argv)
     EXPECT_ERROR(MPI_ERR_ROOT, "TDM_Ibcast", "root", TDM_Ibcast(buf, 1, MPI_INT, -1, world, &req));
     EXPECT_ERROR(MPI_ERR_ROOT, "TDM_Ireduce", "root", TDM_Ireduce(buf, out, 1, MPI_INT, MPI_SUM, size, world, &req));
     EXPECT_ERROR(MPI_ERR_ROOT, "TDM_Scatter", "root", TDM_Scatter(buf, 1, MPI_INT, out, 1, MPI_INT, size + 3, world));
+
+    /* Every collective checks its own arguments: the sweep below gives each one every kind of bad
+     * argument it takes. Arguments significant at the root only are tried on MPI_COMM_SELF, where the
+     * calling rank is the root, so that no other rank starts a call the root refuses. */
+    MPI_Comm self = MPI_COMM_SELF;
+    TDM_Request *no_request = NULL;
+    /* the communicator */
+    EXPECT_ERROR(MPI_ERR_COMM, "TDM_Ibcast", "comm", TDM_Ibcast(buf, 1, MPI_INT, 0, MPI_COMM_NULL, &req));
+    EXPECT_ERROR(MPI_ERR_COMM, "TDM_Ireduce", "comm", TDM_Ireduce(buf, out, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_NULL, &req));
+    EXPECT_ERROR(MPI_ERR_COMM, "TDM_Iallreduce", "comm", TDM_Iallreduce(buf, out, 1, MPI_INT, MPI_SUM, MPI_COMM_NULL, &req));
+    EXPECT_ERROR(MPI_ERR_COMM, "TDM_Igather", "comm", TDM_Igather(buf, 1, MPI_INT, out, 1, MPI_INT, 0, MPI_COMM_NULL, &req));
+    EXPECT_ERROR(MPI_ERR_COMM, "TDM_Igatherv", "comm",
+                 TDM_Igatherv(buf, 1, MPI_INT, out, counts, displs, MPI_INT, 0, MPI_COMM_NULL, &req));
+    EXPECT_ERROR(MPI_ERR_COMM, "TDM_Iscatter", "comm", TDM_Iscatter(buf, 1, MPI_INT, out, 1, MPI_INT, 0, MPI_COMM_NULL, &req));
+    EXPECT_ERROR(MPI_ERR_COMM, "TDM_Iscatterv", "comm",
+                 TDM_Iscatterv(buf, counts, displs, MPI_INT, out, 1, MPI_INT, 0, MPI_COMM_NULL, &req));
+    EXPECT_ERROR(MPI_ERR_COMM, "TDM_Iallgather", "comm", TDM_Iallgather(buf, 1, MPI_INT, out, 1, MPI_INT, MPI_COMM_NULL, &req));
+    EXPECT_ERROR(MPI_ERR_COMM, "TDM_Iallgatherv", "comm",
+                 TDM_Iallgatherv(buf, 1, MPI_INT, out, counts, displs, MPI_INT, MPI_COMM_NULL, &req));
+    EXPECT_ERROR(MPI_ERR_COMM, "TDM_Ireduce_scatter", "comm",
+                 TDM_Ireduce_scatter(buf, out, counts, MPI_INT, MPI_SUM, MPI_COMM_NULL, &req));
+    EXPECT_ERROR(MPI_ERR_COMM, "TDM_Ireduce_scatter_block", "comm",
+                 TDM_Ireduce_scatter_block(buf, out, 1, MPI_INT, MPI_SUM, MPI_COMM_NULL, &req));
+    EXPECT_ERROR(MPI_ERR_COMM, "TDM_Ialltoall", "comm", TDM_Ialltoall(buf, 1, MPI_INT, out, 1, MPI_INT, MPI_COMM_NULL, &req));
+    EXPECT_ERROR(MPI_ERR_COMM, "TDM_Ialltoallv", "comm",
+                 TDM_Ialltoallv(buf, counts, displs, MPI_INT, out, counts, displs, MPI_INT, MPI_COMM_NULL, &req));
+    EXPECT_ERROR(MPI_ERR_COMM, "TDM_Iscan", "comm", TDM_Iscan(buf, out, 1, MPI_INT, MPI_SUM, MPI_COMM_NULL, &req));
+    EXPECT_ERROR(MPI_ERR_COMM, "TDM_Iexscan", "comm", TDM_Iexscan(buf, out, 1, MPI_INT, MPI_SUM, MPI_COMM_NULL, &req));
+    EXPECT_ERROR(MPI_ERR_COMM, "TDM_Allgather", "comm", TDM_Allgather(buf, 1, MPI_INT, out, 1, MPI_INT, MPI_COMM_NULL));
+    /* the request pointer */
+    EXPECT_ERROR(MPI_ERR_ARG, "TDM_Ibarrier", "request", TDM_Ibarrier(world, no_request));
+    EXPECT_ERROR(MPI_ERR_ARG, "TDM_Ibcast", "request", TDM_Ibcast(buf, 1, MPI_INT, 0, world, no_request));
+    EXPECT_ERROR(MPI_ERR_ARG, "TDM_Ireduce", "request", TDM_Ireduce(buf, out, 1, MPI_INT, MPI_SUM, 0, world, no_request));
+    EXPECT_ERROR(MPI_ERR_ARG, "TDM_Igather", "request", TDM_Igather(buf, 1, MPI_INT, out, 1, MPI_INT, 0, world, no_request));
+    EXPECT_ERROR(MPI_ERR_ARG, "TDM_Igatherv", "request",
+                 TDM_Igatherv(buf, 1, MPI_INT, out, counts, displs, MPI_INT, 0, world, no_request));
+    EXPECT_ERROR(MPI_ERR_ARG, "TDM_Iscatter", "request", TDM_Iscatter(buf, 1, MPI_INT, out, 1, MPI_INT, 0, world, no_request));
+    EXPECT_ERROR(MPI_ERR_ARG, "TDM_Iscatterv", "request",
+                 TDM_Iscatterv(buf, counts, displs, MPI_INT, out, 1, MPI_INT, 0, world, no_request));
+    EXPECT_ERROR(MPI_ERR_ARG, "TDM_Iallgather", "request", TDM_Iallgather(buf, 1, MPI_INT, out, 1, MPI_INT, world, no_request));
+    EXPECT_ERROR(MPI_ERR_ARG, "TDM_Iallgatherv", "request",
+                 TDM_Iallgatherv(buf, 1, MPI_INT, out, counts, displs, MPI_INT, world, no_request));
+    EXPECT_ERROR(MPI_ERR_ARG, "TDM_Ireduce_scatter", "request",
+                 TDM_Ireduce_scatter(buf, out, counts, MPI_INT, MPI_SUM, world, no_request));
+    EXPECT_ERROR(MPI_ERR_ARG, "TDM_Ireduce_scatter_block", "request",
+                 TDM_Ireduce_scatter_block(buf, out, 1, MPI_INT, MPI_SUM, world, no_request));
+    EXPECT_ERROR(MPI_ERR_ARG, "TDM_Ialltoall", "request", TDM_Ialltoall(buf, 1, MPI_INT, out, 1, MPI_INT, world, no_request));
+    EXPECT_ERROR(MPI_ERR_ARG, "TDM_Ialltoallv", "request",
+                 TDM_Ialltoallv(buf, counts, displs, MPI_INT, out, counts, displs, MPI_INT, world, no_request));
+    EXPECT_ERROR(MPI_ERR_ARG, "TDM_Iscan", "request", TDM_Iscan(buf, out, 1, MPI_INT, MPI_SUM, world, no_request));
+    EXPECT_ERROR(MPI_ERR_ARG, "TDM_Iexscan", "request", TDM_Iexscan(buf, out, 1, MPI_INT, MPI_SUM, world, no_request));
+    /* negative counts */
+    EXPECT_ERROR(MPI_ERR_COUNT, "TDM_Ireduce", "count", TDM_Ireduce(buf, out, -1, MPI_INT, MPI_SUM, 0, world, &req));
+    EXPECT_ERROR(MPI_ERR_COUNT, "TDM_Igather", "sendcount", TDM_Igather(buf, -1, MPI_INT, out, 1, MPI_INT, 0, world, &req));
+    EXPECT_ERROR(MPI_ERR_COUNT, "TDM_Igather", "recvcount", TDM_Igather(buf, 1, MPI_INT, out, -1, MPI_INT, 0, self, &req));
+    EXPECT_ERROR(MPI_ERR_COUNT, "TDM_Iscatter", "recvcount", TDM_Iscatter(buf, 1, MPI_INT, out, -1, MPI_INT, 0, world, &req));
+    EXPECT_ERROR(MPI_ERR_COUNT, "TDM_Iscatter", "sendcount", TDM_Iscatter(buf, -1, MPI_INT, out, 1, MPI_INT, 0, self, &req));
+    EXPECT_ERROR(MPI_ERR_COUNT, "TDM_Iallgather", "recvcount", TDM_Iallgather(buf, 1, MPI_INT, out, -1, MPI_INT, world, &req));
+    EXPECT_ERROR(MPI_ERR_COUNT, "TDM_Ireduce_scatter_block", "recvcount",
+                 TDM_Ireduce_scatter_block(buf, out, -1, MPI_INT, MPI_SUM, world, &req));
+    EXPECT_ERROR(MPI_ERR_COUNT, "TDM_Ialltoall", "sendcount", TDM_Ialltoall(buf, -1, MPI_INT, out, 1, MPI_INT, world, &req));
+    EXPECT_ERROR(MPI_ERR_COUNT, "TDM_Iscan", "count", TDM_Iscan(buf, out, -1, MPI_INT, MPI_SUM, world, &req));
+    EXPECT_ERROR(MPI_ERR_COUNT, "TDM_Iexscan", "count", TDM_Iexscan(buf, out, -1, MPI_INT, MPI_SUM, world, &req));
+    counts[0] = -1; /* the same on every rank, so that each one refuses the call */
+    EXPECT_ERROR(MPI_ERR_COUNT, "TDM_Ireduce_scatter", "recvcounts",
+                 TDM_Ireduce_scatter(buf, out, counts, MPI_INT, MPI_SUM, world, &req));
+    EXPECT_ERROR(MPI_ERR_COUNT, "TDM_Ialltoallv", "sendcounts",
+                 TDM_Ialltoallv(buf, counts, displs, MPI_INT, out, counts + 1, displs, MPI_INT, self, &req));
+    EXPECT_ERROR(MPI_ERR_COUNT, "TDM_Igatherv", "recvcounts",
+                 TDM_Igatherv(buf, 1, MPI_INT, out, counts, displs, MPI_INT, 0, self, &req));
+    EXPECT_ERROR(MPI_ERR_COUNT, "TDM_Iscatterv", "sendcounts",
+                 TDM_Iscatterv(buf, counts, displs, MPI_INT, out, 1, MPI_INT, 0, self, &req));
+    counts[0] = 1;
+    /* NULL buffers with a count */
+    EXPECT_ERROR(MPI_ERR_BUFFER, "TDM_Ireduce", "sendbuf", TDM_Ireduce(NULL, out, 4, MPI_INT, MPI_SUM, 0, world, &req));
+    EXPECT_ERROR(MPI_ERR_BUFFER, "TDM_Ireduce", "recvbuf", TDM_Ireduce(buf, NULL, 4, MPI_INT, MPI_SUM, 0, self, &req));
+    EXPECT_ERROR(MPI_ERR_BUFFER, "TDM_Iallreduce", "sendbuf", TDM_Iallreduce(NULL, out, 4, MPI_INT, MPI_SUM, world, &req));
+    EXPECT_ERROR(MPI_ERR_BUFFER, "TDM_Igather", "sendbuf", TDM_Igather(NULL, 1, MPI_INT, out, 1, MPI_INT, 0, world, &req));
+    EXPECT_ERROR(MPI_ERR_BUFFER, "TDM_Igather", "recvbuf", TDM_Igather(buf, 1, MPI_INT, NULL, 1, MPI_INT, 0, self, &req));
+    EXPECT_ERROR(MPI_ERR_BUFFER, "TDM_Iscatter", "recvbuf", TDM_Iscatter(buf, 1, MPI_INT, NULL, 1, MPI_INT, 0, world, &req));
+    EXPECT_ERROR(MPI_ERR_BUFFER, "TDM_Iscatter", "sendbuf", TDM_Iscatter(NULL, 1, MPI_INT, out, 1, MPI_INT, 0, self, &req));
+    EXPECT_ERROR(MPI_ERR_BUFFER, "TDM_Iallgather", "sendbuf", TDM_Iallgather(NULL, 1, MPI_INT, out, 1, MPI_INT, world, &req));
+    EXPECT_ERROR(MPI_ERR_BUFFER, "TDM_Iallgatherv", "recvbuf",
+                 TDM_Iallgatherv(buf, 1, MPI_INT, NULL, counts, displs, MPI_INT, world, &req));
+    EXPECT_ERROR(MPI_ERR_BUFFER, "TDM_Ireduce_scatter_block", "recvbuf",
+                 TDM_Ireduce_scatter_block(buf, NULL, 1, MPI_INT, MPI_SUM, world, &req));
+    EXPECT_ERROR(MPI_ERR_BUFFER, "TDM_Ialltoall", "sendbuf", TDM_Ialltoall(NULL, 1, MPI_INT, out, 1, MPI_INT, world, &req));
+    EXPECT_ERROR(MPI_ERR_BUFFER, "TDM_Ialltoallv", "recvbuf",
+                 TDM_Ialltoallv(buf, counts, displs, MPI_INT, NULL, counts, displs, MPI_INT, world, &req));
+    EXPECT_ERROR(MPI_ERR_BUFFER, "TDM_Iscan", "recvbuf", TDM_Iscan(buf, NULL, 4, MPI_INT, MPI_SUM, world, &req));
+    /* invalid roots */
+    EXPECT_ERROR(MPI_ERR_ROOT, "TDM_Igather", "root", TDM_Igather(buf, 1, MPI_INT, out, 1, MPI_INT, -1, world, &req));
+    EXPECT_ERROR(MPI_ERR_ROOT, "TDM_Igatherv", "root",
+                 TDM_Igatherv(buf, 1, MPI_INT, out, counts, displs, MPI_INT, size, world, &req));
+    EXPECT_ERROR(MPI_ERR_ROOT, "TDM_Iscatterv", "root",
+                 TDM_Iscatterv(buf, counts, displs, MPI_INT, out, 1, MPI_INT, -2, world, &req));
+    EXPECT_ERROR(MPI_ERR_ROOT, "TDM_Bcast", "root", TDM_Bcast(buf, 1, MPI_INT, MPI_PROC_NULL, world));
+    /* null datatypes and ops */
+    EXPECT_ERROR(MPI_ERR_TYPE, "TDM_Ibcast", "datatype", TDM_Ibcast(buf, 1, MPI_DATATYPE_NULL, 0, world, &req));
+    EXPECT_ERROR(MPI_ERR_TYPE, "TDM_Iallgather", "sendtype",
+                 TDM_Iallgather(buf, 1, MPI_DATATYPE_NULL, out, 1, MPI_INT, world, &req));
+    EXPECT_ERROR(MPI_ERR_TYPE, "TDM_Igather", "sendtype", TDM_Igather(buf, 1, MPI_DATATYPE_NULL, out, 1, MPI_INT, 0, world, &req));
+    EXPECT_ERROR(MPI_ERR_TYPE, "TDM_Iscatter", "recvtype", TDM_Iscatter(buf, 1, MPI_INT, out, 1, MPI_DATATYPE_NULL, 0, world, &req));
+    EXPECT_ERROR(MPI_ERR_TYPE, "TDM_Ialltoall", "recvtype", TDM_Ialltoall(buf, 1, MPI_INT, out, 1, MPI_DATATYPE_NULL, world, &req));
+    EXPECT_ERROR(MPI_ERR_TYPE, "TDM_Ialltoallv", "sendtype",
+                 TDM_Ialltoallv(buf, counts, displs, MPI_DATATYPE_NULL, out, counts, displs, MPI_INT, world, &req));
+    EXPECT_ERROR(MPI_ERR_TYPE, "TDM_Iallgatherv", "recvtype",
+                 TDM_Iallgatherv(buf, 1, MPI_INT, out, counts, displs, MPI_DATATYPE_NULL, world, &req));
+    EXPECT_ERROR(MPI_ERR_TYPE, "TDM_Ireduce_scatter_block", "datatype",
+                 TDM_Ireduce_scatter_block(buf, out, 1, MPI_DATATYPE_NULL, MPI_SUM, world, &req));
+    EXPECT_ERROR(MPI_ERR_OP, "TDM_Ireduce", "op", TDM_Ireduce(buf, out, 1, MPI_INT, MPI_OP_NULL, 0, world, &req));
+    EXPECT_ERROR(MPI_ERR_OP, "TDM_Ireduce_scatter", "op",
+                 TDM_Ireduce_scatter(buf, out, counts, MPI_INT, MPI_OP_NULL, world, &req));
+    EXPECT_ERROR(MPI_ERR_OP, "TDM_Ireduce_scatter_block", "op",
+                 TDM_Ireduce_scatter_block(buf, out, 1, MPI_INT, MPI_OP_NULL, world, &req));
+    EXPECT_ERROR(MPI_ERR_OP, "TDM_Iscan", "op", TDM_Iscan(buf, out, 1, MPI_INT, MPI_OP_NULL, world, &req));
+    EXPECT_ERROR(MPI_ERR_OP, "TDM_Iexscan", "op", TDM_Iexscan(buf, out, 1, MPI_INT, MPI_OP_NULL, world, &req));
+    EXPECT_ERROR(MPI_ERR_OP, "TDM_Ireduce_scatter_block", "MPI_LAND",
+                 TDM_Ireduce_scatter_block(buf, out, 1, MPI_FLOAT, MPI_LAND, world, &req));
+    /* MPI_IN_PLACE where MPI forbids it: as the receive buffer (sendbuf is the in-place one) ... */
+    EXPECT_ERROR(MPI_ERR_BUFFER, "TDM_Iallgatherv", "recvbuf",
+                 TDM_Iallgatherv(buf, 1, MPI_INT, MPI_IN_PLACE, counts, displs, MPI_INT, world, &req));
+    EXPECT_ERROR(MPI_ERR_BUFFER, "TDM_Ialltoall", "recvbuf",
+                 TDM_Ialltoall(buf, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, world, &req));
+    EXPECT_ERROR(MPI_ERR_BUFFER, "TDM_Ialltoallv", "recvbuf",
+                 TDM_Ialltoallv(buf, counts, displs, MPI_INT, MPI_IN_PLACE, counts, displs, MPI_INT, world, &req));
+    EXPECT_ERROR(MPI_ERR_BUFFER, "TDM_Ireduce_scatter", "recvbuf",
+                 TDM_Ireduce_scatter(buf, MPI_IN_PLACE, counts, MPI_INT, MPI_SUM, world, &req));
+    EXPECT_ERROR(MPI_ERR_BUFFER, "TDM_Ireduce_scatter_block", "recvbuf",
+                 TDM_Ireduce_scatter_block(buf, MPI_IN_PLACE, 1, MPI_INT, MPI_SUM, world, &req));
+    EXPECT_ERROR(MPI_ERR_BUFFER, "TDM_Iscan", "recvbuf", TDM_Iscan(buf, MPI_IN_PLACE, 1, MPI_INT, MPI_SUM, world, &req));
+    /* ... at the root, in the buffer MPI does not name (gather's recvbuf, scatter's sendbuf) ... */
+    EXPECT_ERROR(MPI_ERR_BUFFER, "TDM_Igather", "recvbuf", TDM_Igather(buf, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, 0, self, &req));
+    EXPECT_ERROR(MPI_ERR_BUFFER, "TDM_Iscatter", "sendbuf", TDM_Iscatter(MPI_IN_PLACE, 1, MPI_INT, out, 1, MPI_INT, 0, self, &req));
+    /* ... and at a non-root rank (rank 1, root 0; the other ranks pass correct arguments) */
+    if (size >= 2) {
+        if (rank == 1)
+            EXPECT_ERROR(MPI_ERR_BUFFER, "TDM_Igather", "sendbuf",
+                         TDM_Igather(MPI_IN_PLACE, 1, MPI_INT, out, 1, MPI_INT, 0, world, &req));
+        else
+            carry_on();
+        if (rank == 1)
+            EXPECT_ERROR(MPI_ERR_BUFFER, "TDM_Iscatter", "recvbuf",
+                         TDM_Iscatter(buf, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, 0, world, &req));
+        else
+            carry_on();
+        if (rank == 1) /* exscan's recvbuf is not significant at rank 0: any value goes there */
+            EXPECT_ERROR(MPI_ERR_BUFFER, "TDM_Iexscan", "recvbuf",
+                         TDM_Iexscan(buf, MPI_IN_PLACE, 1, MPI_INT, MPI_SUM, world, &req));
+        else
+            carry_on();
+        if (rank == 1)
+            EXPECT_ERROR(MPI_ERR_BUFFER, "TDM_Igatherv", "sendbuf",
+                         TDM_Igatherv(MPI_IN_PLACE, 1, MPI_INT, out, counts, displs, MPI_INT, 0, world, &req));
+        else
+            carry_on();
+    }
 
     /* completion calls */
     EXPECT_ERROR(MPI_ERR_ARG, "TDM_Wait", "request", TDM_Wait(NULL, MPI_STATUS_IGNORE));
