@@ -62,7 +62,12 @@ int main(int argc, char **argv)
     rc = TDM_Init(&argc, &argv);
     int placement_failed = rc == MPI_ERR_ARG && strstr(TDM_Last_error(), "cores:x");
     unsetenv("TANDEM_PROGRESS_PLACEMENT");
+    /* A valid algorithm in the environment is forced (a two-word collective's variable included). */
+    setenv("TANDEM_ALLREDUCE", "ring", 1);
+    setenv("TANDEM_REDUCE_SCATTER_BLOCK", "pairwise", 1);
     harness_init("test_errors", &argc, &argv);
+    unsetenv("TANDEM_ALLREDUCE");
+    unsetenv("TANDEM_REDUCE_SCATTER_BLOCK");
     check(init_failed, "TDM_Init with TANDEM_ALLREDUCE=bogus: expected MPI_ERR_ARG listing the known names");
     check(progress_failed, "TDM_Init with TANDEM_PROGRESS=fast: expected MPI_ERR_ARG listing the modes");
     check(placement_failed, "TDM_Init with TANDEM_PROGRESS_PLACEMENT=cores:x: expected MPI_ERR_ARG");
@@ -72,6 +77,21 @@ int main(int argc, char **argv)
     MPI_Comm world = MPI_COMM_WORLD;
     for (int i = 0; i < 16; i++)
         counts[i] = 1, displs[i] = i;
+    {
+        const char *expected[3] = {"allreduce_ring", "reduce_scatter_pairwise", NULL}, *running[3];
+        TDM_Request forced[3];
+        CHECK_TDM(TDM_Iallreduce(buf, out, 4, MPI_INT, MPI_SUM, world, &forced[0]));
+        CHECK_TDM(TDM_Ireduce_scatter_block(buf, out, 1, MPI_INT, MPI_SUM, world, &forced[1]));
+        CHECK_TDM(TDM_Ireduce_scatter(buf, out, counts, MPI_INT, MPI_SUM, world, &forced[2]));
+        for (int i = 0; i < 3; i++)
+            running[i] = TDM_Request_algorithm(forced[i]);
+        CHECK_TDM(TDM_Waitall(3, forced, MPI_STATUSES_IGNORE));
+        for (int i = 0; i < 2; i++)
+            check(running[i] && strcmp(running[i], expected[i]) == 0, "TANDEM_%s forced %s, but %s ran",
+                  i ? "REDUCE_SCATTER_BLOCK" : "ALLREDUCE", expected[i], running[i] ? running[i] : "nothing");
+        CHECK_TDM(TDM_Set_algorithm("allreduce", "auto"));
+        CHECK_TDM(TDM_Set_algorithm("reduce_scatter_block", "auto"));
+    }
 
     EXPECT_ERROR(MPI_ERR_OTHER, "TDM_Init", "already", TDM_Init(&argc, &argv));
     check(TDM_Initialized(&flag) == MPI_SUCCESS && flag == 1, "TDM_Initialized after TDM_Init must say 1");

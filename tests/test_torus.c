@@ -26,8 +26,9 @@ static const char *form_of(const char *form, int allgather)
 
 /* The lanes a call is built in under TANDEM_COLOR_THREADS=k and TANDEM_BUCKET_CHAINS=c: c per thread,
  * one thread per sub-color at most (2 per dimension longer than 1 when bidirectional, 1 when not;
- * halfway, one per color: 1 per dimension); one lane for an in-place reduce-scatter. (The calls here
- * are too short for chains chosen by size.) */
+ * halfway, one per color: 1 per dimension); one lane for an in-place reduce-scatter, or when
+ * TANDEM_TAG_RANGE leaves fewer tags than lanes. (The calls here are too short for chains chosen by
+ * size.) */
 static int expected_lanes(const int *dims, int ndims, const char *form, int in_place_reduce_scatter)
 {
     const char *env = getenv("TANDEM_COLOR_THREADS"), *chains_env = getenv("TANDEM_BUCKET_CHAINS");
@@ -43,7 +44,8 @@ static int expected_lanes(const int *dims, int ndims, const char *form, int in_p
     if (threads * chains > 16) /* TDM_MAX_LANES */
         threads = 16 / chains;
     int lanes = threads * chains;
-    lanes = in_place_reduce_scatter || sub < 1 ? 1 : lanes;
+    const char *tags = getenv("TANDEM_TAG_RANGE"); /* each lane holds a tag: fewer tags, one schedule */
+    lanes = in_place_reduce_scatter || sub < 1 || (tags && atoi(tags) < lanes) ? 1 : lanes;
     if (lanes > most_lanes)
         most_lanes = lanes;
     return lanes;

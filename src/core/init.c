@@ -10,6 +10,7 @@
 #include "state.h"
 #include "tandem.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,10 +52,11 @@ static int read_environment(const char *fn)
     tdm_global.dump_schedules = env_flag("TANDEM_DUMP_SCHEDULE");
     const char *range = getenv("TANDEM_TAG_RANGE"); /* testing: force tags to wrap early */
     if (range && *range) {
-        int v = atoi(range);
-        if (v < 1)
+        char *end;
+        long v = strtol(range, &end, 10);
+        if (*end != '\0' || v < 1 || v > INT_MAX)
             return tdm_error(fn, MPI_ERR_ARG, "TANDEM_TAG_RANGE=%s: expected a positive number", range);
-        tdm_shadow_set_tag_range(v);
+        tdm_shadow_set_tag_range((int)v);
     } else {
         tdm_shadow_set_tag_range(0);
     }
