@@ -449,11 +449,10 @@ static void reference_ok(const config *c, int rc)
  * power of two; a call they cannot serve goes to the collective's general algorithm. */
 static int forced_can_serve(const config *c, const char *family)
 {
-    int commutative = 1;
+    int commutative = 1; /* only reductions (reduce, allreduce, reduce_scatter) have an op to ask */
     if (strstr(family, "reduce") && c->tc->send.op != MPI_OP_NULL)
         MPI_Op_commutative(c->tc->send.op, &commutative);
-    if (!commutative && (strcmp(c->alg, "ring") == 0 || strncmp(c->alg, "torus_bucket", 12) == 0) &&
-        strcmp(family, "allgather") != 0)
+    if (!commutative && (strcmp(c->alg, "ring") == 0 || strncmp(c->alg, "torus_bucket", 12) == 0))
         return 0;
     if (strcmp(family, "allgather") == 0 && strcmp(c->alg, "recursive_doubling") == 0 &&
         (c->size & (c->size - 1)) != 0)
