@@ -1,5 +1,17 @@
 # The tools (tandem-model, tandem-bench, tandem-run): their tables, their options and their errors.
 # Included last: the tandem-run tests run the plain MPI program of the interposer tests.
+
+# tandem_tool_test(<name> <status> <regex> <command>...): the command exits with <status> (a regex: 0,
+# or [1-9] for a failure) and its output, stdout and stderr, matches <regex>. PASS_REGULAR_EXPRESSION
+# alone ignores the exit status: a shell appends it to the output. No ';' in <regex>: the property
+# splits there into regexes of which any one passes ("[;]" matches one).
+function(tandem_tool_test name status regex)
+  add_test(NAME ${name} COMMAND sh -c "\"$@\" 2>&1\necho \"exit status $?\"" sh ${ARGN})
+  set_tests_properties(${name} PROPERTIES TIMEOUT 60
+    ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
+    PASS_REGULAR_EXPRESSION "${regex}.*exit status ${status}\n")
+endfunction()
+
 if(TARGET tandem-model)
   add_test(NAME tandem_model_split_tree COMMAND tandem-model split-tree --cores 64 --json)
   set_tests_properties(tandem_model_split_tree PROPERTIES
@@ -10,18 +22,16 @@ if(TARGET tandem-model)
     COMMAND tandem-model bounds --collective allreduce --dims 8x8x8 --bytes 25165824 --alpha 0 --json)
   set_tests_properties(tandem_model_bounds PROPERTIES
     PASS_REGULAR_EXPRESSION "\"lower bound\": 0.0071163904, \"ring\": [0-9.e-]+, \"torus bucket \\(bidirectional\\)\": 0.0071163904,.*\"schedule_costs\": {\"ring\": [0-9.e-]+, \"torus bucket \\(bidirectional\\)\": 0.0071163904,")
-  add_test(NAME tandem_model_bad_loggp COMMAND tandem-model bounds --dims 4x4 --loggp /nonexistent)
-  set_tests_properties(tandem_model_bad_loggp PROPERTIES
-    PASS_REGULAR_EXPRESSION "--loggp /nonexistent: not a file written by tandem-model loggp")
+  tandem_tool_test(tandem_model_bad_loggp [1-9] "--loggp /nonexistent: not a file written by tandem-model loggp"
+    $<TARGET_FILE:tandem-model> bounds --dims 4x4 --loggp /nonexistent)
   # all of alpha shared: the bucket's 8x8x8 allreduce starts up once per round, 2 x 3 x 7 rounds
   add_test(NAME tandem_model_latency
     COMMAND tandem-model bounds --collective allreduce --dims 8x8x8 --bytes 25165824 --alpha 1e-6 --latency 1e-6
             --beta 1e-30 --gamma 1e-30 --json)
   set_tests_properties(tandem_model_latency PROPERTIES
     PASS_REGULAR_EXPRESSION "\"latency\": 1e-06, .*\"torus bucket \\(bidirectional\\)\": 4.2e-05,.*\"schedule_costs\": {[^}]*\"torus bucket \\(bidirectional\\)\": 4.2e-05,")
-  add_test(NAME tandem_model_bad_latency COMMAND tandem-model bounds --dims 4x4 --alpha 1e-6 --latency 2e-6)
-  set_tests_properties(tandem_model_bad_latency PROPERTIES
-    PASS_REGULAR_EXPRESSION "--latency 2e-06: expected 0 to alpha")
+  tandem_tool_test(tandem_model_bad_latency [1-9] "--latency 2e-06: expected 0 to alpha"
+    $<TARGET_FILE:tandem-model> bounds --dims 4x4 --alpha 1e-6 --latency 2e-6)
   # tandem-bench refuses a mode it does not know, in the latency table and the overlap sweep
   foreach(variant latency overlap)
     set(extra "")
@@ -67,6 +77,55 @@ if(TARGET tandem-model)
   set_tests_properties(tandem_model_loggp PROPERTIES TIMEOUT 300
     ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
     PASS_REGULAR_EXPRESSION "alpha [0-9.e-]+\nbeta [0-9.e-]+\ngamma [0-9.e-]+\n.*saved in")
+
+  # --help lists every option: tandem-bench and tandem-model print it from the table their parser
+  # reads, so that it cannot miss one; these tests see that it prints, exits 0 and names the options.
+  # One process without mpiexec (MPI's singleton start), and under mpiexec where rank 0 alone prints.
+  tandem_tool_test(tandem_bench_help 0
+    "usage: .*tandem-bench --overlap.*-h, --help.*--mpi-thread single.*--quick.*--collectives LIST.*--sizes LIST.*--reps N.*--iters N.*--warmup N.*--modes LIST.*--algorithms LIST.*--compute busy.sleep.*--tests N.*--csv FILE.*modes: tandem mpi-nonblocking mpi-blocking"
+    $<TARGET_FILE:tandem-bench> --help)
+  tandem_tool_test(tandem_bench_help_mpiexec 0 "usage: .*--show-placement.*--csv FILE"
+    ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 ${tandem_preflags} $<TARGET_FILE:tandem-bench> -h)
+  set_tests_properties(tandem_bench_help_mpiexec PROPERTIES FAIL_REGULAR_EXPRESSION "usage:.*usage:")
+  tandem_tool_test(tandem_model_help 0
+    "usage: tandem-model split-tree.*split-tree: .*--cores N.*--variable.*--json.*bounds: .*--collective NAME.*--dims DIMS.*--ranks P.*--bytes N.*--alpha A.*--beta B.*--gamma G.*--latency L.*--loggp FILE.*--unidirectional.*loggp: .*--reps R.*--save FILE"
+    $<TARGET_FILE:tandem-model> --help)
+  tandem_tool_test(tandem_model_bounds_help 0 "usage: tandem-model bounds.*bounds: .*--dims DIMS.*--unidirectional"
+    $<TARGET_FILE:tandem-model> bounds -h)
+  set_tests_properties(tandem_model_bounds_help PROPERTIES FAIL_REGULAR_EXPRESSION "split-tree|--cores|--reps")
+  tandem_tool_test(tandem_model_loggp_help 0 "usage: mpirun -n 2 tandem-model loggp.*--reps R.*--save FILE"
+    ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 ${tandem_preflags} $<TARGET_FILE:tandem-model> loggp --help)
+  set_tests_properties(tandem_model_loggp_help PROPERTIES FAIL_REGULAR_EXPRESSION "usage:.*usage:")
+
+  # A bad option: an error that names it and a failing exit, on every rank alike (no hang). One
+  # process each: Open MPI's mpiexec takes two seconds to report a failed rank.
+  tandem_tool_test(tandem_bench_unknown_option [1-9] "tandem-bench: unknown option --sise[;] see tandem-bench --help"
+    $<TARGET_FILE:tandem-bench> --sise 8)
+  tandem_tool_test(tandem_bench_missing_value [1-9] "tandem-bench: --sizes needs a value"
+    $<TARGET_FILE:tandem-bench> --sizes --reps 3)
+  tandem_tool_test(tandem_bench_bad_size [1-9] "tandem-bench: --sizes wants sizes in bytes such as 8,64K,1M .*, not '1G'"
+    $<TARGET_FILE:tandem-bench> --sizes 8,1G)
+  tandem_tool_test(tandem_bench_bad_reps [1-9] "tandem-bench: --reps wants a count from 1 to 64, not 'x'"
+    $<TARGET_FILE:tandem-bench> --reps x)
+  tandem_tool_test(tandem_bench_bad_collective [1-9] "tandem-bench: --collectives: unknown collective allreduse[;] known: allreduce"
+    $<TARGET_FILE:tandem-bench> --collectives bcast,allreduse)
+  tandem_tool_test(tandem_bench_overlap_only [1-9] "tandem-bench: --tests is not an option of the latency table"
+    $<TARGET_FILE:tandem-bench> --tests 3)
+  tandem_tool_test(tandem_bench_bad_compute [1-9] "tandem-bench: --compute wants busy or sleep, not 'idle'"
+    $<TARGET_FILE:tandem-bench> --overlap --compute idle)
+  tandem_tool_test(tandem_bench_late_mpi_thread [1-9] "tandem-bench: --mpi-thread single must be the first option"
+    $<TARGET_FILE:tandem-bench> --quick --mpi-thread single)
+  tandem_tool_test(tandem_model_unknown_command [1-9] "tandem-model: unknown command bound[;] see tandem-model --help"
+    $<TARGET_FILE:tandem-model> bound --dims 4x4)
+  tandem_tool_test(tandem_model_unknown_option [1-9]
+    "tandem-model bounds: unknown option --dim[;] see tandem-model bounds --help"
+    $<TARGET_FILE:tandem-model> bounds --dim 4x4)
+  tandem_tool_test(tandem_model_missing_value [1-9] "tandem-model split-tree: --cores needs a value"
+    $<TARGET_FILE:tandem-model> split-tree --json --cores)
+  tandem_tool_test(tandem_model_bad_number [1-9] "tandem-model bounds: --alpha wants seconds, 0 or more, not '1us'"
+    $<TARGET_FILE:tandem-model> bounds --dims 4x4 --alpha 1us)
+  tandem_tool_test(tandem_model_bad_count [1-9] "tandem-model loggp: --reps wants a count from 1 to 100000, not '0'"
+    $<TARGET_FILE:tandem-model> loggp --reps 0)
 endif()
 
 # tandem-run: the plain program, unmodified, in each progress mode (options it does not know go to mpirun).
@@ -79,6 +138,35 @@ if(NOT TANDEM_SANITIZE AND TANDEM_BUILD_TOOLS)
       "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;EXPECT_INTERPOSED=1;TANDEM_VERBOSE=1"
       PASS_REGULAR_EXPRESSION "rank 0: interposing all collectives.*mpi_program \\(3 ranks\\): [0-9]+ checks, 0 failed: PASS")
   endforeach()
-  add_test(NAME tandem_run_bad_mpi COMMAND ${PROJECT_BINARY_DIR}/tools/tandem-run --mpi lam -n 2 true)
-  set_tests_properties(tandem_run_bad_mpi PROPERTIES PASS_REGULAR_EXPRESSION "--mpi lam: expected openmpi or mpich")
+endif()
+
+# tandem-run's options: --help and the errors. Options it does not know go to mpirun: no error of its own.
+if(TANDEM_BUILD_TOOLS)
+  set(tandem_run ${PROJECT_BINARY_DIR}/tools/tandem-run)
+  tandem_tool_test(tandem_run_help 0
+    "usage: tandem-run .*-h, --help.*--progress MODE.*--placement POLICY.*--interpose WHICH.*--color-threads K.*--mpi openmpi.mpich.*--lib PATH.*--dry-run"
+    ${tandem_run} --help)
+  tandem_tool_test(tandem_run_bad_mpi [1-9] "tandem-run: --mpi lam: expected openmpi or mpich" ${tandem_run} --mpi lam -n 2 true)
+  tandem_tool_test(tandem_run_missing_value [1-9] "tandem-run: --progress needs a value" ${tandem_run} --progress)
+  tandem_tool_test(tandem_run_bad_progress [1-9] "tandem-run: --progress threads: expected inline, thread or split"
+    ${tandem_run} --progress threads -n 2 true)
+  # a shell script has no table for the parser and --help to share: the options of its parser (the
+  # patterns "    --name)" of its loop) are compared with those --help lists at the start of its lines
+  add_test(NAME tandem_run_help_complete COMMAND sh -c [=[
+accepted=$(sed -n 's/^    \(-[^)]*\)).*/\1/p' "$1" | tr '|' '\n' | tr -d ' ' | sort)
+listed=$("$1" --help | awk '/^  -/ {
+  i = 1
+  while (i <= NF && $i ~ /^-/) {
+    option = $i
+    sub(/,$/, "", option)
+    print option
+    i++
+  }
+}' | sort)
+if [ -n "$accepted" ] && [ "$accepted" = "$listed" ]
+then echo "the parser and --help:" $listed
+else printf 'the parser takes:\n%s\n--help lists:\n%s\n' "$accepted" "$listed"
+fi]=] sh ${tandem_run})
+  set_tests_properties(tandem_run_help_complete PROPERTIES TIMEOUT 60
+    PASS_REGULAR_EXPRESSION "the parser and --help: .*--progress")
 endif()

@@ -32,21 +32,26 @@ int bench_start_tandem(const bench_collective *c, bench_buffers *b, TDM_Request 
 int bench_start_mpi(const bench_collective *c, bench_buffers *b, MPI_Request *req);
 int bench_run_blocking(const bench_collective *c, bench_buffers *b);
 
-/* The options the latency table and the overlap sweep share. */
+/* The parts of tandem-bench; --overlap and --show-placement choose one, the latency table is the default. */
+typedef enum { BENCH_LATENCY = 1, BENCH_OVERLAP = 2, BENCH_PLACEMENT = 4 } bench_part;
+
+/* What the options ask for (tandem_bench.c parses them). A field left unset (0, empty, NULL) takes the
+ * default of the part that runs. */
 typedef struct {
+    bench_part part;
+    int help;         /* --help: print the options and exit */
     long sizes[32];
     int nsizes, reps;
     char wanted[256]; /* comma-separated collectives */
     const char *csv_path;
     int iters;        /* --iters: iterations per repetition; 0: chosen from the size */
     char modes[256];  /* --modes: comma-separated modes to measure; empty: all */
+    int warmup;       /* latency table: --warmup, untimed runs before a repetition; -1: unset */
+    const char *compute; /* --overlap: busy or sleep */
+    int tests;        /* --overlap: test calls during the computation */
 } bench_options;
 
 #define BENCH_MAX_REPS 64
-
-/* Consumes argv[*i] (and its value) if it is --reps, --csv, --collectives, --sizes, --iters or
- * --modes; 1 if it did. */
-int bench_common_option(int argc, char **argv, int *i, bench_options *o);
 
 /* name is in the comma-separated list */
 int bench_wanted(const char *list, const char *name);
@@ -56,13 +61,16 @@ int bench_mode_wanted(const bench_options *o, const char *mode);
 int bench_modes_known(const bench_options *o, const char *const *known, int n, int rank);
 /* --iters if given, else `automatic` */
 int bench_iterations(const bench_options *o, int automatic);
-long bench_parse_size(const char *text); /* 8, 64K, 1M */
+/* 8, 64K, 1M: 1 if text is a size from 1 byte to 2047M */
+int bench_parse_size(const char *text, long *bytes);
 int bench_ranks_on_node(void);
 int bench_cmp_double(const void *a, const void *b);
 double bench_median(double *values, int n); /* sorts values */
 
 int bench_show_placement(void);
-/* tandem-bench --overlap: see bench_overlap.c */
-int bench_overlap(int argc, char **argv);
+/* tandem-bench --overlap: see bench_overlap.c; its modes, for --modes and --help */
+int bench_overlap(bench_options *o);
+extern const char *const bench_overlap_modes[];
+extern const int BENCH_OVERLAP_NMODES;
 
 #endif

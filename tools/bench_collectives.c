@@ -3,6 +3,8 @@
 
 #include "../src/core/smpi_support.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -92,31 +94,6 @@ int bench_run_blocking(const bench_collective *c, bench_buffers *b)
     return MPI_Barrier(w);
 }
 
-int bench_common_option(int argc, char **argv, int *i, bench_options *o)
-{
-    const char *opt = argv[*i];
-    if (*i + 1 >= argc)
-        return 0;
-    if (!strcmp(opt, "--reps")) {
-        o->reps = atoi(argv[++*i]);
-    } else if (!strcmp(opt, "--csv")) {
-        o->csv_path = argv[++*i];
-    } else if (!strcmp(opt, "--collectives")) {
-        snprintf(o->wanted, sizeof o->wanted, "%s", argv[++*i]);
-    } else if (!strcmp(opt, "--iters")) {
-        o->iters = atoi(argv[++*i]);
-    } else if (!strcmp(opt, "--modes")) {
-        snprintf(o->modes, sizeof o->modes, "%s", argv[++*i]);
-    } else if (!strcmp(opt, "--sizes")) {
-        o->nsizes = 0;
-        for (char *tok = strtok(argv[++*i], ","); tok && o->nsizes < 32; tok = strtok(NULL, ","))
-            o->sizes[o->nsizes++] = bench_parse_size(tok);
-    } else {
-        return 0;
-    }
-    return 1;
-}
-
 int bench_wanted(const char *list, const char *name)
 {
     char pattern[64], padded[300];
@@ -153,15 +130,18 @@ int bench_modes_known(const bench_options *o, const char *const *known, int n, i
 
 int bench_iterations(const bench_options *o, int automatic) { return o->iters > 0 ? o->iters : automatic; }
 
-long bench_parse_size(const char *text)
+int bench_parse_size(const char *text, long *bytes)
 {
     char *end;
+    errno = 0;
     long v = strtol(text, &end, 10);
-    if (*end == 'K' || *end == 'k')
-        v <<= 10;
-    else if (*end == 'M' || *end == 'm')
-        v <<= 20;
-    return v;
+    int shift = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20 : 0;
+    end += shift > 0;
+    /* a count of MPI_BYTE is an int */
+    if (end == text || *end || errno || v < 1 || v > (long)(INT_MAX >> shift))
+        return 0;
+    *bytes = v << shift;
+    return 1;
 }
 
 int bench_ranks_on_node(void)

@@ -35,8 +35,10 @@
 #include <unistd.h>
 
 enum { OV_MPI, OV_MPI_TEST, OV_MPI_BLOCKING, OV_INLINE, OV_INLINE_TEST, OV_THREAD, OV_SPLIT, OV_NMODES };
-static const char *ov_names[OV_NMODES] = {"mpi",           "mpi+test",           "mpi-blocking", "tandem-inline",
-                                          "tandem-inline+test", "tandem-thread", "tandem-split"};
+const char *const bench_overlap_modes[OV_NMODES] = {"mpi",           "mpi+test",           "mpi-blocking",
+                                                    "tandem-inline", "tandem-inline+test", "tandem-thread",
+                                                    "tandem-split"};
+const int BENCH_OVERLAP_NMODES = OV_NMODES;
 #define IS_MPI(mode) ((mode) <= OV_MPI_BLOCKING)
 /* The computation is cut in this many pieces, with a test call after each, in the "+test" modes. */
 static int test_calls = 10;
@@ -146,7 +148,7 @@ static sample run_point(int mode, const bench_collective *c, bench_buffers *b, l
         rc |= wait_op(mode, &treq, &mreq);
         double e = MPI_Wtime();
         if (rc != MPI_SUCCESS) {
-            fprintf(stderr, "tandem-bench: %s (%s) failed: %s\n", c->name, ov_names[mode],
+            fprintf(stderr, "tandem-bench: %s (%s) failed: %s\n", c->name, bench_overlap_modes[mode],
                     IS_MPI(mode) ? "MPI error" : TDM_Last_error());
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
@@ -239,8 +241,8 @@ static void overlap_one(const bench_collective *c, long bytes, const bench_optio
            "overlap@max");
     for (int m = 0; m < OV_NMODES; m++) {
         if (!available[m]) {
-            if (bench_mode_wanted(o, ov_names[m]))
-                printf("  %-20s (not available: %s)\n", ov_names[m], unavailable_why);
+            if (bench_mode_wanted(o, bench_overlap_modes[m]))
+                printf("  %-20s (not available: %s)\n", bench_overlap_modes[m], unavailable_why);
             continue;
         }
         double floor = 1e30;
@@ -264,52 +266,42 @@ static void overlap_one(const bench_collective *c, long bytes, const bench_optio
                 last_overlap = overlap;
             if (csv)
                 fprintf(csv, "%s,%ld,%d,%d,%d,%s,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.2f,%.9g\n", c->name, bytes, size,
-                        local, cores, ov_names[m], tcomp[p], tcompute[p][cut], pure[m], result[m][p].start,
+                        local, cores, bench_overlap_modes[m], tcomp[p], tcompute[p][cut], pure[m], result[m][p].start,
                         result[m][p].wait, ovh, result[m][p].total, overlap, result[m][p].test);
         }
-        printf("  %-20s %12.3g %12.3g %12.3g %14.3g %11.1f%%\n", ov_names[m], pure[m],
+        printf("  %-20s %12.3g %12.3g %12.3g %14.3g %11.1f%%\n", bench_overlap_modes[m], pure[m],
                overhead_of(&result[m][0]), floor, tcomp[reached], last_overlap);
     }
     fflush(stdout);
 }
 
-int bench_overlap(int argc, char **argv)
+int bench_overlap(bench_options *o)
 {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    bench_options o = {.sizes = {8, 1 << 20}, .nsizes = 2, .reps = 5, .wanted = "allreduce",
-                       .csv_path = "tandem-overlap.csv"};
-    compute_kind = TDM_SIMULATED ? COMPUTE_SIMULATED : COMPUTE_BUSY;
-    for (int i = 0; i < argc; i++) {
-        if (bench_common_option(argc, argv, &i, &o)) {
-            continue;
-        } else if (!strcmp(argv[i], "--compute") && i + 1 < argc) {
-            const char *how = argv[++i];
-            if (TDM_SIMULATED || (strcmp(how, "busy") && strcmp(how, "sleep"))) {
-                if (rank == 0)
-                    fprintf(stderr, "tandem-bench: --compute busy|sleep%s\n",
-                            TDM_SIMULATED ? " (not in simulation: the computation is simulated time)" : "");
-                return 2;
-            }
-            compute_kind = strcmp(how, "sleep") ? COMPUTE_BUSY : COMPUTE_SLEEP;
-        } else if (!strcmp(argv[i], "--tests") && i + 1 < argc && atoi(argv[i + 1]) >= 1) {
-            test_calls = atoi(argv[++i]);
-        } else {
-            if (rank == 0)
-                fprintf(stderr, "usage: tandem-bench --overlap [--collectives a,b] [--sizes 8,1M] [--reps N] [--iters N] "
-                                "[--csv FILE] [--compute busy|sleep] [--tests N] [--modes a,b]\n");
-            return 2;
-        }
+    /* the defaults (tandem_bench.c's --help says them too) */
+    if (o->nsizes == 0) {
+        o->sizes[0] = 8;
+        o->sizes[1] = 1 << 20;
+        o->nsizes = 2;
     }
-    o.reps = o.reps < 1 ? 1 : o.reps > BENCH_MAX_REPS ? BENCH_MAX_REPS : o.reps;
-    if (!bench_modes_known(&o, ov_names, OV_NMODES, rank))
+    o->reps = o->reps ? o->reps : 5;
+    if (!o->wanted[0])
+        snprintf(o->wanted, sizeof o->wanted, "allreduce");
+    o->csv_path = o->csv_path ? o->csv_path : "tandem-overlap.csv";
+    test_calls = o->tests ? o->tests : test_calls;
+    /* --compute was checked: busy or sleep, and not in simulation */
+    compute_kind = TDM_SIMULATED                                ? COMPUTE_SIMULATED
+                   : o->compute && !strcmp(o->compute, "sleep") ? COMPUTE_SLEEP
+                                                                : COMPUTE_BUSY;
+    if (!bench_modes_known(o, bench_overlap_modes, OV_NMODES, rank))
         return 2;
     int available[OV_NMODES];
     int threads = TDM_Set_progress("thread") == MPI_SUCCESS;
     unavailable_why = TDM_SIMULATED ? "SMPI cannot simulate threads" : "MPI does not provide MPI_THREAD_MULTIPLE";
     TDM_Set_progress("inline");
     for (int m = 0; m < OV_NMODES; m++)
-        available[m] = bench_mode_wanted(&o, ov_names[m]) && (threads || (m != OV_THREAD && m != OV_SPLIT));
+        available[m] = bench_mode_wanted(o, bench_overlap_modes[m]) && (threads || (m != OV_THREAD && m != OV_SPLIT));
     calibrate();
     int cores = (int)sysconf(_SC_NPROCESSORS_ONLN), local = bench_ranks_on_node();
     FILE *csv = NULL;
@@ -327,19 +319,19 @@ int bench_overlap(int argc, char **argv)
                                                  : "busy arithmetic on the application's core");
         printf("overhead = time in the start call + in the test calls + in the wait (medians over %d repetitions, "
                "slowest rank)\n",
-               o.reps);
-        csv = fopen(o.csv_path, "w");
+               o->reps);
+        csv = fopen(o->csv_path, "w");
         if (csv)
             fprintf(csv, "collective,bytes,ranks,ranks_per_node,cores,mode,tcomp_s,compute_s,pure_s,start_s,wait_s,"
                          "overhead_s,total_s,overlap_pct,test_s\n");
     }
     for (int ci = 0; ci < BENCH_NCOLLECTIVES; ci++)
-        if (bench_wanted(o.wanted, bench_collectives[ci].name))
-            for (int si = 0; si < o.nsizes; si++)
-                overlap_one(&bench_collectives[ci], o.sizes[si], &o, csv, cores, local, available);
+        if (bench_wanted(o->wanted, bench_collectives[ci].name))
+            for (int si = 0; si < o->nsizes; si++)
+                overlap_one(&bench_collectives[ci], o->sizes[si], o, csv, cores, local, available);
     if (csv) {
         fclose(csv);
-        printf("\nCSV: %s (plot: tools/plot_overlap.py %s overlap.png)\n", o.csv_path, o.csv_path);
+        printf("\nCSV: %s (plot: tools/plot_overlap.py %s overlap.png)\n", o->csv_path, o->csv_path);
     }
     return 0;
 }

@@ -12,6 +12,7 @@
  *                             interleaved with the rest, beside Tandem's own choice)
  *   mpirun -np 2 tandem-bench --show-placement   (where ranks and progress threads run)
  *   mpirun -np 2 tandem-bench --overlap ...      (overhead and overlap against computation: bench_overlap.c)
+ *   tandem-bench --help                          (every option, from the table the parser reads)
  *
  * Size: the whole vector for bcast and the reductions, one rank's block for the gather/scatter/all*
  * collectives (as in the OSU benchmarks).
@@ -30,6 +31,8 @@
 #include "../src/model/collective_costs.h"
 #include "../src/model/loggp.h"
 
+#include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,6 +182,338 @@ static void print_forced(const int *measured, const double *med, const double *l
     }
 }
 
+/*
+ * The options: one table, which the parser reads and --help prints, so that the help lists exactly
+ * what the parser accepts. A setter checks its value and says what is wrong, naming the option.
+ */
+typedef struct {
+    const char *name, *alias;
+    const char *value;   /* its argument, as --help shows it; NULL: a flag */
+    unsigned parts;      /* the bench_parts that take it */
+    int (*set)(bench_options *o, const char *name, const char *value); /* 0: a bad value, said */
+    const char *help;    /* what it does and its default, in one line */
+} bench_option;
+
+#define ALL_PARTS (BENCH_LATENCY | BENCH_OVERLAP | BENCH_PLACEMENT)
+
+/* An error of the options, said once (all ranks parse the same arguments and stop alike). */
+static void say(const char *format, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *format, ...)
+{
+    if (rank != 0)
+        return;
+    va_list args;
+    va_start(args, format);
+    fprintf(stderr, "tandem-bench: ");
+    vfprintf(stderr, format, args);
+    fprintf(stderr, "\n");
+    va_end(args);
+}
+
+static int count_value(const char *name, const char *value, long lo, long hi, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(value, &end, 10);
+    if (end == value || *end || errno || v < lo || v > hi) {
+        say("%s wants a count from %ld to %ld, not '%s'", name, lo, hi, value);
+        return 0;
+    }
+    *out = (int)v;
+    return 1;
+}
+
+static int set_help(bench_options *o, const char *name, const char *value)
+{
+    (void)name, (void)value;
+    o->help = 1;
+    return 1;
+}
+
+/* main has taken a leading --mpi-thread single already: one met here is misplaced or misspelled */
+static int set_mpi_thread(bench_options *o, const char *name, const char *value)
+{
+    (void)o;
+    if (strcmp(value, "single"))
+        say("%s wants single, not '%s'", name, value);
+    else
+        say("%s single must be the first option", name);
+    return 0;
+}
+
+static int set_part(bench_options *o, bench_part part)
+{
+    if (o->part != BENCH_LATENCY && o->part != part) {
+        say("--overlap and --show-placement exclude each other");
+        return 0;
+    }
+    o->part = part;
+    return 1;
+}
+
+static int set_overlap(bench_options *o, const char *name, const char *value)
+{
+    (void)name, (void)value;
+    return set_part(o, BENCH_OVERLAP);
+}
+
+static int set_show_placement(bench_options *o, const char *name, const char *value)
+{
+    (void)name, (void)value;
+    return set_part(o, BENCH_PLACEMENT);
+}
+
+static int set_quick(bench_options *o, const char *name, const char *value)
+{
+    (void)name, (void)value;
+    const long quick[] = {8, 4096, 262144, 1 << 20, 4 << 20};
+    memcpy(o->sizes, quick, sizeof quick);
+    o->nsizes = 5;
+    o->reps = 5;
+    snprintf(o->wanted, sizeof o->wanted, "allreduce,bcast,allgather");
+    return 1;
+}
+
+/* A comma-separated value: its items (1 to max), kept in storage; 0 after saying what is wrong. */
+static int split_list(const char *name, const char *value, char *storage, size_t len, const char **items, int max)
+{
+    if (strlen(value) >= len) {
+        say("%s: the list is too long (%zu characters at most)", name, len - 1);
+        return 0;
+    }
+    strcpy(storage, value);
+    int n = 0;
+    for (char *save, *tok = strtok_r(storage, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (n == max) {
+            say("%s takes at most %d items", name, max);
+            return 0;
+        }
+        items[n++] = tok;
+    }
+    if (n == 0)
+        say("%s wants a comma-separated list, not '%s'", name, value);
+    return n;
+}
+
+static const char *known_collectives(void)
+{
+    static char list[256];
+    list[0] = '\0';
+    for (int ci = 0; ci < BENCH_NCOLLECTIVES; ci++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), " %s", bench_collectives[ci].name);
+    return list;
+}
+
+static int set_collectives(bench_options *o, const char *name, const char *value)
+{
+    char copy[sizeof o->wanted];
+    const char *items[32];
+    int n = split_list(name, value, copy, sizeof copy, items, 32);
+    for (int k = 0; k < n; k++) {
+        int known = 0;
+        for (int ci = 0; ci < BENCH_NCOLLECTIVES; ci++)
+            known |= !strcmp(items[k], bench_collectives[ci].name);
+        if (!known) {
+            say("%s: unknown collective %s; known:%s", name, items[k], known_collectives());
+            return 0;
+        }
+    }
+    snprintf(o->wanted, sizeof o->wanted, "%s", value);
+    return n > 0;
+}
+
+static int set_sizes(bench_options *o, const char *name, const char *value)
+{
+    char copy[256];
+    const char *items[32];
+    int n = split_list(name, value, copy, sizeof copy, items, 32);
+    for (int k = 0; k < n; k++)
+        if (!bench_parse_size(items[k], &o->sizes[k])) {
+            say("%s wants sizes in bytes such as 8,64K,1M (1 to 2047M), not '%s'", name, items[k]);
+            return 0;
+        }
+    o->nsizes = n;
+    return n > 0;
+}
+
+static int set_reps(bench_options *o, const char *name, const char *value)
+{
+    return count_value(name, value, 1, BENCH_MAX_REPS, &o->reps);
+}
+
+static int set_iters(bench_options *o, const char *name, const char *value)
+{
+    return count_value(name, value, 0, 1000000000, &o->iters);
+}
+
+/* --warmup: untimed runs before each repetition's timed ones. Tandem's first call on a size (which
+ * names the algorithm, below) already builds its schedule and shadow communicator: in simulation,
+ * where host time is not charged, --warmup 0 saves a third of a large run's wall time. */
+static int set_warmup(bench_options *o, const char *name, const char *value)
+{
+    return count_value(name, value, 0, 1000, &o->warmup);
+}
+
+/* the names are checked against the part's modes once the part is known */
+static int set_modes(bench_options *o, const char *name, const char *value)
+{
+    if (strlen(value) >= sizeof o->modes) {
+        say("%s: the list is too long", name);
+        return 0;
+    }
+    snprintf(o->modes, sizeof o->modes, "%s", value);
+    return 1;
+}
+
+/* the names are checked against the collectives measured once all options are read */
+static int set_algorithms(bench_options *o, const char *name, const char *value)
+{
+    (void)o;
+    nforced = split_list(name, value, forced_list, sizeof forced_list, forced, MAX_FORCED);
+    return nforced > 0;
+}
+
+static int set_compute(bench_options *o, const char *name, const char *value)
+{
+    if (TDM_SIMULATED) {
+        say("%s: not in simulation, where the computation is simulated time", name);
+        return 0;
+    }
+    if (strcmp(value, "busy") && strcmp(value, "sleep")) {
+        say("%s wants busy or sleep, not '%s'", name, value);
+        return 0;
+    }
+    o->compute = value;
+    return 1;
+}
+
+static int set_tests(bench_options *o, const char *name, const char *value)
+{
+    return count_value(name, value, 1, 1000000, &o->tests);
+}
+
+static int set_csv(bench_options *o, const char *name, const char *value)
+{
+    (void)name;
+    o->csv_path = value;
+    return 1;
+}
+
+/* The defaults here are those main (latency table) and bench_overlap (--overlap) fill in. */
+static const bench_option options[] = {
+    {"--help", "-h", NULL, ALL_PARTS, set_help, "print this help and exit"},
+    {"--mpi-thread", NULL, "single", ALL_PARTS, set_mpi_thread,
+     "first option only: MPI initialized with MPI_THREAD_SINGLE (default MULTIPLE, by TDM_Init)"},
+    {"--overlap", NULL, NULL, ALL_PARTS, set_overlap, "measure overhead and overlap against computation instead"},
+    {"--show-placement", NULL, NULL, ALL_PARTS, set_show_placement,
+     "print where ranks, progress threads and color threads run, and nothing else"},
+    {"--quick", NULL, NULL, BENCH_LATENCY, set_quick, "sizes 8,4K,256K,1M,4M, 5 repetitions, allreduce,bcast,allgather"},
+    {"--collectives", NULL, "LIST", BENCH_LATENCY | BENCH_OVERLAP, set_collectives,
+     "collectives to time (default allreduce,bcast,allgather,reduce,alltoall; --overlap: allreduce)"},
+    {"--sizes", NULL, "LIST", BENCH_LATENCY | BENCH_OVERLAP, set_sizes,
+     "bytes per call, K/M suffixes (default 8,64,512,4K,32K,256K,1M,4M,16M; --overlap: 8,1M)"},
+    {"--reps", NULL, "N", BENCH_LATENCY | BENCH_OVERLAP, set_reps,
+     "repetitions, 1 to 64, whose median counts (default 7; --overlap: 5)"},
+    {"--iters", NULL, "N", BENCH_LATENCY | BENCH_OVERLAP, set_iters,
+     "timed iterations per repetition (default 0: chosen from the size)"},
+    {"--warmup", NULL, "N", BENCH_LATENCY, set_warmup, "untimed iterations before each repetition, 0 to 1000 (default 1)"},
+    {"--modes", NULL, "LIST", BENCH_LATENCY | BENCH_OVERLAP, set_modes, "modes to time, of those below (default all)"},
+    {"--algorithms", NULL, "LIST", BENCH_LATENCY, set_algorithms,
+     "Tandem algorithms to force, each timed beside Tandem's choice (default none)"},
+    {"--compute", NULL, "busy|sleep", BENCH_OVERLAP, set_compute,
+     "the computation: arithmetic, or a sleep leaving the core idle (default busy)"},
+    {"--tests", NULL, "N", BENCH_OVERLAP, set_tests,
+     "test calls within the computation of the +test modes (default 10)"},
+    {"--csv", NULL, "FILE", BENCH_LATENCY | BENCH_OVERLAP, set_csv,
+     "the CSV to write (default tandem-bench.csv; --overlap: tandem-overlap.csv)"},
+};
+#define NOPTIONS ((int)(sizeof options / sizeof options[0]))
+_Static_assert(sizeof options / sizeof options[0] <= 32, "parse_options keeps the options met in 32 bits");
+
+static void print_list(const char *title, const char *const *names, int n)
+{
+    printf("%s:", title);
+    for (int k = 0; k < n; k++)
+        printf(" %s", names[k]);
+    printf("\n");
+}
+
+static void print_help(void)
+{
+    printf("usage: [mpirun -n P] tandem-bench [OPTIONS]            latency of start + wait, Tandem beside native MPI\n"
+           "       [mpirun -n P] tandem-bench --overlap [OPTIONS]  overhead and overlap against computation\n"
+           "       [mpirun -n P] tandem-bench --show-placement     where ranks and their threads run\n"
+           "options ([latency]: without --overlap only; [overlap]: with --overlap only; lists comma-separated):\n");
+    for (int k = 0; k < NOPTIONS; k++) {
+        const bench_option *opt = &options[k];
+        char head[64];
+        snprintf(head, sizeof head, "%s%s%s%s%s", opt->alias ? opt->alias : "", opt->alias ? ", " : "", opt->name,
+                 opt->value ? " " : "", opt->value ? opt->value : "");
+        unsigned timed = opt->parts & (BENCH_LATENCY | BENCH_OVERLAP);
+        printf("  %-22s %s%s\n", head,
+               timed == BENCH_LATENCY ? "[latency] " : timed == BENCH_OVERLAP ? "[overlap] " : "", opt->help);
+    }
+    printf("collectives:%s\n", known_collectives());
+    print_list("modes", mode_names, NMODES);
+    print_list("--overlap modes", bench_overlap_modes, BENCH_OVERLAP_NMODES);
+    printf("algorithms, per collective:\n");
+    for (int ci = 0; ci < BENCH_NCOLLECTIVES; ci++)
+        if (TDM_Algorithm_names(bench_collectives[ci].name))
+            printf("  %-21s %s\n", bench_collectives[ci].name, TDM_Algorithm_names(bench_collectives[ci].name));
+}
+
+static const char *part_name(bench_part part)
+{
+    return part == BENCH_OVERLAP ? "--overlap" : part == BENCH_PLACEMENT ? "--show-placement" : "the latency table";
+}
+
+/* The entry of the table for arg; NOPTIONS if none. */
+static int find_option(const char *arg)
+{
+    int k = 0;
+    while (k < NOPTIONS && strcmp(arg, options[k].name) && !(options[k].alias && !strcmp(arg, options[k].alias)))
+        k++;
+    return k;
+}
+
+/* Reads argv into o: 1 to run, else 0 with the exit status in *status (after the help or an error). */
+static int parse_options(int argc, char **argv, bench_options *o, int *status)
+{
+    *status = 2;
+    unsigned long given = 0; /* the options met, a bit per entry of the table */
+    for (int i = 1; i < argc; i++) {
+        int k = find_option(argv[i]);
+        if (k == NOPTIONS) {
+            say("unknown option %s; see tandem-bench --help", argv[i]);
+            return 0;
+        }
+        const char *value = NULL;
+        if (options[k].value) {
+            /* a next option is not a value: "--sizes --reps 3" lacks the sizes */
+            if (i + 1 == argc || !argv[i + 1][0] || !strncmp(argv[i + 1], "--", 2)) {
+                say("%s needs a value (%s)", options[k].name, options[k].value);
+                return 0;
+            }
+            value = argv[++i];
+        }
+        if (!options[k].set(o, options[k].name, value))
+            return 0;
+        if (o->help) {
+            if (rank == 0)
+                print_help();
+            *status = 0;
+            return 0;
+        }
+        given |= 1UL << k;
+    }
+    for (int k = 0; k < NOPTIONS; k++)
+        if ((given >> k & 1) && !(options[k].parts & o->part)) {
+            say("%s is not an option of %s; see tandem-bench --help", options[k].name, part_name(o->part));
+            return 0;
+        }
+    return 1;
+}
+
 static int own_mpi; /* the program, not TDM_Init, initialized MPI */
 
 static int finish(int rc)
@@ -209,51 +544,25 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
 
-    bench_options o = {.sizes = {8, 64, 512, 4096, 32768, 262144, 1 << 20, 4 << 20, 16 << 20}, .nsizes = 9, .reps = 7,
-                       .wanted = "allreduce,bcast,allgather,reduce,alltoall", .csv_path = "tandem-bench.csv"};
-    /* --warmup: untimed runs before each repetition's timed ones. Tandem's first call on a size (which
-     * names the algorithm, below) already builds its schedule and shadow communicator: in simulation,
-     * where host time is not charged, --warmup 0 saves a third of a large run's wall time. */
-    long warmup = 1;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--overlap")) {
-            return finish(bench_overlap(argc - i - 1, argv + i + 1));
-        } else if (!strcmp(argv[i], "--show-placement")) {
-            return finish(bench_show_placement());
-        } else if (!strcmp(argv[i], "--quick")) {
-            long q[] = {8, 4096, 262144, 1 << 20, 4 << 20};
-            memcpy(o.sizes, q, sizeof q);
-            o.nsizes = 5;
-            o.reps = 5;
-            snprintf(o.wanted, sizeof o.wanted, "allreduce,bcast,allgather");
-        } else if (!strcmp(argv[i], "--warmup") && i + 1 < argc) {
-            char *end;
-            warmup = strtol(argv[++i], &end, 10);
-            if (*end || warmup < 0 || warmup > 1000) {
-                if (rank == 0)
-                    fprintf(stderr, "tandem-bench: --warmup wants a count from 0 to 1000, not '%s'\n", argv[i]);
-                return finish(2);
-            }
-        } else if (!strcmp(argv[i], "--algorithms") && i + 1 < argc) {
-            snprintf(forced_list, sizeof forced_list, "%s", argv[++i]);
-            nforced = 0;
-            for (char *tok = strtok(forced_list, ","); tok; tok = strtok(NULL, ",")) {
-                if (nforced == MAX_FORCED) {
-                    if (rank == 0)
-                        fprintf(stderr, "tandem-bench: --algorithms takes at most %d names\n", MAX_FORCED);
-                    return finish(2);
-                }
-                forced[nforced++] = tok;
-            }
-        } else if (!bench_common_option(argc, argv, &i, &o)) {
-            if (rank == 0)
-                fprintf(stderr, "usage: tandem-bench [--quick] [--collectives a,b] [--sizes 8,64K,1M] [--reps N] "
-                                "[--iters N] [--warmup N] [--modes tandem,mpi-nonblocking,mpi-blocking] [--algorithms ring,...] "
-                                "[--csv FILE] | --overlap ... | --show-placement\n");
-            return finish(2);
-        }
+    bench_options o = {.part = BENCH_LATENCY, .warmup = -1};
+    int status;
+    if (!parse_options(argc, argv, &o, &status))
+        return finish(status);
+    if (o.part == BENCH_OVERLAP)
+        return finish(bench_overlap(&o));
+    if (o.part == BENCH_PLACEMENT)
+        return finish(bench_show_placement());
+    /* the latency table's defaults (--help says them too) */
+    const long sizes[] = {8, 64, 512, 4096, 32768, 262144, 1 << 20, 4 << 20, 16 << 20};
+    if (o.nsizes == 0) {
+        memcpy(o.sizes, sizes, sizeof sizes);
+        o.nsizes = (int)(sizeof sizes / sizeof sizes[0]);
     }
-    o.reps = o.reps < 1 ? 1 : o.reps > BENCH_MAX_REPS ? BENCH_MAX_REPS : o.reps;
+    o.reps = o.reps ? o.reps : 7;
+    if (!o.wanted[0])
+        snprintf(o.wanted, sizeof o.wanted, "allreduce,bcast,allgather,reduce,alltoall");
+    o.csv_path = o.csv_path ? o.csv_path : "tandem-bench.csv";
+    int warmup = o.warmup >= 0 ? o.warmup : 1;
     if (!bench_modes_known(&o, mode_names, NMODES, rank))
         return finish(2);
     if (!forced_names_known(&o))
@@ -331,7 +640,7 @@ int main(int argc, char **argv)
             for (int r = 0; r < o.reps; r++)
                 for (int k = 0; k < nmodes; k++) {
                     int m = (k + r) % nmodes;
-                    samples[m][r] = measured[m] ? time_mode(c, m, &b, iters, (int)warmup) : 0;
+                    samples[m][r] = measured[m] ? time_mode(c, m, &b, iters, warmup) : 0;
                 }
             double vector_bytes = (double)bytes * (c->per_rank_blocks ? size : 1);
             /* rank 0 alone: costing a schedule builds every rank's (seconds at 4096 ranks, and in

@@ -16,6 +16,9 @@
  *   mpirun -np 2 tandem-model loggp [--reps R] [--save FILE]
  *       measures alpha, beta and gamma on this machine (ping-pong and MPI_Reduce_local) and saves them
  *       for TANDEM_LOGGP=FILE, tandem-bench's model column and --loggp.
+ *
+ *   tandem-model [COMMAND] --help
+ *       every option, printed from the tables the parser reads.
  */
 #include "../src/model/collective_costs.h"
 #include "../src/model/loggp.h"
@@ -25,20 +28,292 @@
 
 #include <mpi.h>
 
+#include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int usage(void)
+/* What the options ask for, of all the commands (each reads its own). */
+typedef struct {
+    tdm_split_model split; /* split-tree */
+    int json;              /* split-tree, bounds */
+    const char *collective, *dims; /* bounds */
+    double bytes;
+    int ranks, unidirectional;
+    tdm_loggp m;
+    const char *save; /* loggp */
+    int reps;
+} model_options;
+
+/* The defaults, which --help says too; the machine of bounds: 1 us per message, 10 GB/s links, 4 GB/s
+ * reductions. */
+static const model_options defaults = {.collective = "allreduce", .bytes = 1 << 20, .m = {1e-6, 1e-10, 2.5e-10, 0},
+                                       .reps = 21};
+
+/*
+ * The options: a table per command, which the parser reads and --help prints, so that the help lists
+ * exactly what the parser accepts. A setter checks its value and says what is wrong, naming the option.
+ */
+typedef struct {
+    const char *name;
+    const char *value; /* its argument, as --help shows it; NULL: a flag */
+    int (*set)(model_options *o, const char *name, const char *value); /* 0: a bad value, said */
+    const char *help;  /* what it does and its default, in one line */
+} model_option;
+
+static int rank;                 /* of MPI_COMM_WORLD in loggp; the other commands run without MPI */
+static const char *command = ""; /* errors name it */
+
+static void say(const char *format, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *format, ...)
 {
-    fprintf(stderr, "usage: tandem-model split-tree --cores N [--variable] [--json]\n"
-                    "       tandem-model bounds --collective allreduce|reduce_scatter|allgather --dims 8x8x8\n"
-                    "                           --bytes N [--ranks P] [--loggp FILE | --alpha A --beta B --gamma G\n"
-                    "                           [--latency L]]\n"
-                    "                           [--unidirectional] [--json]\n"
-                    "       mpirun -np 2 tandem-model loggp [--reps R] [--save FILE]\n");
-    return 2;
+    if (rank != 0)
+        return;
+    va_list args;
+    va_start(args, format);
+    fprintf(stderr, "tandem-model%s%s: ", *command ? " " : "", command);
+    vfprintf(stderr, format, args);
+    fprintf(stderr, "\n");
+    va_end(args);
+}
+
+static int count_value(const char *name, const char *value, long lo, long hi, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(value, &end, 10);
+    if (end == value || *end || errno || v < lo || v > hi) {
+        say("%s wants a count from %ld to %ld, not '%s'", name, lo, hi, value);
+        return 0;
+    }
+    *out = (int)v;
+    return 1;
+}
+
+static int number_value(const char *name, const char *value, const char *unit, double lo, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(value, &end);
+    if (end == value || *end || errno || !isfinite(v) || v < lo) {
+        say("%s wants %s, %g or more, not '%s'", name, unit, lo, value);
+        return 0;
+    }
+    *out = v;
+    return 1;
+}
+
+static int set_cores(model_options *o, const char *name, const char *value)
+{
+    return count_value(name, value, 2, 65536, &o->split.cores);
+}
+
+static int set_variable(model_options *o, const char *name, const char *value)
+{
+    (void)name, (void)value;
+    o->split.variable = 1;
+    return 1;
+}
+
+static int set_json(model_options *o, const char *name, const char *value)
+{
+    (void)name, (void)value;
+    o->json = 1;
+    return 1;
+}
+
+static int set_collective(model_options *o, const char *name, const char *value)
+{
+    if (strcmp(value, "allreduce") && strcmp(value, "reduce_scatter") && strcmp(value, "allgather")) {
+        say("%s wants allreduce, reduce_scatter or allgather, not '%s'", name, value);
+        return 0;
+    }
+    o->collective = value;
+    return 1;
+}
+
+static int set_dims(model_options *o, const char *name, const char *value)
+{
+    tdm_torus t;
+    if (!tdm_torus_parse(value, &t)) {
+        say("%s wants lengths such as 8x8x8, %d of them at most, not '%s'", name, TDM_TORUS_MAX_DIMS, value);
+        return 0;
+    }
+    o->dims = value;
+    return 1;
+}
+
+static int set_ranks(model_options *o, const char *name, const char *value)
+{
+    return count_value(name, value, 1, 1 << 24, &o->ranks);
+}
+
+static int set_bytes(model_options *o, const char *name, const char *value)
+{
+    return number_value(name, value, "a number of bytes", 1, &o->bytes);
+}
+
+static int set_alpha(model_options *o, const char *name, const char *value)
+{
+    return number_value(name, value, "seconds", 0, &o->m.alpha);
+}
+
+static int set_beta(model_options *o, const char *name, const char *value)
+{
+    return number_value(name, value, "seconds per byte", 0, &o->m.beta);
+}
+
+static int set_gamma(model_options *o, const char *name, const char *value)
+{
+    return number_value(name, value, "seconds per byte", 0, &o->m.gamma);
+}
+
+/* checked against alpha once all options are read */
+static int set_latency(model_options *o, const char *name, const char *value)
+{
+    return number_value(name, value, "seconds", 0, &o->m.latency);
+}
+
+static int set_loggp(model_options *o, const char *name, const char *value)
+{
+    if (!tdm_loggp_parse_setting(value, &o->m)) {
+        say("%s %s: not a file written by tandem-model loggp", name, value);
+        return 0;
+    }
+    return 1;
+}
+
+static int set_unidirectional(model_options *o, const char *name, const char *value)
+{
+    (void)name, (void)value;
+    o->unidirectional = 1;
+    return 1;
+}
+
+static int set_reps(model_options *o, const char *name, const char *value)
+{
+    return count_value(name, value, 1, 100000, &o->reps);
+}
+
+static int set_save(model_options *o, const char *name, const char *value)
+{
+    (void)name;
+    o->save = value;
+    return 1;
+}
+
+static const model_option split_tree_options[] = {
+    {"--cores", "N", set_cores, "the node's cores, 2 to 65536 (required)"},
+    {"--variable", NULL, set_variable, "messages that double toward the root, as gather/scatter's (default: equal)"},
+    {"--json", NULL, set_json, "the table as JSON"},
+};
+
+static const model_option bounds_options[] = {
+    {"--collective", "NAME", set_collective, "allreduce, reduce_scatter or allgather (default allreduce)"},
+    {"--dims", "DIMS", set_dims, "the torus, such as 8x8x8 (default: a ring of --ranks ranks)"},
+    {"--ranks", "P", set_ranks, "the ranks; with --dims, their product (default: that of --dims)"},
+    {"--bytes", "N", set_bytes, "the vector's bytes, of doubles (default 1048576)"},
+    {"--alpha", "A", set_alpha, "seconds per message (default 1e-06)"},
+    {"--beta", "B", set_beta, "seconds per byte sent (default 1e-10)"},
+    {"--gamma", "G", set_gamma, "seconds per byte reduced (default 2.5e-10)"},
+    {"--latency", "L", set_latency, "the part of alpha that a round's messages share, 0 to alpha (default 0)"},
+    {"--loggp", "FILE", set_loggp, "alpha, beta, gamma and latency from a file of tandem-model loggp --save"},
+    {"--unidirectional", NULL, set_unidirectional, "links that carry one direction at a time (default: both)"},
+    {"--json", NULL, set_json, "the costs as JSON"},
+};
+
+static const model_option loggp_options[] = {
+    {"--reps", "R", set_reps, "repetitions of each measurement, whose median counts, 1 to 100000 (default 21)"},
+    {"--save", "FILE", set_save, "also write the parameters to FILE, for TANDEM_LOGGP=FILE and --loggp"},
+};
+
+static int split_tree(const model_options *o);
+static int bounds(const model_options *o);
+static int loggp(const model_options *o);
+
+typedef struct {
+    const char *name, *synopsis, *what;
+    const model_option *options;
+    int noptions;
+    int (*run)(const model_options *o);
+    int mpi; /* a run under mpirun, which MPI_Init starts before the options are read */
+} model_command;
+
+#define OPTIONS(table) table, (int)(sizeof table / sizeof table[0])
+static const model_command commands[] = {
+    {"split-tree", "tandem-model split-tree --cores N [--variable] [--json]",
+     "per number N of application ranks on a node: the split level S and the times of the split-tree model",
+     OPTIONS(split_tree_options), split_tree, 0},
+    {"bounds",
+     "tandem-model bounds [--collective C] (--dims 8x8x8 | --ranks P) [--bytes N]\n"
+     "                           [--loggp FILE | --alpha A --beta B --gamma G [--latency L]] [--unidirectional] [--json]",
+     "the lower bound of a collective on a torus, and each algorithm's closed-form and schedule costs",
+     OPTIONS(bounds_options), bounds, 0},
+    {"loggp", "mpirun -n 2 tandem-model loggp [--reps R] [--save FILE]",
+     "alpha, beta and gamma of this machine, measured between ranks 0 and 1", OPTIONS(loggp_options), loggp, 1},
+};
+#define NCOMMANDS ((int)(sizeof commands / sizeof commands[0]))
+
+static void print_synopsis(FILE *out, const model_command *only)
+{
+    for (int c = 0; c < NCOMMANDS; c++)
+        if (!only || only == &commands[c])
+            fprintf(out, "%s %s\n", c == 0 || only ? "usage:" : "      ", commands[c].synopsis);
+    if (!only)
+        fprintf(out, "       tandem-model [COMMAND] --help\n");
+}
+
+static void print_help(const model_command *only)
+{
+    print_synopsis(stdout, only);
+    for (int c = 0; c < NCOMMANDS; c++) {
+        if (only && only != &commands[c])
+            continue;
+        printf("%s: %s\n", commands[c].name, commands[c].what);
+        printf("  %-20s %s\n", "-h, --help", "print this help and exit");
+        for (int k = 0; k < commands[c].noptions; k++) {
+            const model_option *opt = &commands[c].options[k];
+            char head[64];
+            snprintf(head, sizeof head, "%s%s%s", opt->name, opt->value ? " " : "", opt->value ? opt->value : "");
+            printf("  %-20s %s\n", head, opt->help);
+        }
+    }
+}
+
+/* Reads a command's options into o: 1 to run, else 0 with the exit status in *status. */
+static int parse_options(const model_command *cmd, int argc, char **argv, model_options *o, int *status)
+{
+    *status = 2;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            if (rank == 0)
+                print_help(cmd);
+            *status = 0;
+            return 0;
+        }
+        const model_option *opt = NULL;
+        for (int k = 0; k < cmd->noptions && !opt; k++)
+            if (!strcmp(argv[i], cmd->options[k].name))
+                opt = &cmd->options[k];
+        if (!opt) {
+            say("unknown option %s; see tandem-model %s --help", argv[i], cmd->name);
+            return 0;
+        }
+        const char *value = NULL;
+        if (opt->value) {
+            /* a next option is not a value ("--dims --bytes 8" lacks the dimensions); "-1" may be */
+            if (i + 1 == argc || !argv[i + 1][0] || !strncmp(argv[i + 1], "--", 2)) {
+                say("%s needs a value (%s)", opt->name, opt->value);
+                return 0;
+            }
+            value = argv[++i];
+        }
+        if (!opt->set(o, opt->name, value))
+            return 0;
+    }
+    return 1;
 }
 
 static void print_number(double v, int json)
@@ -49,23 +324,13 @@ static void print_number(double v, int json)
         printf(json ? "%g" : "%10.3f", v);
 }
 
-static int split_tree(int argc, char **argv)
+static int split_tree(const model_options *o)
 {
-    tdm_split_model m = {0, 0};
-    int json = 0;
-    for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--cores") && i + 1 < argc)
-            m.cores = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--variable"))
-            m.variable = 1;
-        else if (!strcmp(argv[i], "--json"))
-            json = 1;
-        else
-            return usage();
-    }
-    if (m.cores < 2) {
-        fprintf(stderr, "tandem-model: --cores must be at least 2\n");
-        return usage();
+    tdm_split_model m = o->split;
+    int json = o->json;
+    if (m.cores == 0) {
+        say("needs --cores N, the node's cores; see tandem-model split-tree --help");
+        return 2;
     }
     int best_n = 0;
     double best_t = HUGE_VAL;
@@ -125,70 +390,36 @@ static double schedule_cost(const char *collective, const char *algorithm, tdm_c
     return cost.time;
 }
 
-static int bounds(int argc, char **argv)
+static int bounds(const model_options *o)
 {
-    const char *collective = "allreduce", *dims = NULL;
-    double bytes = 1 << 20;
-    int ranks = 0, json = 0, unidirectional = 0;
-    tdm_loggp m = {1e-6, 1e-10, 2.5e-10, 0}; /* 1 us per message, 10 GB/s links, 4 GB/s reductions */
-    for (int i = 0; i < argc; i++) {
-        const char *value = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(argv[i], "--collective") && value)
-            collective = argv[++i];
-        else if (!strcmp(argv[i], "--dims") && value)
-            dims = argv[++i];
-        else if (!strcmp(argv[i], "--ranks") && value)
-            ranks = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--bytes") && value)
-            bytes = atof(argv[++i]);
-        else if (!strcmp(argv[i], "--alpha") && value)
-            m.alpha = atof(argv[++i]);
-        else if (!strcmp(argv[i], "--beta") && value)
-            m.beta = atof(argv[++i]);
-        else if (!strcmp(argv[i], "--gamma") && value)
-            m.gamma = atof(argv[++i]);
-        else if (!strcmp(argv[i], "--latency") && value)
-            m.latency = atof(argv[++i]);
-        else if (!strcmp(argv[i], "--loggp") && value) {
-            if (!tdm_loggp_parse_setting(argv[++i], &m)) {
-                fprintf(stderr, "tandem-model: --loggp %s: not a file written by tandem-model loggp\n", argv[i]);
-                return usage();
-            }
-        }
-        else if (!strcmp(argv[i], "--unidirectional"))
-            unidirectional = 1;
-        else if (!strcmp(argv[i], "--json"))
-            json = 1;
-        else
-            return usage();
-    }
+    const char *collective = o->collective, *dims = o->dims;
+    double bytes = o->bytes;
+    int ranks = o->ranks, json = o->json;
+    tdm_loggp m = o->m;
+    /* --collective was checked: one of the three */
     tdm_cost_collective c = !strcmp(collective, "allreduce")        ? TDM_COST_ALLREDUCE
                             : !strcmp(collective, "reduce_scatter") ? TDM_COST_REDUCE_SCATTER
-                            : !strcmp(collective, "allgather")      ? TDM_COST_ALLGATHER
-                                                                    : (tdm_cost_collective)-1;
-    if ((int)c < 0) {
-        fprintf(stderr, "tandem-model: unknown collective %s\n", collective);
-        return usage();
-    }
+                                                                    : TDM_COST_ALLGATHER;
     tdm_torus t;
     char ring[32];
+    if (!dims && !ranks) {
+        say("needs --dims (a torus) or --ranks (a ring); see tandem-model bounds --help");
+        return 2;
+    }
     if (!dims) {
         snprintf(ring, sizeof ring, "%d", ranks);
         dims = ring;
     }
-    if (!tdm_torus_parse(dims, &t)) {
-        fprintf(stderr, "tandem-model: malformed --dims %s (expected lengths such as 8x8x8) or no --ranks\n", dims);
-        return usage();
-    }
+    tdm_torus_parse(dims, &t); /* --dims was checked */
     if (ranks && ranks != tdm_torus_ranks(&t)) {
-        fprintf(stderr, "tandem-model: --dims %s has %d ranks, not --ranks %d\n", dims, tdm_torus_ranks(&t), ranks);
-        return usage();
+        say("--dims %s has %d ranks, not --ranks %d", dims, tdm_torus_ranks(&t), ranks);
+        return 2;
     }
     if (!tdm_loggp_latency_valid(&m)) {
-        fprintf(stderr, "tandem-model: --latency %g: expected 0 to alpha (%g)\n", m.latency, m.alpha);
-        return usage();
+        say("--latency %g: expected 0 to alpha (%g)", m.latency, m.alpha);
+        return 2;
     }
-    t.bidirectional = !unidirectional;
+    t.bidirectional = !o->unidirectional;
     int p = tdm_torus_ranks(&t);
     cost_row rows[6];
     int nrows = 0;
@@ -237,26 +468,14 @@ static int bounds(int argc, char **argv)
     return 0;
 }
 
-static int loggp(int argc, char **argv)
+/* MPI is up (main): every rank runs this */
+static int loggp(const model_options *o)
 {
-    const char *save = NULL;
-    int reps = 21;
-    for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--save") && i + 1 < argc)
-            save = argv[++i];
-        else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
-            reps = atoi(argv[++i]);
-        else
-            return usage();
-    }
-    MPI_Init(NULL, NULL);
-    int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    const char *save = o->save;
+    int reps = o->reps, size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size < 2 || reps < 1) {
-        if (rank == 0)
-            fprintf(stderr, "tandem-model loggp: needs 2 ranks or more (mpirun -np 2) and --reps >= 1\n");
-        MPI_Finalize();
+    if (size < 2) {
+        say("needs 2 ranks or more (mpirun -np 2)");
         return 2;
     }
     tdm_loggp m;
@@ -277,17 +496,38 @@ static int loggp(int argc, char **argv)
         if (out && rc == MPI_SUCCESS)
             printf("saved in %s (use it with TANDEM_LOGGP=%s)\n", save, save);
     }
-    MPI_Finalize();
     return rc == MPI_SUCCESS ? 0 : 1;
 }
 
+/* split-tree, bounds and the help of all commands run without MPI (no mpirun needed) */
 int main(int argc, char **argv)
 {
-    if (argc >= 2 && !strcmp(argv[1], "split-tree"))
-        return split_tree(argc - 2, argv + 2);
-    if (argc >= 2 && !strcmp(argv[1], "bounds"))
-        return bounds(argc - 2, argv + 2);
-    if (argc >= 2 && !strcmp(argv[1], "loggp"))
-        return loggp(argc - 2, argv + 2);
-    return usage();
+    if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        print_help(NULL);
+        return 0;
+    }
+    const model_command *cmd = NULL;
+    for (int c = 0; c < NCOMMANDS && argc >= 2 && !cmd; c++)
+        if (!strcmp(argv[1], commands[c].name))
+            cmd = &commands[c];
+    if (!cmd) {
+        if (argc >= 2)
+            say("unknown command %s; see tandem-model --help", argv[1]);
+        else
+            print_synopsis(stderr, NULL);
+        return 2;
+    }
+    command = cmd->name;
+    /* loggp runs under mpirun: MPI starts before its options are read, so that rank 0 alone speaks */
+    if (cmd->mpi) {
+        MPI_Init(&argc, &argv);
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    }
+    model_options o = defaults;
+    int status;
+    if (parse_options(cmd, argc - 2, argv + 2, &o, &status))
+        status = cmd->run(&o);
+    if (cmd->mpi)
+        MPI_Finalize();
+    return status;
 }
