@@ -1,7 +1,7 @@
 /* The collectives tandem-bench times, their buffers, and small helpers. */
 #include "bench.h"
 
-#include "../src/core/smpi_support.h"
+#include "../src/base/smpi_support.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -26,7 +26,7 @@
  */
 #include "bench.h"
 
-#include "../src/core/smpi_support.h"
+#include "../src/base/smpi_support.h"
 
 #include <stdio.h>
 #include <stdlib.h>

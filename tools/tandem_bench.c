@@ -27,7 +27,7 @@
  */
 #include "bench.h"
 
-#include "../src/core/smpi_support.h"
+#include "../src/base/smpi_support.h"
 #include "../src/model/collective_costs.h"
 #include "../src/model/loggp.h"
 

@@ -5,10 +5,10 @@
  */
 #include "agent.h"
 
-#include "../core/error.h"
+#include "../base/error.h"
+#include "../base/smpi_support.h"
+#include "../base/state.h"
 #include "../core/request.h"
-#include "../core/smpi_support.h"
-#include "../core/state.h"
 #include "../model/split_tree_model.h"
 #include "../placement/placement.h"
 #include "tandem.h"

@@ -8,8 +8,8 @@
  */
 #include "agent.h"
 
+#include "../base/smpi_support.h"
 #include "../core/request.h"
-#include "../core/smpi_support.h"
 
 #include <sched.h>
 #include <stdlib.h>

@@ -4,13 +4,13 @@
  * the agent runs it.
  */
 #include "../agents/agent.h"
+#include "../base/error.h"
+#include "../base/state.h"
 #include "../select/select.h"
 #include "api_internal.h"
 #include "check.h"
-#include "error.h"
 #include "request.h"
 #include "sched_cache.h"
-#include "state.h"
 
 #define CHECK(call)                                                                                     \
     do {                                                                                                \

@@ -1,9 +1,9 @@
 /* Completion: TDM_Wait, TDM_Test and their array forms, with MPI's semantics. */
 #include "../agents/agent.h"
+#include "../base/error.h"
+#include "../base/state.h"
 #include "api_internal.h"
-#include "error.h"
 #include "request.h"
-#include "state.h"
 
 /* A collective's status is empty: MPI defines only MPI_ERROR for it. */
 static void set_status(MPI_Status *status, int error)

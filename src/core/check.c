@@ -1,9 +1,9 @@
 #include "check.h"
 
+#include "../base/error.h"
+#include "../base/state.h"
 #include "../engine/shadow_comm.h"
-#include "error.h"
 #include "op_rules.h"
-#include "state.h"
 
 #include <string.h>
 

@@ -1,13 +1,14 @@
 /* Life cycle and settings: TDM_Init, TDM_Finalize, the environment, algorithm forcing. */
 #include "../agents/agent.h"
+#include "../base/error.h"
+#include "../base/state.h"
 #include "../engine/shadow_comm.h"
 #include "../placement/placement.h"
 #include "../schedule/tmp_pool.h"
 #include "../select/select.h"
-#include "error.h"
 #include "op_rules.h"
 #include "request.h"
-#include "state.h"
+#include "sched_cache.h"
 #include "tandem.h"
 
 #include <limits.h>
@@ -15,7 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-tdm_state tdm_global;
+/* The engine's shadows hand back what this layer hangs on them: the request holding a tag, to be
+ * completed at tag wrap, and the schedule cache. */
+static int complete_tag_holder(tdm_tag_hold *hold) { return tdm_agent_wait(tdm_request_of_hold(hold)); }
+static const tdm_shadow_hooks shadow_hooks = {complete_tag_holder, tdm_sched_cache_clear};
 
 static int env_flag(const char *name)
 {
@@ -87,7 +91,7 @@ int TDM_Init(int *argc, char ***argv)
     rc = placement_from_environment(fn);
     if (rc != MPI_SUCCESS)
         return rc;
-    rc = tdm_shadow_module_init();
+    rc = tdm_shadow_module_init(&shadow_hooks);
     if (rc != MPI_SUCCESS)
         return tdm_mpi_error(fn, "creating an attribute key", rc);
     tdm_op_rules_init();

@@ -1,6 +1,6 @@
 #include "request.h"
 
-#include "state.h"
+#include "../base/state.h"
 
 #include <pthread.h>
 #include <stdlib.h>

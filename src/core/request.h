@@ -6,11 +6,11 @@
 #define TANDEM_REQUEST_H
 
 #include "../algorithms/coll_args.h"
+#include "../base/state.h"
 #include "../engine/exec.h"
 #include "../engine/shadow_comm.h"
 #include "../schedule/schedule.h"
 #include "sched_cache.h"
-#include "state.h"
 
 #include <stddef.h>
 

@@ -1,8 +1,8 @@
 #include "sched_cache.h"
 
+#include "../base/state.h"
 #include "op_rules.h"
 #include "request.h"
-#include "state.h"
 
 static int same_key(const tdm_sched_key *x, const tdm_sched_key *y)
 {

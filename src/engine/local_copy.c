@@ -1,6 +1,6 @@
 #include "local_copy.h"
 
-#include "../core/smpi_support.h"
+#include "../base/smpi_support.h"
 
 #include <stdlib.h>
 #include <string.h>

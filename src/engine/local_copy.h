@@ -2,7 +2,7 @@
 #ifndef TANDEM_LOCAL_COPY_H
 #define TANDEM_LOCAL_COPY_H
 
-#include "../core/smpi_support.h"
+#include "../base/smpi_support.h"
 #include "../schedule/schedule.h"
 
 #include <string.h>

@@ -1,15 +1,13 @@
 #include "shadow_comm.h"
 
-#include "../agents/agent.h"
-#include "../core/request.h"
-#include "../core/sched_cache.h"
-#include "../core/smpi_support.h"
+#include "../base/smpi_support.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 
 static int keyval = MPI_KEYVAL_INVALID;
 static tdm_shadow *registry;
+static tdm_shadow_hooks hooks; /* the layer above's, from tdm_shadow_module_init */
 /* Tags 0 .. tag_range-1: set at TDM_Init (tdm_shadow_set_tag_range), read by every call. */
 static unsigned long tag_range = 32767;
 /* The window first spans this many sequence numbers (fewer if the tag range is smaller). */
@@ -52,7 +50,7 @@ static void mark_ready(tdm_shadow *sh)
 void tdm_shadow_destroy(tdm_shadow *sh)
 {
     __atomic_add_fetch(&tdm_shadow_generation, 1, __ATOMIC_SEQ_CST);
-    tdm_sched_cache_clear(sh);
+    hooks.free_cache(sh);
     if (!sh->ready)
         MPI_Wait(&sh->dup_request, MPI_STATUS_IGNORE);
     if (sh->comm != MPI_COMM_NULL)
@@ -91,8 +89,9 @@ static int on_user_comm_delete(MPI_Comm comm, int key, void *value, void *extra)
     return MPI_SUCCESS;
 }
 
-int tdm_shadow_module_init(void)
+int tdm_shadow_module_init(const tdm_shadow_hooks *layer_above)
 {
+    hooks = *layer_above;
     if (keyval != MPI_KEYVAL_INVALID)
         return MPI_SUCCESS;
     return MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, on_user_comm_delete, &keyval, NULL);
@@ -256,7 +255,7 @@ __attribute__((noinline, cold)) int tdm_shadow_free_slot(tdm_shadow *sh, unsigne
     if (sh->window_mask + 1 < largest_window(sh->tags) && grow_window(sh))
         return MPI_SUCCESS;
     tdm_tag_hold *taken = sh->window[seq & sh->window_mask];
-    int rc = tdm_agent_wait(tdm_request_of_hold(taken));
+    int rc = hooks.complete_tag_holder(taken);
     if (rc != MPI_SUCCESS)
         return rc;
     tdm_shadow_release(sh, taken); /* if its agent did not already */

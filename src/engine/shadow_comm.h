@@ -17,9 +17,7 @@
 
 #include <mpi.h>
 
-#include "../core/smpi_support.h"
-
-struct tdm_request;
+#include "../base/smpi_support.h"
 
 /* Schedules kept per communicator: enough for the distinct calls an iterative solver repeats. */
 #define TDM_SHADOW_CACHE_SLOTS 16
@@ -46,12 +44,21 @@ typedef struct tdm_shadow {
     tdm_tag_hold **window;
     unsigned long window_mask;
     int user_freed;            /* the user freed the communicator while requests were out */
-    struct tdm_request *cache[TDM_SHADOW_CACHE_SLOTS]; /* finished schedules kept for reuse */
+    /* Finished schedules kept for reuse: the schedule cache's (src/core/sched_cache.c), opaque here and
+     * freed through the hooks when the shadow goes. */
+    void *cache[TDM_SHADOW_CACHE_SLOTS];
     int cache_victim;          /* the slot replaced next when all are taken */
     struct tdm_shadow *prev, *next; /* registry of live shadows */
 } tdm_shadow;
 
-int tdm_shadow_module_init(void);
+/* What the layer above hangs on a shadow, handed back to it: the collective holding a tag must complete
+ * before its slot is taken again (tag wrap), and the kept schedules are freed with the shadow. */
+typedef struct tdm_shadow_hooks {
+    int (*complete_tag_holder)(tdm_tag_hold *hold); /* drives that collective to completion */
+    void (*free_cache)(struct tdm_shadow *sh);      /* frees what sits in sh->cache */
+} tdm_shadow_hooks;
+
+int tdm_shadow_module_init(const tdm_shadow_hooks *hooks);
 /* Frees every shadow left (for communicators the application never freed). */
 void tdm_shadow_module_finalize(void);
 /* The shadow of comm, created on first use. */

@@ -7,7 +7,7 @@
 #include "interpose.h"
 
 #include "../agents/agent.h"
-#include "../core/state.h"
+#include "../base/state.h"
 
 #include <pthread.h>
 #include <stdio.h>

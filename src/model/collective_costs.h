@@ -24,17 +24,11 @@
 #ifndef TANDEM_COLLECTIVE_COSTS_H
 #define TANDEM_COLLECTIVE_COSTS_H
 
+#include "../base/loggp_params.h"
+
 #ifndef TDM_TORUS_MAX_DIMS
 #define TDM_TORUS_MAX_DIMS 8
 #endif
-
-typedef struct tdm_loggp {
-    double alpha, beta, gamma; /* seconds per message, per element on a link, per element reduced */
-    /* The part of alpha that messages started at once wait out together (the network's latency, a
-     * rendezvous handshake), 0 to alpha: k messages of one round start up in latency + k (alpha -
-     * latency). 0 (the default): every message pays all of alpha, as the closed forms of the papers do. */
-    double latency;
-} tdm_loggp;
 
 typedef struct tdm_torus {
     int ndims;

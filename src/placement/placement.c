@@ -6,8 +6,8 @@
 #define _GNU_SOURCE /* sched_getcpu */
 #include "placement.h"
 
-#include "../core/error.h"
-#include "../core/state.h"
+#include "../base/error.h"
+#include "../base/state.h"
 
 #include <hwloc.h>
 #include <mpi.h>

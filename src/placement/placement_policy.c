@@ -1,7 +1,7 @@
 /* The placement policies as pure functions of the node's layout (see placement.h). */
 #include "placement.h"
 
-#include "../core/error.h"
+#include "../base/error.h"
 
 #include <mpi.h>
 

@@ -1,6 +1,6 @@
 #include "tmp_pool.h"
 
-#include "../core/smpi_support.h"
+#include "../base/smpi_support.h"
 
 #include <pthread.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 #include "select.h"
 
-#include "../core/error.h"
-#include "../core/state.h"
+#include "../base/error.h"
+#include "../base/state.h"
 #include "../model/loggp.h"
 #include "../placement/placement.h"
 

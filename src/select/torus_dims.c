@@ -7,7 +7,7 @@
  */
 #include "select.h"
 
-#include "../core/error.h"
+#include "../base/error.h"
 #include "../model/collective_costs.h"
 
 #include <stdlib.h>

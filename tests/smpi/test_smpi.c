@@ -4,7 +4,7 @@
  * data, at counts that do and do not divide evenly, in place and not; several collectives outstanding
  * on two communicators; thread progress refused with a clear message; and the reductions charged as
  * simulated computation (the time of a reduction-bound allreduce is at least its computation bound).
- * The simulation build differs from the real one where SMPI does (src/core/smpi_support.h): this test
+ * The simulation build differs from the real one where SMPI does (src/base/smpi_support.h): this test
  * is what shows those paths give correct results. The full matrix of datatypes and ops runs on real
  * MPIs (tests/test_collectives.c).
  */

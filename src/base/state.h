@@ -2,7 +2,7 @@
 #ifndef TANDEM_STATE_H
 #define TANDEM_STATE_H
 
-#include "../model/collective_costs.h"
+#include "loggp_params.h"
 
 #include <stddef.h>
 
