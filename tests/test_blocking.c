@@ -1,6 +1,6 @@
 /*
  * Every blocking form (TDM_Allreduce, ...) once per algorithm on ints, compared with MPI's own
- * blocking collective. The non-blocking forms are covered in depth by test_collectives.
+ * collective. The non-blocking forms are covered in depth by test_collectives.
  */
 #include "harness.h"
 
@@ -28,31 +28,31 @@ static void run_all(const char *alg)
     MPI_Comm w = MPI_COMM_WORLD;
     int root = size - 1;
     static int bcast_ref[N * 16];
-    reset(); MPI_Bcast(in, N, MPI_INT, root, w); memcpy(bcast_ref, in, sizeof in);
+    reset(); REFERENCE(MPI_Ibcast, in, N, MPI_INT, root, w); memcpy(bcast_ref, in, sizeof in);
     reset(); CHECK_TDM(TDM_Bcast(in, N, MPI_INT, root, w));
     check(memcmp(bcast_ref, in, sizeof in) == 0, "TDM_Bcast (%s) differs from MPI", alg);
     reset(); CHECK_TDM(TDM_Barrier(w));
-    reset(); MPI_Reduce(in, ref, N, MPI_INT, MPI_SUM, root, w); CHECK_TDM(TDM_Reduce(in, out, N, MPI_INT, MPI_SUM, root, w)); SAME("TDM_Reduce");
-    reset(); MPI_Allreduce(in, ref, N, MPI_INT, MPI_SUM, w); CHECK_TDM(TDM_Allreduce(in, out, N, MPI_INT, MPI_SUM, w)); SAME("TDM_Allreduce");
-    reset(); MPI_Gather(in, N, MPI_INT, ref, N, MPI_INT, root, w); CHECK_TDM(TDM_Gather(in, N, MPI_INT, out, N, MPI_INT, root, w)); SAME("TDM_Gather");
-    reset(); MPI_Gatherv(in, counts[rank], MPI_INT, ref, counts, displs, MPI_INT, root, w);
+    reset(); REFERENCE(MPI_Ireduce, in, ref, N, MPI_INT, MPI_SUM, root, w); CHECK_TDM(TDM_Reduce(in, out, N, MPI_INT, MPI_SUM, root, w)); SAME("TDM_Reduce");
+    reset(); REFERENCE(MPI_Iallreduce, in, ref, N, MPI_INT, MPI_SUM, w); CHECK_TDM(TDM_Allreduce(in, out, N, MPI_INT, MPI_SUM, w)); SAME("TDM_Allreduce");
+    reset(); REFERENCE(MPI_Igather, in, N, MPI_INT, ref, N, MPI_INT, root, w); CHECK_TDM(TDM_Gather(in, N, MPI_INT, out, N, MPI_INT, root, w)); SAME("TDM_Gather");
+    reset(); REFERENCE(MPI_Igatherv, in, counts[rank], MPI_INT, ref, counts, displs, MPI_INT, root, w);
     CHECK_TDM(TDM_Gatherv(in, counts[rank], MPI_INT, out, counts, displs, MPI_INT, root, w)); SAME("TDM_Gatherv");
-    reset(); MPI_Scatter(in, N, MPI_INT, ref, N, MPI_INT, root, w); CHECK_TDM(TDM_Scatter(in, N, MPI_INT, out, N, MPI_INT, root, w)); SAME("TDM_Scatter");
-    reset(); MPI_Scatterv(in, counts, displs, MPI_INT, ref, counts[rank], MPI_INT, root, w);
+    reset(); REFERENCE(MPI_Iscatter, in, N, MPI_INT, ref, N, MPI_INT, root, w); CHECK_TDM(TDM_Scatter(in, N, MPI_INT, out, N, MPI_INT, root, w)); SAME("TDM_Scatter");
+    reset(); REFERENCE(MPI_Iscatterv, in, counts, displs, MPI_INT, ref, counts[rank], MPI_INT, root, w);
     CHECK_TDM(TDM_Scatterv(in, counts, displs, MPI_INT, out, counts[rank], MPI_INT, root, w)); SAME("TDM_Scatterv");
-    reset(); MPI_Allgather(in, N, MPI_INT, ref, N, MPI_INT, w); CHECK_TDM(TDM_Allgather(in, N, MPI_INT, out, N, MPI_INT, w)); SAME("TDM_Allgather");
-    reset(); MPI_Allgatherv(in, counts[rank], MPI_INT, ref, counts, displs, MPI_INT, w);
+    reset(); REFERENCE(MPI_Iallgather, in, N, MPI_INT, ref, N, MPI_INT, w); CHECK_TDM(TDM_Allgather(in, N, MPI_INT, out, N, MPI_INT, w)); SAME("TDM_Allgather");
+    reset(); REFERENCE(MPI_Iallgatherv, in, counts[rank], MPI_INT, ref, counts, displs, MPI_INT, w);
     CHECK_TDM(TDM_Allgatherv(in, counts[rank], MPI_INT, out, counts, displs, MPI_INT, w)); SAME("TDM_Allgatherv");
-    reset(); MPI_Reduce_scatter(in, ref, counts, MPI_INT, MPI_SUM, w); CHECK_TDM(TDM_Reduce_scatter(in, out, counts, MPI_INT, MPI_SUM, w)); SAME("TDM_Reduce_scatter");
-    reset(); MPI_Reduce_scatter_block(in, ref, 3, MPI_INT, MPI_SUM, w); CHECK_TDM(TDM_Reduce_scatter_block(in, out, 3, MPI_INT, MPI_SUM, w)); SAME("TDM_Reduce_scatter_block");
-    reset(); MPI_Alltoall(in, 5, MPI_INT, ref, 5, MPI_INT, w); CHECK_TDM(TDM_Alltoall(in, 5, MPI_INT, out, 5, MPI_INT, w)); SAME("TDM_Alltoall");
+    reset(); REFERENCE(MPI_Ireduce_scatter, in, ref, counts, MPI_INT, MPI_SUM, w); CHECK_TDM(TDM_Reduce_scatter(in, out, counts, MPI_INT, MPI_SUM, w)); SAME("TDM_Reduce_scatter");
+    reset(); REFERENCE(MPI_Ireduce_scatter_block, in, ref, 3, MPI_INT, MPI_SUM, w); CHECK_TDM(TDM_Reduce_scatter_block(in, out, 3, MPI_INT, MPI_SUM, w)); SAME("TDM_Reduce_scatter_block");
+    reset(); REFERENCE(MPI_Ialltoall, in, 5, MPI_INT, ref, 5, MPI_INT, w); CHECK_TDM(TDM_Alltoall(in, 5, MPI_INT, out, 5, MPI_INT, w)); SAME("TDM_Alltoall");
     int pair[16]; /* what ranks r and j exchange, either way */
     for (int j = 0; j < size; j++)
         pair[j] = (rank + j) % 3 + 1;
-    reset(); MPI_Alltoallv(in, pair, displs, MPI_INT, ref, pair, displs, MPI_INT, w);
+    reset(); REFERENCE(MPI_Ialltoallv, in, pair, displs, MPI_INT, ref, pair, displs, MPI_INT, w);
     CHECK_TDM(TDM_Alltoallv(in, pair, displs, MPI_INT, out, pair, displs, MPI_INT, w)); SAME("TDM_Alltoallv");
-    reset(); MPI_Scan(in, ref, N, MPI_INT, MPI_SUM, w); CHECK_TDM(TDM_Scan(in, out, N, MPI_INT, MPI_SUM, w)); SAME("TDM_Scan");
-    reset(); MPI_Exscan(in, ref, N, MPI_INT, MPI_SUM, w); CHECK_TDM(TDM_Exscan(in, out, N, MPI_INT, MPI_SUM, w));
+    reset(); REFERENCE(MPI_Iscan, in, ref, N, MPI_INT, MPI_SUM, w); CHECK_TDM(TDM_Scan(in, out, N, MPI_INT, MPI_SUM, w)); SAME("TDM_Scan");
+    reset(); REFERENCE(MPI_Iexscan, in, ref, N, MPI_INT, MPI_SUM, w); CHECK_TDM(TDM_Exscan(in, out, N, MPI_INT, MPI_SUM, w));
     if (rank > 0)
         SAME("TDM_Exscan");
 }
@@ -72,7 +72,7 @@ static void padded_pairs(const char *alg)
     for (int k = 0; k < 8; k++)
         mine[k] = (pair_t){(double)((rank * 7 + k * 3) % 5), rank};
     memset(got, 0, sizeof got);
-    MPI_Allreduce(mine, expected, 8, MPI_DOUBLE_INT, MPI_MAXLOC, MPI_COMM_WORLD);
+    REFERENCE(MPI_Iallreduce, mine, expected, 8, MPI_DOUBLE_INT, MPI_MAXLOC, MPI_COMM_WORLD);
     CHECK_TDM(TDM_Allreduce(mine, got, 4, two, MPI_MAXLOC, MPI_COMM_WORLD));
     int same = 1;
     for (int k = 0; k < 8; k++)
@@ -176,7 +176,7 @@ static void all_predefined_ops(const char *alg)
             }
             memset(got, 0, sizeof got);
             memset(expected, 0, sizeof expected);
-            MPI_Allreduce(data, expected, COUNT, types[t].type, ops[o].op, MPI_COMM_WORLD);
+            REFERENCE(MPI_Iallreduce, data, expected, COUNT, types[t].type, ops[o].op, MPI_COMM_WORLD);
             CHECK_TDM(TDM_Allreduce(data, got, COUNT, types[t].type, ops[o].op, MPI_COMM_WORLD));
             /* compare the data bytes only (pair types have padding) */
             int size, pos = 0, pos2 = 0;

@@ -99,11 +99,11 @@ static void *app_thread_main(void *arg)
         if (TDM_Iallreduce(send, recv, N, MPI_INT, MPI_SUM, t->comm, &q) != MPI_SUCCESS ||
             TDM_Wait(&q, MPI_STATUS_IGNORE) != MPI_SUCCESS)
             t->failures++;
-        MPI_Allreduce(send, want, N, MPI_INT, MPI_SUM, t->comm);
+        REFERENCE(MPI_Iallreduce, send, want, N, MPI_INT, MPI_SUM, t->comm);
         t->failures += memcmp(recv, want, sizeof(int) * N) != 0;
         if (TDM_Allgather(send, N, MPI_INT, recv, N, MPI_INT, t->comm) != MPI_SUCCESS)
             t->failures++;
-        MPI_Allgather(send, N, MPI_INT, want, N, MPI_INT, t->comm);
+        REFERENCE(MPI_Iallgather, send, N, MPI_INT, want, N, MPI_INT, t->comm);
         t->failures += memcmp(recv, want, sizeof(int) * N * (size_t)p) != 0;
         if (TDM_Bcast(send, N, MPI_INT, iter % p, t->comm) != MPI_SUCCESS)
             t->failures++;

@@ -48,16 +48,16 @@ static void repeated_calls(void)
 
         /* two allreduces in turn, as a CG iteration has */
         CHECK_TDM(TDM_Allreduce(send, recv, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
-        MPI_Allreduce(send, want, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        REFERENCE(MPI_Iallreduce, send, want, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
         check_ints(recv, want, N, "allreduce", iter);
         CHECK_TDM(TDM_Iallreduce(send2, recv2, N, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &r));
         CHECK_TDM(TDM_Wait(&r, MPI_STATUS_IGNORE));
-        MPI_Allreduce(send2, want, N, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        REFERENCE(MPI_Iallreduce, send2, want, N, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
         check_ints(recv2, want, N, "second allreduce", iter);
 
         memcpy(want, inplace, sizeof(int) * N);
         CHECK_TDM(TDM_Allreduce(MPI_IN_PLACE, inplace, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
-        MPI_Allreduce(MPI_IN_PLACE, want, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        REFERENCE(MPI_Iallreduce, MPI_IN_PLACE, want, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
         check_ints(inplace, want, N, "in-place allreduce", iter);
 
         CHECK_TDM(TDM_Bcast(bcast_first, N, MPI_INT, 0, MPI_COMM_WORLD));
@@ -70,38 +70,38 @@ static void repeated_calls(void)
         check_ints(bcast_last, want, N, "bcast from the last rank", iter);
 
         CHECK_TDM(TDM_Reduce(send, recv, N, MPI_INT, MPI_SUM, p - 1, MPI_COMM_WORLD));
-        MPI_Reduce(send, want, N, MPI_INT, MPI_SUM, p - 1, MPI_COMM_WORLD);
+        REFERENCE(MPI_Ireduce, send, want, N, MPI_INT, MPI_SUM, p - 1, MPI_COMM_WORLD);
         if (rank == p - 1)
             check_ints(recv, want, N, "reduce", iter);
 
         CHECK_TDM(TDM_Allgather(send, N, MPI_INT, recv, N, MPI_INT, MPI_COMM_WORLD));
-        MPI_Allgather(send, N, MPI_INT, want, N, MPI_INT, MPI_COMM_WORLD);
+        REFERENCE(MPI_Iallgather, send, N, MPI_INT, want, N, MPI_INT, MPI_COMM_WORLD);
         check_ints(recv, want, N * p, "allgather", iter);
 
         CHECK_TDM(TDM_Alltoall(send, N, MPI_INT, recv, N, MPI_INT, MPI_COMM_WORLD));
-        MPI_Alltoall(send, N, MPI_INT, want, N, MPI_INT, MPI_COMM_WORLD);
+        REFERENCE(MPI_Ialltoall, send, N, MPI_INT, want, N, MPI_INT, MPI_COMM_WORLD);
         check_ints(recv, want, N * p, "alltoall", iter);
 
         CHECK_TDM(TDM_Gather(send, N, MPI_INT, recv, N, MPI_INT, 0, MPI_COMM_WORLD));
-        MPI_Gather(send, N, MPI_INT, want, N, MPI_INT, 0, MPI_COMM_WORLD);
+        REFERENCE(MPI_Igather, send, N, MPI_INT, want, N, MPI_INT, 0, MPI_COMM_WORLD);
         if (rank == 0)
             check_ints(recv, want, N * p, "gather", iter);
 
         CHECK_TDM(TDM_Scatter(send, N, MPI_INT, recv, N, MPI_INT, 0, MPI_COMM_WORLD));
-        MPI_Scatter(send, N, MPI_INT, want, N, MPI_INT, 0, MPI_COMM_WORLD);
+        REFERENCE(MPI_Iscatter, send, N, MPI_INT, want, N, MPI_INT, 0, MPI_COMM_WORLD);
         check_ints(recv, want, N, "scatter", iter);
 
         CHECK_TDM(TDM_Scan(send, recv, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
-        MPI_Scan(send, want, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        REFERENCE(MPI_Iscan, send, want, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
         check_ints(recv, want, N, "scan", iter);
 
         CHECK_TDM(TDM_Exscan(send, recv, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
-        MPI_Exscan(send, want, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        REFERENCE(MPI_Iexscan, send, want, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
         if (rank > 0)
             check_ints(recv, want, N, "exscan", iter);
 
         CHECK_TDM(TDM_Reduce_scatter_block(send, recv, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
-        MPI_Reduce_scatter_block(send, want, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        REFERENCE(MPI_Ireduce_scatter_block, send, want, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
         check_ints(recv, want, N, "reduce_scatter_block", iter);
 
         CHECK_TDM(TDM_Barrier(MPI_COMM_WORLD));
@@ -120,7 +120,7 @@ static void more_calls_than_slots(void)
             for (int i = 0; i < N; i++)
                 send[c * N + i] = value(round * CALLS + c, rank, i);
             CHECK_TDM(TDM_Allreduce(&send[c * N], &recv[c * N], N, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
-            MPI_Allreduce(&send[c * N], want, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+            REFERENCE(MPI_Iallreduce, &send[c * N], want, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
             check_ints(&recv[c * N], want, N, "allreduce, one of many distinct calls", round);
         }
 }
@@ -143,7 +143,7 @@ static void algorithm_changes(void)
             check(used && strcmp(used, expected) == 0, "after TDM_Set_algorithm(%s) the call ran %s",
                   algorithms[k], used ? used : "(null)");
             CHECK_TDM(TDM_Wait(&r, MPI_STATUS_IGNORE));
-            MPI_Allreduce(send, want, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+            REFERENCE(MPI_Iallreduce, send, want, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
             check_ints(recv, want, N, "allreduce after an algorithm change", iter);
         }
     }
@@ -176,7 +176,7 @@ static void user_op_recreated(void)
         for (int i = 0; i < N; i++)
             send[i] = value(k, (rank * 7 + i) % size, i);
         CHECK_TDM(TDM_Allreduce(send, recv, N, MPI_INT, op, MPI_COMM_WORLD));
-        MPI_Allreduce(send, want, N, MPI_INT, k % 2 ? MPI_MIN : MPI_MAX, MPI_COMM_WORLD);
+        REFERENCE(MPI_Iallreduce, send, want, N, MPI_INT, k % 2 ? MPI_MIN : MPI_MAX, MPI_COMM_WORLD);
         check_ints(recv, want, N, k % 2 ? "allreduce with a user min" : "allreduce with a user max", k);
         MPI_Op_free(&op);
     }
@@ -194,7 +194,7 @@ static void datatype_recreated(void)
         for (int i = 0; i < 2 * N; i++)
             buf[i] = want[i] = rank == 0 ? value(k, 0, i) : -1 - i;
         CHECK_TDM(TDM_Bcast(buf, 1, type, 0, MPI_COMM_WORLD));
-        MPI_Bcast(want, 1, type, 0, MPI_COMM_WORLD);
+        REFERENCE(MPI_Ibcast, want, 1, type, 0, MPI_COMM_WORLD);
         check_ints(buf, want, 2 * N, stride == 2 ? "bcast of a strided vector" : "bcast of a dense vector", k);
         MPI_Type_free(&type);
     }
@@ -211,7 +211,7 @@ static void communicators_freed(void)
             for (int i = 0; i < N; i++)
                 send[i] = value(iter + k, rank, i);
             CHECK_TDM(TDM_Allreduce(send, recv, N, MPI_INT, MPI_SUM, comm));
-            MPI_Allreduce(send, want, N, MPI_INT, MPI_SUM, comm);
+            REFERENCE(MPI_Iallreduce, send, want, N, MPI_INT, MPI_SUM, comm);
             check_ints(recv, want, N, "allreduce on a new communicator", iter);
         }
         MPI_Comm_free(&comm);

@@ -103,12 +103,12 @@ static void on_torus(MPI_Comm cart, const int *dims, int ndims, const char *form
             check_dump_lanes(req, expected_lanes(dims, ndims, form_of(form, 0), 0), "an allreduce");
         }
         CHECK_TDM(TDM_Wait(&req, MPI_STATUS_IGNORE));
-        MPI_Allreduce(send, want, n, MPI_INT, MPI_SUM, cart);
+        REFERENCE(MPI_Iallreduce, send, want, n, MPI_INT, MPI_SUM, cart);
         check(memcmp(got, want, sizeof(int) * (size_t)n) == 0, "allreduce %s, %d elements", where, n);
 
         memcpy(got, send, sizeof(int) * (size_t)n);
         CHECK_TDM(TDM_Allreduce(MPI_IN_PLACE, got, n, MPI_INT, MPI_MAX, cart));
-        MPI_Allreduce(send, want, n, MPI_INT, MPI_MAX, cart);
+        REFERENCE(MPI_Iallreduce, send, want, n, MPI_INT, MPI_MAX, cart);
         check(memcmp(got, want, sizeof(int) * (size_t)n) == 0, "in-place allreduce %s, %d elements", where, n);
 
         /* two ints in every three: a non-contiguous derived datatype (MPI itself refuses a predefined op
@@ -121,7 +121,7 @@ static void on_torus(MPI_Comm cart, const int *dims, int ndims, const char *form
         for (int i = 0; i < 3 * pairs; i++)
             got[i] = -1;
         CHECK_TDM(TDM_Allreduce(send, got, pairs, strided, MPI_SUM, cart));
-        MPI_Allreduce(send, want, 3 * pairs, MPI_INT, MPI_SUM, cart);
+        REFERENCE(MPI_Iallreduce, send, want, 3 * pairs, MPI_INT, MPI_SUM, cart);
         int wrong = 0;
         for (int i = 0; i < 3 * pairs; i++)
             wrong += got[i] != (i % 3 == 2 ? -1 : want[i]);
@@ -133,7 +133,7 @@ static void on_torus(MPI_Comm cart, const int *dims, int ndims, const char *form
         for (int r = 0; r < size; r++)
             total += counts[r] = n ? (r * 7 + 3) % (n / size + 2) : 0;
         CHECK_TDM(TDM_Reduce_scatter(send, got, counts, MPI_INT, MPI_SUM, cart));
-        MPI_Reduce_scatter(send, want, counts, MPI_INT, MPI_SUM, cart);
+        REFERENCE(MPI_Ireduce_scatter, send, want, counts, MPI_INT, MPI_SUM, cart);
         check(memcmp(got, want, sizeof(int) * (size_t)counts[rank]) == 0, "reduce_scatter %s, %d elements", where,
               total);
 
@@ -143,7 +143,7 @@ static void on_torus(MPI_Comm cart, const int *dims, int ndims, const char *form
         if (size > 1 && n == max_n)
             check_dump_lanes(req, expected_lanes(dims, ndims, form_of(form, 0), 1), "an in-place reduce_scatter_block");
         CHECK_TDM(TDM_Wait(&req, MPI_STATUS_IGNORE));
-        MPI_Reduce_scatter_block(send, want, block, MPI_INT, MPI_SUM, cart);
+        REFERENCE(MPI_Ireduce_scatter_block, send, want, block, MPI_INT, MPI_SUM, cart);
         check(memcmp(got, want, sizeof(int) * (size_t)block) == 0, "in-place reduce_scatter_block %s, block %d", where,
               block);
 
@@ -153,13 +153,13 @@ static void on_torus(MPI_Comm cart, const int *dims, int ndims, const char *form
             check_dump_lanes(req, expected_lanes(dims, ndims, form, 0), "an allgather");
         }
         CHECK_TDM(TDM_Wait(&req, MPI_STATUS_IGNORE));
-        MPI_Allgather(send, block, MPI_INT, want, block, MPI_INT, cart);
+        REFERENCE(MPI_Iallgather, send, block, MPI_INT, want, block, MPI_INT, cart);
         check(memcmp(got, want, sizeof(int) * (size_t)block * size) == 0, "allgather %s, block %d", where, block);
 
         for (int i = 0; i < block * size; i++)
             got[i] = i / (block ? block : 1) == rank ? send[i] : -7;
         CHECK_TDM(TDM_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, got, block, MPI_INT, cart));
-        MPI_Allgather(send + rank * block, block, MPI_INT, want, block, MPI_INT, cart);
+        REFERENCE(MPI_Iallgather, send + rank * block, block, MPI_INT, want, block, MPI_INT, cart);
         check(memcmp(got, want, sizeof(int) * (size_t)block * size) == 0, "in-place allgather %s, block %d", where,
               block);
     }
@@ -237,7 +237,7 @@ static void auto_chains_on_network(int size)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     for (int i = 0; i < block; i++)
         send[i] = rank * 1000 + i;
-    MPI_Allgather(send, block, MPI_INT, want, block, MPI_INT, MPI_COMM_WORLD);
+    REFERENCE(MPI_Iallgather, send, block, MPI_INT, want, block, MPI_INT, MPI_COMM_WORLD);
     TDM_Request req;
     CHECK_TDM(TDM_Set_algorithm("allgather", "torus_bucket"));
     CHECK_TDM(TDM_Iallgather(send, block, MPI_INT, got, block, MPI_INT, MPI_COMM_WORLD, &req));

@@ -35,15 +35,13 @@ if(TARGET tandem-model)
   # tandem-bench refuses a mode it does not know, in the latency table and the overlap sweep
   foreach(variant latency overlap)
     set(extra "")
+    set(good_mode tandem)
     if(variant STREQUAL overlap)
       set(extra --overlap)
+      set(good_mode tandem-inline)
     endif()
-    add_test(NAME tandem_bench_bad_mode_${variant}
-      COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 1 ${tandem_preflags} $<TARGET_FILE:tandem-bench> ${extra}
-              --modes tandem,nonsense --csv ${CMAKE_CURRENT_BINARY_DIR}/bad_mode.csv)
-    set_tests_properties(tandem_bench_bad_mode_${variant} PROPERTIES TIMEOUT 120
-      ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
-      PASS_REGULAR_EXPRESSION "--modes: unknown mode nonsense; known: ")
+    tandem_tool_test(tandem_bench_bad_mode_${variant} [1-9] "--modes: unknown mode nonsense[;] known: "
+      $<TARGET_FILE:tandem-bench> ${extra} --modes ${good_mode},nonsense --csv ${CMAKE_CURRENT_BINARY_DIR}/bad_mode.csv)
   endforeach()
   # --algorithms: each named algorithm is forced and runs (its row names what ran), beside the choice
   add_test(NAME tandem_bench_forced_algorithms
@@ -53,23 +51,13 @@ if(TARGET tandem-model)
   set_tests_properties(tandem_bench_forced_algorithms PROPERTIES TIMEOUT 120
     ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
     PASS_REGULAR_EXPRESSION "allreduce_recursive_doubling\n +forced +ring [^\n]* choice/this [0-9.]+ +allreduce_ring\n +forced +rabenseifner [^\n]* allreduce_rabenseifner\n")
-  add_test(NAME tandem_bench_bad_algorithm
-    COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 1 ${tandem_preflags} $<TARGET_FILE:tandem-bench>
-            --collectives allgather --algorithms ring,rabenseifner --csv ${CMAKE_CURRENT_BINARY_DIR}/bad_algorithm.csv)
-  set_tests_properties(tandem_bench_bad_algorithm PROPERTIES TIMEOUT 120
-    ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
-    PASS_REGULAR_EXPRESSION "--algorithms: no collective measured has an algorithm 'rabenseifner'; known:\n  allgather: auto bruck ring")
-  add_test(NAME tandem_bench_bad_warmup
-    COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 1 ${tandem_preflags} $<TARGET_FILE:tandem-bench>
-            --warmup -1 --csv ${CMAKE_CURRENT_BINARY_DIR}/bad_warmup.csv)
-  set_tests_properties(tandem_bench_bad_warmup PROPERTIES TIMEOUT 120
-    ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
-    PASS_REGULAR_EXPRESSION "--warmup wants a count from 0 to 1000, not '-1'")
-  add_test(NAME tandem_model_loggp_one_rank
-    COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 1 ${tandem_preflags} $<TARGET_FILE:tandem-model> loggp)
-  set_tests_properties(tandem_model_loggp_one_rank PROPERTIES TIMEOUT 120
-    ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
-    PASS_REGULAR_EXPRESSION "needs 2 ranks or more")
+  tandem_tool_test(tandem_bench_bad_algorithm [1-9]
+    "--algorithms: no collective measured has an algorithm 'rabenseifner'[;] known:\n  allgather: auto bruck ring"
+    $<TARGET_FILE:tandem-bench> --collectives allgather --algorithms ring,rabenseifner
+    --csv ${CMAKE_CURRENT_BINARY_DIR}/bad_algorithm.csv)
+  tandem_tool_test(tandem_bench_bad_warmup [1-9] "--warmup wants a count from 0 to 1000, not '-1'"
+    $<TARGET_FILE:tandem-bench> --warmup -1 --csv ${CMAKE_CURRENT_BINARY_DIR}/bad_warmup.csv)
+  tandem_tool_test(tandem_model_loggp_one_rank [1-9] "needs 2 ranks or more" $<TARGET_FILE:tandem-model> loggp)
   # the machine's parameters, measured between two ranks and saved
   add_test(NAME tandem_model_loggp
     COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 ${tandem_preflags} $<TARGET_FILE:tandem-model> loggp
