@@ -17,7 +17,14 @@
 #include <stdint.h>
 #include <string.h>
 
-#define LARGE_COUNT (1 << 18) /* elements: 1 MiB of ints, 2 MiB of the two-int types */
+/* The large count, in elements: 2^18 (1 MiB of ints, 2 MiB of the two-int types), cut into segments
+ * by the ring and bucket algorithms; TEST_LARGE_COUNT may set another (the sanitized build runs 2^16,
+ * still several segments, at a quarter of the sanitizers' cost). */
+static int large_count = 1 << 18;
+/* The collectives whose count is a rank's block (allgather, alltoall, reduce_scatter, ...) hold p
+ * blocks in a buffer: their large blocks shrink beyond 4 ranks, so that a buffer holds at most 4 times
+ * the large count (16 and 17 ranks would otherwise move 17 MiB per rank per call). */
+#define LARGE_BUFFER_BLOCKS 4
 /* Which algorithms a type case runs the large count with: all of them, or the automatic choice only
  * (not in place, first root, communicators of up to LARGE_AUTO_MAX_RANKS: a derived type's large
  * calls cost MPI's reference more than they cost Tandem, and under the sanitizers most of all). */
@@ -40,7 +47,7 @@ typedef struct {
     const char *name;
     elem_type send, recv; /* the same except for the mixed-signature case */
     int send_factor, recv_factor; /* sendcount = count * send_factor, recvcount = count * recv_factor */
-    int large;            /* also run with LARGE_COUNT: LARGE_EVERY_ALGORITHM or LARGE_AUTO */
+    int large;            /* also run with large_count: LARGE_EVERY_ALGORITHM or LARGE_AUTO */
     int data;             /* also a case for the data-movement collectives */
     /* A predefined op on a derived datatype, which MPI itself refuses: the reference runs MPI on the
      * packed data as ref_factor basic elements per element. */
@@ -750,6 +757,7 @@ typedef struct {
     int rooted;
     int in_place;      /* MPI allows MPI_IN_PLACE */
     int mixed_ok;      /* works with different send and receive datatypes */
+    int blocks;        /* the count is one rank's block of a buffer of p blocks */
     void (*run)(const config *c);
 } collective;
 
@@ -765,22 +773,22 @@ static void run_alltoall(const config *c) { test_alltoall(c, 0); }
 static void run_alltoallv(const config *c) { test_alltoall(c, 1); }
 
 static const collective collectives[] = {
-    {"barrier", 0, 0, 0, 0, test_barrier},
-    {"bcast", 0, 1, 0, 0, test_bcast},
-    {"reduce", 1, 1, 1, 0, test_reduction},
-    {"allreduce", 1, 0, 1, 0, test_reduction},
-    {"scan", 1, 0, 1, 0, test_reduction},
-    {"exscan", 1, 0, 1, 0, test_reduction},
-    {"reduce_scatter", 1, 0, 1, 0, run_reduce_scatter},
-    {"reduce_scatter_block", 1, 0, 1, 0, run_reduce_scatter_block},
-    {"gather", 0, 1, 1, 1, run_gather},
-    {"gatherv", 0, 1, 1, 0, run_gatherv},
-    {"scatter", 0, 1, 1, 1, run_scatter},
-    {"scatterv", 0, 1, 1, 0, run_scatterv},
-    {"allgather", 0, 0, 1, 1, run_allgather},
-    {"allgatherv", 0, 0, 1, 0, run_allgatherv},
-    {"alltoall", 0, 0, 1, 1, run_alltoall},
-    {"alltoallv", 0, 0, 1, 0, run_alltoallv},
+    {"barrier", 0, 0, 0, 0, 0, test_barrier},
+    {"bcast", 0, 1, 0, 0, 0, test_bcast},
+    {"reduce", 1, 1, 1, 0, 0, test_reduction},
+    {"allreduce", 1, 0, 1, 0, 0, test_reduction},
+    {"scan", 1, 0, 1, 0, 0, test_reduction},
+    {"exscan", 1, 0, 1, 0, 0, test_reduction},
+    {"reduce_scatter", 1, 0, 1, 0, 1, run_reduce_scatter},
+    {"reduce_scatter_block", 1, 0, 1, 0, 1, run_reduce_scatter_block},
+    {"gather", 0, 1, 1, 1, 1, run_gather},
+    {"gatherv", 0, 1, 1, 0, 1, run_gatherv},
+    {"scatter", 0, 1, 1, 1, 1, run_scatter},
+    {"scatterv", 0, 1, 1, 0, 1, run_scatterv},
+    {"allgather", 0, 0, 1, 1, 1, run_allgather},
+    {"allgatherv", 0, 0, 1, 0, 1, run_allgatherv},
+    {"alltoall", 0, 0, 1, 1, 1, run_alltoall},
+    {"alltoallv", 0, 0, 1, 0, 1, run_alltoallv},
 };
 
 /* The schedule dump names the forced algorithm on its first line (wait_ok checks that every call runs
@@ -882,7 +890,7 @@ static void run_matrix(MPI_Comm comm, const char *comm_name, int quick)
     MPI_Comm_rank(comm, &c.rank);
     MPI_Comm_size(comm, &c.size);
     int roots[3] = {0, c.size - 1, c.size / 2}, nroots = c.size == 1 ? 1 : (c.size == 2 ? 2 : 3);
-    int counts[] = {0, 1, 7, 1000, LARGE_COUNT};
+    int counts[] = {0, 1, 7, 1000, large_count};
     double t0 = MPI_Wtime();
     for (size_t k = 0; k < sizeof collectives / sizeof collectives[0]; k++) {
         const collective *col = &collectives[k];
@@ -908,18 +916,21 @@ static void run_matrix(MPI_Comm comm, const char *comm_name, int quick)
                     continue;
                 for (size_t ci = 0; ci < sizeof counts / sizeof counts[0]; ci++) {
                     c.count = counts[ci];
-                    int large_auto_only = c.tc->large == LARGE_AUTO;
-                    if (c.count == LARGE_COUNT &&
+                    int large = c.count == large_count, large_auto_only = c.tc->large == LARGE_AUTO;
+                    /* a large buffer of p blocks holds at most LARGE_BUFFER_BLOCKS times the count */
+                    if (large && col->blocks && c.size > LARGE_BUFFER_BLOCKS)
+                        c.count = large_count / c.size * LARGE_BUFFER_BLOCKS;
+                    if (large &&
                         (c.tc->large == LARGE_NONE || quick ||
                          (large_auto_only && (strcmp(c.alg, "auto") != 0 || c.size > LARGE_AUTO_MAX_RANKS))))
                         continue;
                     if (quick && c.count == 1000 && t > 0)
                         continue;
-                    int in_place_max = c.count == LARGE_COUNT && large_auto_only ? 0 : col->in_place;
+                    int in_place_max = large && large_auto_only ? 0 : col->in_place;
                     for (c.in_place = 0; c.in_place <= in_place_max; c.in_place++)
                         for (int ri = 0; ri < (col->rooted ? nroots : 1); ri++) {
                             c.root = roots[ri];
-                            if (c.count == LARGE_COUNT && ri > 0)
+                            if (large && ri > 0)
                                 continue;
                             col->run(&c);
                         }
@@ -940,6 +951,11 @@ int main(int argc, char **argv)
     mallopt(M_MMAP_THRESHOLD, 64 << 20);
     mallopt(M_TRIM_THRESHOLD, 256 << 20);
     harness_init("test_collectives", &argc, &argv);
+    const char *large = getenv("TEST_LARGE_COUNT");
+    if (large) {
+        large_count = atoi(large);
+        check(large_count > 1000, "TEST_LARGE_COUNT=%s: expected a count above 1000", large);
+    }
     setup_cases();
     check_filters();
     int rank, size;

@@ -74,7 +74,7 @@ static void fill(op *o, int i)
 
 static int v_forms_fit(const op *o) { return size_of(o->comm) <= MAX_RANKS; }
 
-/* Tandem's call (start != 0) or MPI's blocking one into ref (start == 0) for the same operation. */
+/* Tandem's call (req != NULL) or MPI's own into dst, waited for (req == NULL), for the same operation. */
 static int run(op *o, int *dst, TDM_Request *req)
 {
     int p = size_of(o->comm), r = rank_of(o->comm), len = p <= 8 ? LEN : 1, b = block_of(o->comm);
@@ -84,52 +84,52 @@ static int run(op *o, int *dst, TDM_Request *req)
         return mpi ? MPI_SUCCESS : TDM_Ibarrier(o->comm, req);
     switch (o->kind) {
     case ALLREDUCE:
-        return mpi ? MPI_Allreduce(o->in, dst, len, MPI_INT, MPI_SUM, o->comm)
+        return mpi ? REFERENCE(MPI_Iallreduce, o->in, dst, len, MPI_INT, MPI_SUM, o->comm)
                    : TDM_Iallreduce(o->in, dst, len, MPI_INT, MPI_SUM, o->comm, req);
     case BCAST:
         if (r == o->root)
             memcpy(dst, o->in, sizeof(int) * len);
-        return mpi ? MPI_Bcast(dst, len, MPI_INT, o->root, o->comm) : TDM_Ibcast(dst, len, MPI_INT, o->root, o->comm, req);
+        return mpi ? REFERENCE(MPI_Ibcast, dst, len, MPI_INT, o->root, o->comm) : TDM_Ibcast(dst, len, MPI_INT, o->root, o->comm, req);
     case ALLGATHER:
-        return mpi ? MPI_Allgather(o->in, b, MPI_INT, dst, b, MPI_INT, o->comm)
+        return mpi ? REFERENCE(MPI_Iallgather, o->in, b, MPI_INT, dst, b, MPI_INT, o->comm)
                    : TDM_Iallgather(o->in, b, MPI_INT, dst, b, MPI_INT, o->comm, req);
     case ALLTOALL:
-        return mpi ? MPI_Alltoall(o->in, b, MPI_INT, dst, b, MPI_INT, o->comm)
+        return mpi ? REFERENCE(MPI_Ialltoall, o->in, b, MPI_INT, dst, b, MPI_INT, o->comm)
                    : TDM_Ialltoall(o->in, b, MPI_INT, dst, b, MPI_INT, o->comm, req);
     case SCAN:
-        return mpi ? MPI_Scan(o->in, dst, len, MPI_INT, MPI_SUM, o->comm)
+        return mpi ? REFERENCE(MPI_Iscan, o->in, dst, len, MPI_INT, MPI_SUM, o->comm)
                    : TDM_Iscan(o->in, dst, len, MPI_INT, MPI_SUM, o->comm, req);
     case REDUCE:
-        return mpi ? MPI_Reduce(o->in, dst, len, MPI_INT, MPI_MAX, o->root, o->comm)
+        return mpi ? REFERENCE(MPI_Ireduce, o->in, dst, len, MPI_INT, MPI_MAX, o->root, o->comm)
                    : TDM_Ireduce(o->in, dst, len, MPI_INT, MPI_MAX, o->root, o->comm, req);
     case GATHER:
-        return mpi ? MPI_Gather(o->in, b, MPI_INT, dst, b, MPI_INT, o->root, o->comm)
+        return mpi ? REFERENCE(MPI_Igather, o->in, b, MPI_INT, dst, b, MPI_INT, o->root, o->comm)
                    : TDM_Igather(o->in, b, MPI_INT, dst, b, MPI_INT, o->root, o->comm, req);
     case GATHERV:
-        return mpi ? MPI_Gatherv(o->in, rb, MPI_INT, dst, o->recvcounts, o->rdispls, MPI_INT, o->root, o->comm)
+        return mpi ? REFERENCE(MPI_Igatherv, o->in, rb, MPI_INT, dst, o->recvcounts, o->rdispls, MPI_INT, o->root, o->comm)
                    : TDM_Igatherv(o->in, rb, MPI_INT, dst, o->recvcounts, o->rdispls, MPI_INT, o->root, o->comm, req);
     case SCATTER:
-        return mpi ? MPI_Scatter(o->in, b, MPI_INT, dst, b, MPI_INT, o->root, o->comm)
+        return mpi ? REFERENCE(MPI_Iscatter, o->in, b, MPI_INT, dst, b, MPI_INT, o->root, o->comm)
                    : TDM_Iscatter(o->in, b, MPI_INT, dst, b, MPI_INT, o->root, o->comm, req);
     case SCATTERV:
-        return mpi ? MPI_Scatterv(o->in, o->sendcounts, o->sdispls, MPI_INT, dst, rb, MPI_INT, o->root, o->comm)
+        return mpi ? REFERENCE(MPI_Iscatterv, o->in, o->sendcounts, o->sdispls, MPI_INT, dst, rb, MPI_INT, o->root, o->comm)
                    : TDM_Iscatterv(o->in, o->sendcounts, o->sdispls, MPI_INT, dst, rb, MPI_INT, o->root, o->comm, req);
     case ALLGATHERV:
-        return mpi ? MPI_Allgatherv(o->in, rb, MPI_INT, dst, o->recvcounts, o->rdispls, MPI_INT, o->comm)
+        return mpi ? REFERENCE(MPI_Iallgatherv, o->in, rb, MPI_INT, dst, o->recvcounts, o->rdispls, MPI_INT, o->comm)
                    : TDM_Iallgatherv(o->in, rb, MPI_INT, dst, o->recvcounts, o->rdispls, MPI_INT, o->comm, req);
     case ALLTOALLV:
-        return mpi ? MPI_Alltoallv(o->in, o->sendcounts, o->sdispls, MPI_INT, dst, o->recvcounts, o->rdispls,
+        return mpi ? REFERENCE(MPI_Ialltoallv, o->in, o->sendcounts, o->sdispls, MPI_INT, dst, o->recvcounts, o->rdispls,
                                    MPI_INT, o->comm)
                    : TDM_Ialltoallv(o->in, o->sendcounts, o->sdispls, MPI_INT, dst, o->recvcounts, o->rdispls,
                                     MPI_INT, o->comm, req);
     case REDUCE_SCATTER:
-        return mpi ? MPI_Reduce_scatter(o->in, dst, o->recvcounts, MPI_INT, MPI_SUM, o->comm)
+        return mpi ? REFERENCE(MPI_Ireduce_scatter, o->in, dst, o->recvcounts, MPI_INT, MPI_SUM, o->comm)
                    : TDM_Ireduce_scatter(o->in, dst, o->recvcounts, MPI_INT, MPI_SUM, o->comm, req);
     case REDUCE_SCATTER_BLOCK:
-        return mpi ? MPI_Reduce_scatter_block(o->in, dst, b, MPI_INT, MPI_SUM, o->comm)
+        return mpi ? REFERENCE(MPI_Ireduce_scatter_block, o->in, dst, b, MPI_INT, MPI_SUM, o->comm)
                    : TDM_Ireduce_scatter_block(o->in, dst, b, MPI_INT, MPI_SUM, o->comm, req);
     case EXSCAN:
-        return mpi ? MPI_Exscan(o->in, dst, len, MPI_INT, MPI_SUM, o->comm)
+        return mpi ? REFERENCE(MPI_Iexscan, o->in, dst, len, MPI_INT, MPI_SUM, o->comm)
                    : TDM_Iexscan(o->in, dst, len, MPI_INT, MPI_SUM, o->comm, req);
     default: return mpi ? MPI_SUCCESS : TDM_Ibarrier(o->comm, req);
     }
@@ -299,7 +299,7 @@ int main(int argc, char **argv)
     CHECK_TDM(TDM_Wait(&r1, MPI_STATUS_IGNORE));
     CHECK_TDM(TDM_Wait(&r2, MPI_STATUS_IGNORE));
     int n = 64 / size_of(MPI_COMM_WORLD) / 2 * 2; /* ints per rank: whole pairs */
-    MPI_Allgather(in, n, MPI_INT, expected, n, MPI_INT, MPI_COMM_WORLD);
+    REFERENCE(MPI_Iallgather, in, n, MPI_INT, expected, n, MPI_INT, MPI_COMM_WORLD);
     check(memcmp(out, expected, sizeof(int) * n * size_of(MPI_COMM_WORLD)) == 0,
           "allgather on a freed communicator with a freed datatype differs");
 
@@ -312,13 +312,13 @@ int main(int argc, char **argv)
         static int many_in[MANY], many_out[MANY];
         static TDM_Request many[MANY];
         if (rank != 0)
-            MPI_Barrier(MPI_COMM_WORLD);
+            REFERENCE(MPI_Ibarrier, MPI_COMM_WORLD);
         for (int i = 0; i < MANY; i++) {
             many_in[i] = rank * 1000 + i;
             CHECK_TDM(TDM_Iallreduce(&many_in[i], &many_out[i], 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &many[i]));
         }
         if (rank == 0)
-            MPI_Barrier(MPI_COMM_WORLD);
+            REFERENCE(MPI_Ibarrier, MPI_COMM_WORLD);
         CHECK_TDM(TDM_Waitall(MANY, many, MPI_STATUSES_IGNORE));
         int p = size_of(MPI_COMM_WORLD);
         for (int i = 0; i < MANY; i++)
