@@ -37,7 +37,8 @@ build() {
     mpi_args=(-DMPI_C_COMPILER="mpicc.$mpi" -DMPI_Fortran_COMPILER="mpifort.$mpi"
       -DMPIEXEC_EXECUTABLE="/usr/bin/mpiexec.$mpi" -DTANDEM_MPIEXEC_PREFLAGS="$preflags")
   fi
-  cmake -S "$TOP" -B "$dir" -G Ninja "${mpi_args[@]}" "$@" >/dev/null
-  cmake --build "$dir" >/dev/null
+  # called as dir=$(build ...), where set -e does not reach: failures return explicitly
+  cmake -S "$TOP" -B "$dir" -G Ninja "${mpi_args[@]}" "$@" >/dev/null || return 1
+  cmake --build "$dir" >/dev/null || return 1
   echo "$dir"
 }

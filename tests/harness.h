@@ -46,6 +46,14 @@ __attribute__((format(printf, 2, 3))) static inline void check(int ok, const cha
     }
 }
 
+/* A reference is MPI's own collective: a program whose MPI calls go through Tandem's interposer
+ * (TANDEM_TEST_THROUGH_MPI) calls it by its PMPI name, past the interposer. */
+#ifdef TANDEM_TEST_THROUGH_MPI
+#define MPI_OWN(function) P##function
+#else
+#define MPI_OWN(function) function
+#endif
+
 /* Waits for MPI's own non-blocking collective, a check's reference, yielding the core between tests:
  * MPICH's blocking collectives spin without yielding, which crawls when a test runs more ranks than
  * cores. Returns the start's error, else the wait's. */
@@ -54,7 +62,7 @@ static inline int reference_wait(int start_rc, MPI_Request *req)
     if (start_rc != MPI_SUCCESS)
         return start_rc;
     for (int done = 0;;) {
-        int rc = MPI_Test(req, &done, MPI_STATUS_IGNORE);
+        int rc = MPI_OWN(MPI_Test)(req, &done, MPI_STATUS_IGNORE);
         if (rc != MPI_SUCCESS || done)
             return rc;
         sched_yield();
@@ -65,7 +73,7 @@ static inline int reference_wait(int start_rc, MPI_Request *req)
 #define REFERENCE(start, ...)                                                                           \
     __extension__({                                                                                     \
         MPI_Request reference_request_;                                                                 \
-        reference_wait(start(__VA_ARGS__, &reference_request_), &reference_request_);                   \
+        reference_wait(MPI_OWN(start)(__VA_ARGS__, &reference_request_), &reference_request_);          \
     })
 
 /* Fails the test (with TDM_Last_error) when a Tandem call returned an error. */

@@ -1,7 +1,7 @@
 /*
  * Every collective x every algorithm x datatypes and ops (predefined, derived, user-defined,
  * non-commutative) x counts x in place or not x roots x communicators, each compared byte for byte
- * with MPI's own blocking collective on the same input. Run it on any number of ranks.
+ * with MPI's own collective on the same input. Run it on any number of ranks.
  *
  * Values are chosen so that every reduction is exact (integers, integer-valued floating point), so
  * the comparison is exact bits; gaps inside derived datatypes must come back untouched too.
@@ -312,14 +312,13 @@ static int reference(ref_kind kind, const type_case *tc, const void *send, void 
         }
     }
     int rc = MPI_ERR_OTHER;
-    MPI_Request q;
     switch (kind) {
-    case REF_REDUCE: rc = reference_wait(MPI_Ireduce(s, r, count * f, type, t->op, root, comm, &q), &q); break;
-    case REF_ALLREDUCE: rc = reference_wait(MPI_Iallreduce(s, r, count * f, type, t->op, comm, &q), &q); break;
-    case REF_SCAN: rc = reference_wait(MPI_Iscan(s, r, count * f, type, t->op, comm, &q), &q); break;
-    case REF_EXSCAN: rc = reference_wait(MPI_Iexscan(s, r, count * f, type, t->op, comm, &q), &q); break;
-    case REF_RS: rc = reference_wait(MPI_Ireduce_scatter(s, r, counts, type, t->op, comm, &q), &q); break;
-    case REF_RS_BLOCK: rc = reference_wait(MPI_Ireduce_scatter_block(s, r, count * f, type, t->op, comm, &q), &q); break;
+    case REF_REDUCE: rc = REFERENCE(MPI_Ireduce, s, r, count * f, type, t->op, root, comm); break;
+    case REF_ALLREDUCE: rc = REFERENCE(MPI_Iallreduce, s, r, count * f, type, t->op, comm); break;
+    case REF_SCAN: rc = REFERENCE(MPI_Iscan, s, r, count * f, type, t->op, comm); break;
+    case REF_EXSCAN: rc = REFERENCE(MPI_Iexscan, s, r, count * f, type, t->op, comm); break;
+    case REF_RS: rc = REFERENCE(MPI_Ireduce_scatter, s, r, counts, type, t->op, comm); break;
+    case REF_RS_BLOCK: rc = REFERENCE(MPI_Ireduce_scatter_block, s, r, count * f, type, t->op, comm); break;
     }
     if (r != ref) {
         unpack_elems(r, ref, recv_n, t);
@@ -371,19 +370,18 @@ static int is_derived(MPI_Datatype type)
 
 static int call_data(data_kind k, side s, side r, int root, MPI_Comm comm)
 {
-    MPI_Request q;
     MPI_Datatype st = s.t ? s.t->type : MPI_DATATYPE_NULL, rt = r.t ? r.t->type : MPI_DATATYPE_NULL;
     switch (k) {
-    case D_BCAST: return reference_wait(MPI_Ibcast(r.buf, r.count, rt, root, comm, &q), &q);
-    case D_GATHER: return reference_wait(MPI_Igather(s.buf, s.count, st, r.buf, r.count, rt, root, comm, &q), &q);
-    case D_GATHERV: return reference_wait(MPI_Igatherv(s.buf, s.count, st, r.buf, r.counts, r.displs, rt, root, comm, &q), &q);
-    case D_SCATTER: return reference_wait(MPI_Iscatter(s.buf, s.count, st, r.buf, r.count, rt, root, comm, &q), &q);
-    case D_SCATTERV: return reference_wait(MPI_Iscatterv(s.buf, s.counts, s.displs, st, r.buf, r.count, rt, root, comm, &q), &q);
-    case D_ALLGATHER: return reference_wait(MPI_Iallgather(s.buf, s.count, st, r.buf, r.count, rt, comm, &q), &q);
-    case D_ALLGATHERV: return reference_wait(MPI_Iallgatherv(s.buf, s.count, st, r.buf, r.counts, r.displs, rt, comm, &q), &q);
-    case D_ALLTOALL: return reference_wait(MPI_Ialltoall(s.buf, s.count, st, r.buf, r.count, rt, comm, &q), &q);
+    case D_BCAST: return REFERENCE(MPI_Ibcast, r.buf, r.count, rt, root, comm);
+    case D_GATHER: return REFERENCE(MPI_Igather, s.buf, s.count, st, r.buf, r.count, rt, root, comm);
+    case D_GATHERV: return REFERENCE(MPI_Igatherv, s.buf, s.count, st, r.buf, r.counts, r.displs, rt, root, comm);
+    case D_SCATTER: return REFERENCE(MPI_Iscatter, s.buf, s.count, st, r.buf, r.count, rt, root, comm);
+    case D_SCATTERV: return REFERENCE(MPI_Iscatterv, s.buf, s.counts, s.displs, st, r.buf, r.count, rt, root, comm);
+    case D_ALLGATHER: return REFERENCE(MPI_Iallgather, s.buf, s.count, st, r.buf, r.count, rt, comm);
+    case D_ALLGATHERV: return REFERENCE(MPI_Iallgatherv, s.buf, s.count, st, r.buf, r.counts, r.displs, rt, comm);
+    case D_ALLTOALL: return REFERENCE(MPI_Ialltoall, s.buf, s.count, st, r.buf, r.count, rt, comm);
     case D_ALLTOALLV:
-        return reference_wait(MPI_Ialltoallv(s.buf, s.counts, s.displs, st, r.buf, r.counts, r.displs, rt, comm, &q), &q);
+        return REFERENCE(MPI_Ialltoallv, s.buf, s.counts, s.displs, st, r.buf, r.counts, r.displs, rt, comm);
     }
     return MPI_ERR_OTHER;
 }
