@@ -30,6 +30,10 @@ typedef struct tdm_request *TDM_Request;
 int TDM_Init(int *argc, char ***argv);
 int TDM_Finalize(void);
 int TDM_Initialized(int *flag);
+/* Frees a user-defined op like MPI_Op_free, but only once the Tandem calls in flight that apply it
+ * are done (MPI_Op_free itself would pull it from under them; under the interposer, MPI_Op_free is
+ * this). *op becomes MPI_OP_NULL at once. */
+int TDM_Op_free(MPI_Op *op);
 /* The communicator of the application's ranks (MPI_COMM_WORLD for now). */
 MPI_Comm TDM_Comm_world(void);
 

@@ -9,6 +9,8 @@
 #include "../select/select.h"
 #include "api_internal.h"
 #include "check.h"
+#include "op_hold.h"
+#include "op_rules.h"
 #include "request.h"
 #include "sched_cache.h"
 
@@ -143,6 +145,12 @@ static int start(const char *fn, tdm_coll_args *a, const tdm_sched_key *key, MPI
     req->shadow = shadow;
     if ((rc = hold_types(req, a)) != MPI_SUCCESS)
         return abandon(req, tdm_mpi_error(fn, "duplicating a derived datatype", rc));
+    if (a->op != MPI_OP_NULL && !tdm_op_is_predefined(a->op)) { /* the program may free it at once */
+        if ((rc = tdm_op_hold(a->op)) != MPI_SUCCESS)
+            return abandon(req, tdm_error(fn, rc, "out of memory for the request"));
+        req->held_op = a->op;
+        req->holds_op = 1;
+    }
     a->split_levels = tdm_split_levels_for(a->size); /* -1 unless in split-tree mode */
     const tdm_algorithm *alg = tdm_select(a);
     /* every lane holds a tag of its own: never more lanes than tags (TANDEM_TAG_RANGE tests wraps) */

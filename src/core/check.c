@@ -126,8 +126,8 @@ int tdm_check_op(const char *fn, MPI_Op op, MPI_Datatype type, tdm_coll_args *a)
         return tdm_error(fn, MPI_ERR_OP, "op is MPI_OP_NULL (argument op)");
     char why[256];
     int rc = tdm_op_check(op, type, &a->reduce_basic, why, sizeof why);
-    if (rc == MPI_ERR_OP)
-        return tdm_error(fn, MPI_ERR_OP, "%s (arguments op, datatype)", why);
+    if (rc != MPI_SUCCESS && why[0])
+        return tdm_error(fn, rc, "%s (arguments op, datatype)", why);
     if (rc != MPI_SUCCESS)
         return tdm_error(fn, MPI_ERR_TYPE, "invalid datatype (argument datatype)");
     a->op = op;

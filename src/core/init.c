@@ -6,6 +6,7 @@
 #include "../placement/placement.h"
 #include "../schedule/tmp_pool.h"
 #include "../select/select.h"
+#include "op_hold.h"
 #include "op_rules.h"
 #include "request.h"
 #include "sched_cache.h"
@@ -134,6 +135,7 @@ int TDM_Finalize(void)
     tdm_placement_finalize();
     tdm_tmp_pool_release();
     tdm_request_pool_finalize();
+    tdm_op_hold_finalize();
     tdm_global.initialized = 0;
     tdm_global.finalized = 1;
     if (tdm_global.we_initialized_mpi) {

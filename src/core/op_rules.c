@@ -1,5 +1,6 @@
 #include "op_rules.h"
 
+#include <pthread.h>
 #include <stdio.h>
 
 enum {
@@ -185,10 +186,69 @@ static const char *name_of(MPI_Datatype type, char *buf)
     return buf;
 }
 
+/*
+ * Beyond the standard's list: MPI libraries accept more pairs (Open MPI and MPICH take MPI_SUM on
+ * MPI_CHAR, which the OSU benchmarks use), and Tandem accepts what the MPI underneath accepts. MPI is
+ * asked once per (predefined type, op) by reducing one element with MPI_Reduce_local, errors returned;
+ * the answer is the error class it gave (MPI_SUCCESS: accepted). Only types the list gives no op at all
+ * (MPI_CHAR, MPI_CHARACTER, MPI_WCHAR...) are asked: for the others both MPIs refuse what the list
+ * refuses, and MPICH 4.0 aborts in MPI_Reduce_local on some of them (MPI_LAND on MPI_DOUBLE)
+ * instead of returning an error.
+ */
+typedef struct {
+    MPI_Datatype type;
+    MPI_Op op;
+    int error_class;
+} probed_pair;
+
+static probed_pair probed[64];
+static int nprobed;
+static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int ask_mpi(MPI_Datatype type, MPI_Op op)
+{
+    MPI_Aint lb, extent;
+    if (MPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS || lb != 0 || extent > 64)
+        return MPI_ERR_OP;
+    _Alignas(16) unsigned char in[64] = {0}, inout[64] = {0};
+    /* a refusal goes to MPI_COMM_WORLD's handler (MPI-3) or MPI_COMM_SELF's (MPI-4): both return */
+    MPI_Errhandler world, self;
+    MPI_Comm_get_errhandler(MPI_COMM_WORLD, &world);
+    MPI_Comm_get_errhandler(MPI_COMM_SELF, &self);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    int rc = MPI_Reduce_local(in, inout, 1, type, op);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, world);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, self);
+    MPI_Errhandler_free(&world);
+    MPI_Errhandler_free(&self);
+    int error_class = MPI_ERR_OP;
+    if (rc == MPI_SUCCESS || MPI_Error_class(rc, &error_class) == MPI_SUCCESS)
+        return rc == MPI_SUCCESS ? MPI_SUCCESS : error_class;
+    return MPI_ERR_OP;
+}
+
+static int mpi_accepts(MPI_Datatype type, MPI_Op op)
+{
+    pthread_mutex_lock(&probe_lock);
+    int error_class = -1;
+    for (int i = 0; i < nprobed && error_class < 0; i++)
+        if (probed[i].type == type && probed[i].op == op)
+            error_class = probed[i].error_class;
+    if (error_class < 0) {
+        error_class = ask_mpi(type, op);
+        if (nprobed < (int)(sizeof probed / sizeof probed[0]))
+            probed[nprobed++] = (probed_pair){type, op, error_class};
+    }
+    pthread_mutex_unlock(&probe_lock);
+    return error_class;
+}
+
 int tdm_op_check(MPI_Op op, MPI_Datatype type, MPI_Datatype *derived_basic, char *why, int why_len)
 {
     op_rule rule = rule_of(op);
     *derived_basic = MPI_DATATYPE_NULL;
+    why[0] = '\0';
     if (!rule.name)
         return MPI_SUCCESS; /* user-defined */
     MPI_Datatype basic = type;
@@ -211,10 +271,12 @@ int tdm_op_check(MPI_Op op, MPI_Datatype type, MPI_Datatype *derived_basic, char
     }
     if (category & rule.allowed)
         return MPI_SUCCESS;
-    if (rule.allowed == 0)
+    if (rule.allowed == 0) {
         snprintf(why, (size_t)why_len, "%s is for one-sided operations, not collectives", rule.name);
-    else
-        snprintf(why, (size_t)why_len, "%s is not defined for datatype %s", rule.name,
-                 name_of(basic, tname));
-    return MPI_ERR_OP;
+        return MPI_ERR_OP;
+    }
+    int error_class = category ? MPI_ERR_OP : mpi_accepts(basic, op);
+    if (error_class != MPI_SUCCESS)
+        snprintf(why, (size_t)why_len, "%s is not defined for datatype %s", rule.name, name_of(basic, tname));
+    return error_class;
 }

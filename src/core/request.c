@@ -1,6 +1,7 @@
 #include "request.h"
 
 #include "../base/state.h"
+#include "op_hold.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -70,6 +71,9 @@ void tdm_request_release(struct tdm_request *req)
     for (int i = 0; i < req->nowned; i++)
         MPI_Type_free(&req->owned_types[i]);
     req->nowned = 0;
+    if (req->holds_op)
+        tdm_op_release(req->held_op);
+    req->holds_op = 0;
     req->magic = 0;
     pthread_mutex_lock(&pool_lock);
     req->pool_next = pool;

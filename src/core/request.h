@@ -42,6 +42,8 @@ struct tdm_request {
     tdm_shadow *shadow;
     MPI_Datatype owned_types[2]; /* duplicates of the caller's derived datatypes, freed at the end */
     int nowned;
+    MPI_Op held_op;            /* a user op the call applies, held against MPI_Op_free (op_hold.h) */
+    int holds_op;
     struct tdm_request *active_prev, *active_next; /* the agent's list of running requests */
     tdm_tag_hold tag_hold;     /* on the shadow's list while the call holds its tag */
     struct tdm_request *pool_next;

@@ -22,6 +22,7 @@
 #define MPI_Waitsome PMPI_Waitsome
 #define MPI_Testsome PMPI_Testsome
 #define MPI_Request_free PMPI_Request_free
+#define MPI_Op_free PMPI_Op_free
 #define MPI_Request_get_status PMPI_Request_get_status
 #define MPI_Ibarrier PMPI_Ibarrier
 #define MPI_Ibcast PMPI_Ibcast

@@ -1,6 +1,6 @@
 /*
- * The Fortran bindings without choice buffers (see fortran.h): the barriers, the waits and tests, which
- * must move Tandem's calls while a Fortran program waits, and starting and stopping MPI.
+ * The Fortran bindings without choice buffers (see fortran.h): the barriers, MPI_Op_free, the waits and
+ * tests, which must move Tandem's calls while a Fortran program waits, and starting and stopping MPI.
  */
 #include "fortran.h"
 
@@ -21,6 +21,18 @@ FORTRAN_NAMES(mpi_ibarrier, ibarrier);
 
 static void barrier(MPI_Fint *comm, MPI_Fint *ierr) { tdm_f_set_ierr(ierr, MPI_Barrier(COMM(comm))); }
 FORTRAN_NAMES(mpi_barrier, barrier);
+
+/* ---- user ops: freed once Tandem's calls in flight are done with them ---- */
+
+static void op_free(MPI_Fint *op, MPI_Fint *ierr)
+{
+    MPI_Op c = OP(op);
+    int rc = MPI_Op_free(&c);
+    if (rc == MPI_SUCCESS)
+        *op = PMPI_Op_c2f(c);
+    tdm_f_set_ierr(ierr, rc);
+}
+FORTRAN_NAMES(mpi_op_free, op_free);
 
 /* ---- waits and tests: Tandem's calls must move while a Fortran program waits too ---- */
 
