@@ -8,6 +8,7 @@
 
 #include <pthread.h>
 #include <string.h>
+#include <unistd.h>
 
 #define N 7
 #define APP_THREADS 4
@@ -164,6 +165,26 @@ static void split_tails_progress(void)
     CHECK_TDM(TDM_Set_progress("inline"));
 }
 
+/* Thread mode: a call waited for at once is driven by the waiting thread itself, one left alone while
+ * the application sleeps completes on the progress thread. TANDEM_VERBOSE reports which completed
+ * how many; CTest checks that both did (test_progress_np2_verbose). */
+static void who_drives(void)
+{
+    CHECK_TDM(TDM_Set_progress("thread"));
+    int s[N], r[N];
+    for (int iter = 0; iter < 60; iter++) {
+        for (int i = 0; i < N; i++)
+            s[i] = value(iter, rank, i);
+        TDM_Request req;
+        CHECK_TDM(TDM_Iallreduce(s, r, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req));
+        if (iter % 3 == 0)
+            usleep(3000); /* leaves the core to the progress thread */
+        CHECK_TDM(TDM_Wait(&req, MPI_STATUS_IGNORE));
+        check_sum(r, iter, "allreduce in thread mode, waited for at once or after a sleep");
+    }
+    CHECK_TDM(TDM_Set_progress("inline"));
+}
+
 static void bad_modes(void)
 {
     check(TDM_Set_progress("fast") == MPI_ERR_ARG && strstr(TDM_Last_error(), "mode"),
@@ -209,5 +230,6 @@ int main(int argc, char **argv)
     switch_modes();
     split_tails_progress();
     application_threads();
+    who_drives();
     return harness_finish();
 }

@@ -187,7 +187,12 @@ void tdm_agent_start(struct tdm_request *req)
         tdm_inline_start(req);
 }
 
-void tdm_agent_progress(void) { tdm_inline_progress(); /* it also hands over pending requests */ }
+void tdm_agent_progress(void)
+{
+    tdm_inline_progress(); /* it also hands over pending requests */
+    if (mode != TDM_PROGRESS_INLINE)
+        tdm_thread_agent_drive(); /* as MPI_Test drives MPI: the progress thread may share this core */
+}
 
 unsigned long tdm_agent_completion_mark(void) { return tdm_thread_agent_completions(); }
 

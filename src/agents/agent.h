@@ -59,8 +59,13 @@ void tdm_thread_agent_hand_over(struct tdm_request *req);
 /* Hands over the requests that waited for their shadow communicator, if it is ready now. */
 void tdm_thread_agent_pump(void);
 int tdm_thread_agent_wait(struct tdm_request *req);
+/* The application thread drives the progress thread's requests once, if no thread drives them. */
+void tdm_thread_agent_drive(void);
 /* Completions the progress thread has signalled so far: a wait for any completion watches it. */
 unsigned long tdm_thread_agent_completions(void);
+/* TANDEM_VERBOSE: calls completed by the progress and color threads, and by application threads that
+ * drove them while waiting or testing. */
+void tdm_thread_agent_completed_by(unsigned long *workers, unsigned long *application);
 /* Sleeps until the completion count differs from seen (or a short time passed). */
 void tdm_thread_agent_wait_change(unsigned long seen);
 int tdm_thread_agent_running(void);

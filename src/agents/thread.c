@@ -3,14 +3,21 @@
  * lanes (TANDEM_COLOR_THREADS) has its lanes driven by color threads, as tdm_request.thread says.
  *
  * Hand-off is a lock-free stack: the application pushes a request with one compare-and-swap and the
- * progress thread takes the whole stack with one exchange, so no lock is ever held while the progress
- * thread is in MPI. Completion is a flag on the request (release store / acquire load) and a counter
- * of completions for waits on any request. Only the progress thread touches a handed-over request
- * until it marks it complete; after that only the application does.
+ * worker takes the whole stack with one exchange. Completion is a flag on the request (release store /
+ * acquire load) and a counter of completions for waits on any request.
+ *
+ * The wheel: whoever holds a worker's wheel (a flag taken with one exchange, never waited for) drives
+ * its requests, so a handed-over request is touched by one thread at a time until it is marked
+ * complete; after that only the application touches it. The worker's thread holds the wheel while it
+ * makes a pass; an application thread that waits, or tests, takes it when it is free and drives the
+ * requests itself, as inline progress would: on a core shared with the progress thread, a short
+ * collective then completes without a thread switch, and the progress thread keeps everything that
+ * goes on while the application computes.
  *
  * Idle: the thread spins a little after its last piece of work, then sleeps on a condition variable
- * until a request arrives. A waiting application thread spins a little on the flag, then sleeps until
- * the progress thread signals a completion.
+ * until a request arrives or an application thread leaves the wheel with requests still running
+ * (`kick`). It also sleeps when it finds the wheel taken: the application is driving. A waiting
+ * application thread polls, yielding the core between polls, and never sleeps: it can always drive.
  *
  * A request whose shadow communicator is still being created waits on the application side (the
  * duplication request is only ever tested by the application's thread) and is handed over as soon as
@@ -27,9 +34,10 @@
 #include <time.h>
 
 /* Waiting, on either side, first spins on the CPU (PAUSE_SPINS), then yields the core between polls
- * (a thread sharing the core, as with the bind placement, gets it at once), and only then sleeps: an
- * idle progress thread after IDLE_YIELDS polls, a waiting application thread after WAIT_YIELDS. A busy
- * progress thread (messages in flight) yields after PAUSE_SPINS polls that found nothing done. */
+ * (a thread sharing the core, as with the bind placement, gets it at once): an idle progress thread
+ * sleeps after IDLE_YIELDS polls, an application thread waiting for any of several requests after
+ * WAIT_YIELDS, and one waiting for a request of its own never (it drives). A busy progress thread
+ * (messages in flight) yields after PAUSE_SPINS polls that found nothing done. */
 #define PAUSE_SPINS 64
 #define IDLE_YIELDS 2000
 #define WAIT_YIELDS 20000
@@ -51,12 +59,16 @@ typedef struct worker {
     int index;
     pthread_t thread;
     int started;                  /* atomic; changed under start_lock */
+    int placed;                   /* atomic: the thread has bound itself to its core */
     struct tdm_request *incoming; /* the hand-off stack (atomic) */
     int stop;                     /* atomic: finalize asks the thread to leave */
     pthread_mutex_t wake_lock;
     pthread_cond_t wake_cond;
     int sleeping;                 /* atomic: the thread sleeps on wake_cond */
-    struct tdm_request *mine;     /* its running requests (active_prev/next are free while it owns them) */
+    int kick;                     /* atomic: an application thread left requests running (wakes it) */
+    int wheel;                    /* atomic: 1 while a thread drives the requests below */
+    struct tdm_request *mine;     /* its running requests (active_prev/next are free while they run);
+                                     touched only by the wheel's holder */
 } worker;
 
 static worker workers[TDM_MAX_LANES];
@@ -68,6 +80,9 @@ static pthread_cond_t done_cond = PTHREAD_COND_INITIALIZER;
 static int waiters;                /* atomic: application threads sleeping on done_cond */
 static unsigned long completions;  /* atomic: requests the workers completed (the user's, not lanes) */
 static unsigned long handed_over;  /* atomic: application threads hand over (the user's requests) */
+/* TANDEM_VERBOSE: the user's requests completed by the workers' threads and by application threads
+ * driving (atomic; counted only when verbose) */
+static unsigned long completed_by_workers, completed_by_application;
 
 /* Application side: requests whose shadow is not ready yet (several application threads may start
  * collectives at once: under pending_lock; npending is read without it). */
@@ -88,7 +103,7 @@ static void link_mine(worker *w, struct tdm_request *req)
 
 /* The request's schedule is done: the request completes, or for a call in lanes, its last lane
  * completes the user's request. */
-static void complete(worker *w, struct tdm_request *req)
+static void complete(worker *w, struct tdm_request *req, int by_application)
 {
     if (req->active_prev)
         req->active_prev->active_next = req->active_next;
@@ -106,6 +121,9 @@ static void complete(worker *w, struct tdm_request *req)
         tdm_request_completing(whole);
         tdm_request_mark_done(whole);
         __atomic_add_fetch(&completions, 1, __ATOMIC_SEQ_CST);
+        if (tdm_global.verbose)
+            __atomic_add_fetch(by_application ? &completed_by_application : &completed_by_workers, 1,
+                               __ATOMIC_RELAXED);
     }
 }
 
@@ -131,13 +149,13 @@ static int take_incoming(worker *w)
 }
 
 /* Advances every request; returns how many completed. */
-static int advance_all(worker *w)
+static int advance_all(worker *w, int by_application)
 {
     int done = 0;
     for (struct tdm_request *req = w->mine, *next; req; req = next) {
         next = req->active_next;
         if (tdm_exec_progress(&req->exec)) {
-            complete(w, req);
+            complete(w, req, by_application);
             done++;
         }
     }
@@ -153,13 +171,63 @@ static void wake_waiters(void)
     }
 }
 
+/* The wheel is never waited for: 0 if another thread drives. */
+static int take_wheel(worker *w)
+{
+    return !__atomic_load_n(&w->wheel, __ATOMIC_RELAXED) && !__atomic_exchange_n(&w->wheel, 1, __ATOMIC_ACQUIRE);
+}
+
+static void leave_wheel(worker *w) { __atomic_store_n(&w->wheel, 0, __ATOMIC_RELEASE); }
+
+/* One pass: takes the new requests and advances all; returns whether anything moved, and in *busy
+ * whether requests are still running. Waiters are woken when requests complete. */
+static int drive(worker *w, int by_application, int *busy)
+{
+    int moved = take_incoming(w);
+    int done = advance_all(w, by_application);
+    *busy = w->mine != NULL;
+    if (done)
+        wake_waiters();
+    return moved || done;
+}
+
+static void wake_thread(worker *w)
+{
+    if (__atomic_load_n(&w->sleeping, __ATOMIC_SEQ_CST)) {
+        pthread_mutex_lock(&w->wake_lock);
+        pthread_cond_signal(&w->wake_cond);
+        pthread_mutex_unlock(&w->wake_lock);
+    }
+}
+
+/* An application thread drives w once, if the wheel is free; returns whether anything moved. */
+static int drive_from_application(worker *w)
+{
+    if (!__atomic_load_n(&w->started, __ATOMIC_ACQUIRE) || !take_wheel(w))
+        return 0;
+    int busy, moved = drive(w, 1, &busy);
+    leave_wheel(w);
+    if (busy) { /* the progress thread may sleep: it must go on with them once this thread returns */
+        __atomic_store_n(&w->kick, 1, __ATOMIC_SEQ_CST);
+        wake_thread(w);
+    }
+    return moved;
+}
+
+static int has_work(worker *w)
+{
+    return __atomic_load_n(&w->incoming, __ATOMIC_SEQ_CST) || __atomic_load_n(&w->kick, __ATOMIC_SEQ_CST) ||
+           __atomic_load_n(&w->stop, __ATOMIC_SEQ_CST);
+}
+
 static void sleep_until_work(worker *w)
 {
     pthread_mutex_lock(&w->wake_lock);
     __atomic_store_n(&w->sleeping, 1, __ATOMIC_SEQ_CST);
-    while (!__atomic_load_n(&w->incoming, __ATOMIC_SEQ_CST) && !__atomic_load_n(&w->stop, __ATOMIC_SEQ_CST))
+    while (!has_work(w))
         pthread_cond_wait(&w->wake_cond, &w->wake_lock);
     __atomic_store_n(&w->sleeping, 0, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&w->kick, 0, __ATOMIC_SEQ_CST);
     pthread_mutex_unlock(&w->wake_lock);
 }
 
@@ -170,18 +238,22 @@ static void *worker_main(void *arg)
         tdm_placement_bind_progress_thread();
     else
         tdm_placement_bind_lane_thread(w->index);
+    __atomic_store_n(&w->placed, 1, __ATOMIC_RELEASE);
     int polls = 0;
     while (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE)) {
-        int moved = take_incoming(w);
-        int done = advance_all(w);
-        if (done)
-            wake_waiters();
-        if (moved || done) {
+        if (!take_wheel(w)) { /* an application thread drives: it kicks this one when it leaves */
+            sleep_until_work(w);
+            polls = 0;
+            continue;
+        }
+        int busy, moved = drive(w, 0, &busy);
+        leave_wheel(w);
+        if (moved) {
             polls = 0;
             continue;
         }
         polls++;
-        if (!w->mine && polls > PAUSE_SPINS + IDLE_YIELDS) {
+        if (!busy && polls > PAUSE_SPINS + IDLE_YIELDS) {
             sleep_until_work(w);
             polls = 0;
         } else if (polls > PAUSE_SPINS) {
@@ -204,14 +276,20 @@ static int start_worker(int i)
     if (!w->started) {
         w->index = i;
         w->incoming = w->mine = NULL;
-        w->sleeping = 0;
+        w->sleeping = w->kick = w->wheel = 0;
         __atomic_store_n(&w->stop, 0, __ATOMIC_SEQ_CST);
         pthread_mutex_init(&w->wake_lock, NULL);
         pthread_cond_init(&w->wake_cond, NULL);
-        if (pthread_create(&w->thread, NULL, worker_main, w) == 0)
+        w->placed = 0;
+        if (pthread_create(&w->thread, NULL, worker_main, w) == 0) {
+            /* where it runs is known once started (TDM_Get_placement), even if the application
+             * thread drives everything before the new thread is first scheduled */
+            while (!__atomic_load_n(&w->placed, __ATOMIC_ACQUIRE))
+                sched_yield();
             __atomic_store_n(&w->started, 1, __ATOMIC_RELEASE);
-        else
+        } else {
             rc = MPI_ERR_OTHER;
+        }
     }
     pthread_mutex_unlock(&start_lock);
     return rc;
@@ -239,7 +317,7 @@ void tdm_thread_agent_stop(void)
     pthread_mutex_unlock(&start_lock);
     pending = NULL;
     npending = 0;
-    handed_over = completions = 0;
+    handed_over = completions = completed_by_workers = completed_by_application = 0;
 }
 
 /* The worker of a request: its lane's, once that thread runs (if it cannot start, the progress thread
@@ -261,11 +339,7 @@ static void push(struct tdm_request *req)
     while (!__atomic_compare_exchange_n(&w->incoming, &top, req, 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
     if (!req->lane_parent)
         __atomic_add_fetch(&handed_over, 1, __ATOMIC_RELAXED);
-    if (__atomic_load_n(&w->sleeping, __ATOMIC_SEQ_CST)) {
-        pthread_mutex_lock(&w->wake_lock);
-        pthread_cond_signal(&w->wake_cond);
-        pthread_mutex_unlock(&w->wake_lock);
-    }
+    wake_thread(w);
 }
 
 void tdm_thread_agent_hand_over(struct tdm_request *req)
@@ -321,6 +395,12 @@ static int is_pending(const struct tdm_request *req)
     return found;
 }
 
+void tdm_thread_agent_completed_by(unsigned long *workers_, unsigned long *application)
+{
+    *workers_ = __atomic_load_n(&completed_by_workers, __ATOMIC_RELAXED);
+    *application = __atomic_load_n(&completed_by_application, __ATOMIC_RELAXED);
+}
+
 unsigned long tdm_thread_agent_completions(void) { return __atomic_load_n(&completions, __ATOMIC_SEQ_CST); }
 
 /* Sleeps on done_cond until cond(arg) holds, at most timeout_ms (0: no limit). */
@@ -344,7 +424,26 @@ static void sleep_until(int (*cond)(const void *), const void *arg, int timeout_
     pthread_mutex_unlock(&done_lock);
 }
 
-static int request_done(const void *req) { return tdm_request_done(req); }
+/* Drives the workers of req's lanes once, where their wheels are free; returns whether anything moved. */
+static int drive_lanes(const struct tdm_request *req)
+{
+    int moved = 0, driven = 0; /* bit i: worker i driven already */
+    for (const struct tdm_request *lane = req; lane; lane = lane->lane_next) {
+        int i = lane->thread < TDM_MAX_LANES && __atomic_load_n(&workers[lane->thread].started, __ATOMIC_ACQUIRE)
+                    ? lane->thread
+                    : 0;
+        if (!(driven & 1 << i))
+            moved |= drive_from_application(&workers[i]);
+        driven |= 1 << i;
+    }
+    return moved;
+}
+
+void tdm_thread_agent_drive(void)
+{
+    for (int i = 0; i < TDM_MAX_LANES; i++)
+        drive_from_application(&workers[i]);
+}
 
 int tdm_thread_agent_wait(struct tdm_request *req)
 {
@@ -353,18 +452,17 @@ int tdm_thread_agent_wait(struct tdm_request *req)
         if (is_pending(req))
             sched_yield();
     }
-    for (int spins = 0; !tdm_request_done(req); spins++) {
+    for (int polls = 0; !tdm_request_done(req);) {
         /* work of this thread's own: inline requests and split tails may be what another rank needs
          * before this request can finish */
-        int own_work = tdm_inline_running() > 0 || tdm_split_waiting();
-        if (own_work)
+        if (tdm_inline_running() > 0 || tdm_split_waiting())
             tdm_inline_progress();
-        if (spins < PAUSE_SPINS)
+        if (drive_lanes(req))
+            polls = 0;
+        else if (++polls < PAUSE_SPINS)
             cpu_relax();
-        else if (spins < PAUSE_SPINS + WAIT_YIELDS)
-            sched_yield();
         else
-            sleep_until(request_done, req, own_work ? 1 : 0);
+            sched_yield();
     }
     return MPI_SUCCESS;
 }
@@ -380,10 +478,11 @@ void tdm_thread_agent_wait_change(unsigned long mark)
         sched_yield();
         return;
     }
-    for (int spins = 0; spins < PAUSE_SPINS + WAIT_YIELDS; spins++) {
+    for (int polls = 0; polls < PAUSE_SPINS + WAIT_YIELDS; polls++) {
+        tdm_thread_agent_drive();
         if (completions_moved(&mark))
             return;
-        if (spins < PAUSE_SPINS)
+        if (polls < PAUSE_SPINS)
             cpu_relax();
         else
             sched_yield();

@@ -129,6 +129,11 @@ int TDM_Finalize(void)
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
         fprintf(stderr, "tandem: rank %d: %lu schedules built, %lu reused from the cache\n", rank,
                 tdm_global.schedules_built, tdm_global.schedules_reused);
+        unsigned long by_workers, by_application;
+        tdm_thread_agent_completed_by(&by_workers, &by_application);
+        if (by_workers + by_application > 0)
+            fprintf(stderr, "tandem: rank %d: of the progress thread's calls, %lu completed on it and %lu by "
+                            "application threads driving while they waited\n", rank, by_workers, by_application);
     }
     tdm_agents_finalize(); /* the progress thread stops before its shadows go */
     tdm_shadow_module_finalize();
