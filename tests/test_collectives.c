@@ -696,7 +696,9 @@ static void test_scatter(const config *c, int v)
     free(mine);
 }
 
-/* alltoallv counts: what rank r sends to rank j; symmetric so that in-place alltoallv is legal. */
+/* alltoallv counts: what rank r sends to rank j; symmetric so that in-place alltoallv is legal.
+ * v: 0 alltoall, 1 alltoallv, 2 alltoallw (alltoallv's blocks at byte displacements, the datatype of
+ * every other rank a duplicate freed as soon as the call has started; MPI's alltoallv the reference). */
 static int a2a_count(int count, int r, int j) { return count == 0 ? 0 : (count + r + j) % (count + 2); }
 
 static void test_alltoall(const config *c, int v)
@@ -726,9 +728,23 @@ static void test_alltoall(const config *c, int v)
     side sd = {(void *)send, send_n, &tc->send, sendcount, v ? scounts : NULL, v ? sdispls : NULL};
     side rd = {ref, recv_n, &tc->recv, recvcount, v ? rcounts : NULL, v ? rdispls : NULL};
     reference_ok(c, data_reference(v ? D_ALLTOALLV : D_ALLTOALL, sd, rd, 0, c->comm));
-    if (v)
+    if (v == 2) {
+        MPI_Datatype sdup, rdup, stypes[64], rtypes[64];
+        int sbytes[64], rbytes[64];
+        MPI_Type_dup(st, &sdup);
+        MPI_Type_dup(rt, &rdup);
+        for (int j = 0; j < p; j++) {
+            stypes[j] = (r + j) % 2 ? sdup : st;
+            rtypes[j] = (r + j) % 2 ? rdup : rt;
+            sbytes[j] = (int)(sdispls[j] * tc->send.extent);
+            rbytes[j] = (int)(rdispls[j] * tc->recv.extent);
+        }
+        rc = TDM_Ialltoallw(send, scounts, sbytes, stypes, mine, rcounts, rbytes, rtypes, c->comm, &req);
+        MPI_Type_free(&sdup);
+        MPI_Type_free(&rdup);
+    } else if (v) {
         rc = TDM_Ialltoallv(send, scounts, sdispls, st, mine, rcounts, rdispls, rt, c->comm, &req);
-    else
+    } else
         rc = TDM_Ialltoall(send, sendcount, st, mine, recvcount, rt, c->comm, &req);
     if (started(c, rc))
         wait_ok(c, &req);
@@ -769,6 +785,7 @@ static void run_scatter(const config *c) { test_scatter(c, 0); }
 static void run_scatterv(const config *c) { test_scatter(c, 1); }
 static void run_alltoall(const config *c) { test_alltoall(c, 0); }
 static void run_alltoallv(const config *c) { test_alltoall(c, 1); }
+static void run_alltoallw(const config *c) { test_alltoall(c, 2); }
 
 static const collective collectives[] = {
     {"barrier", 0, 0, 0, 0, 0, test_barrier},
@@ -787,6 +804,7 @@ static const collective collectives[] = {
     {"allgatherv", 0, 0, 1, 0, 1, run_allgatherv},
     {"alltoall", 0, 0, 1, 1, 1, run_alltoall},
     {"alltoallv", 0, 0, 1, 0, 1, run_alltoallv},
+    {"alltoallw", 0, 0, 1, 0, 1, run_alltoallw},
 };
 
 /* The schedule dump names the forced algorithm on its first line (wait_ok checks that every call runs

@@ -245,6 +245,28 @@ int main(int argc, char **argv)
         EXPECT_ERROR(MPI_ERR_OP, "TDM_Op_free", "MPI_SUM", TDM_Op_free(&sum));
     }
 
+    /* alltoallw's arrays (every rank gives the same bad argument) */
+    {
+        MPI_Datatype types[16], bad_types[16];
+        for (int i = 0; i < 16; i++) {
+            types[i] = MPI_INT;
+            bad_types[i] = i == size - 1 ? MPI_DATATYPE_NULL : MPI_INT;
+            counts[i] = 1;
+            displs[i] = (int)sizeof(int) * i;
+        }
+        EXPECT_ERROR(MPI_ERR_ARG, "TDM_Ialltoallw", "sendtypes",
+                     TDM_Ialltoallw(buf, counts, displs, NULL, out, counts, displs, types, world, &req));
+        EXPECT_ERROR(MPI_ERR_TYPE, "TDM_Ialltoallw", "recvtypes[",
+                     TDM_Ialltoallw(buf, counts, displs, types, out, counts, displs, bad_types, world, &req));
+        EXPECT_ERROR(MPI_ERR_ARG, "TDM_Ialltoallw", "rdispls",
+                     TDM_Ialltoallw(buf, counts, displs, types, out, counts, NULL, types, world, &req));
+        counts[0] = -1;
+        EXPECT_ERROR(MPI_ERR_COUNT, "TDM_Alltoallw", "sendcounts",
+                     TDM_Alltoallw(buf, counts, displs, types, out, counts + 1, displs, types, world));
+        EXPECT_ERROR(MPI_ERR_BUFFER, "TDM_Ialltoallw", "recvbuf",
+                     TDM_Ialltoallw(buf, counts + 1, displs, types, MPI_IN_PLACE, counts + 1, displs, types, world, &req));
+    }
+
     /* roots */
     EXPECT_ERROR(MPI_ERR_ROOT, "TDM_Ibcast", "root", TDM_Ibcast(buf, 1, MPI_INT, -1, world, &req));
     EXPECT_ERROR(MPI_ERR_ROOT, "TDM_Ireduce", "root", TDM_Ireduce(buf, out, 1, MPI_INT, MPI_SUM, size, world, &req));

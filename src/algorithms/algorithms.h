@@ -65,6 +65,8 @@ int tdm_alltoall_bruck(tdm_schedule *s, const tdm_coll_args *a);
 int tdm_alltoall_linear(tdm_schedule *s, const tdm_coll_args *a);
 int tdm_alltoallv_pairwise(tdm_schedule *s, const tdm_coll_args *a);
 int tdm_alltoallv_linear(tdm_schedule *s, const tdm_coll_args *a);
+int tdm_alltoallw_pairwise(tdm_schedule *s, const tdm_coll_args *a);
+int tdm_alltoallw_linear(tdm_schedule *s, const tdm_coll_args *a);
 
 int tdm_scan_recursive_doubling(tdm_schedule *s, const tdm_coll_args *a);
 int tdm_scan_linear(tdm_schedule *s, const tdm_coll_args *a);

@@ -1,13 +1,42 @@
 #include "alltoall_blocks.h"
 
+/* alltoallw in place: the bytes the blocks of recvbuf cover, copied to a snapshot at the same offsets. */
+static int snapshot_typed_blocks(tdm_schedule *s, const tdm_coll_args *a, tdm_outgoing_blocks *out)
+{
+    MPI_Aint lo = 0, hi = 0;
+    int any = 0;
+    for (int j = 0; j < a->size; j++) {
+        MPI_Aint lb, extent, true_lb, true_extent;
+        if (a->recvcounts[j] == 0 || MPI_Type_get_extent(a->recvtypes[j], &lb, &extent) != MPI_SUCCESS ||
+            MPI_Type_get_true_extent(a->recvtypes[j], &true_lb, &true_extent) != MPI_SUCCESS)
+            continue;
+        MPI_Aint first = a->rdispls[j] + true_lb, end = first + (a->recvcounts[j] - 1) * extent + true_extent;
+        lo = any && lo < first ? lo : first;
+        hi = any && hi > end ? hi : end;
+        any = 1;
+    }
+    char *snapshot = hi > lo ? tdm_sched_tmp(s, (size_t)(hi - lo)) : NULL;
+    if (hi > lo && !snapshot)
+        return 0;
+    char *base = snapshot ? snapshot - lo : NULL;
+    for (int j = 0; j < a->size && base; j++)
+        tdm_sched_copy(s, (char *)a->recvbuf + a->rdispls[j], a->recvcounts[j], a->recvtypes[j],
+                       base + a->rdispls[j], a->recvcounts[j], a->recvtypes[j]);
+    *out = (tdm_outgoing_blocks){.base = base, .counts = a->recvcounts, .displs = a->rdispls,
+                                 .types = a->recvtypes};
+    return 1;
+}
+
 int tdm_outgoing_blocks_init(tdm_schedule *s, const tdm_coll_args *a, tdm_outgoing_blocks *out)
 {
     if (!a->in_place) {
         *out = (tdm_outgoing_blocks){.base = a->sendbuf, .type = a->sendtype, .t = &a->stype,
                                      .counts = a->sendcounts, .displs = a->sdispls,
-                                     .count = a->sendcount};
+                                     .count = a->sendcount, .types = a->sendtypes};
         return 1;
     }
+    if (a->recvtypes)
+        return snapshot_typed_blocks(s, a, out);
     /* elements of recvbuf the blocks cover; copied block by block (their total may pass INT_MAX) */
     MPI_Aint span = (MPI_Aint)a->recvcount * a->size;
     if (a->recvcounts) {
@@ -21,7 +50,8 @@ int tdm_outgoing_blocks_init(tdm_schedule *s, const tdm_coll_args *a, tdm_outgoi
         return 0;
     for (int j = 0; j < a->size; j++) {
         int count;
-        void *block = tdm_incoming_block(a, j, &count);
+        MPI_Datatype type;
+        void *block = tdm_incoming_block(a, j, &count, &type);
         MPI_Aint first = a->rdispls ? a->rdispls[j] : (MPI_Aint)j * a->recvcount;
         tdm_sched_copy(s, block, count, a->recvtype, tdm_elem(snapshot, &a->rtype, first), count, a->recvtype);
     }
@@ -34,8 +64,13 @@ int tdm_outgoing_blocks_init(tdm_schedule *s, const tdm_coll_args *a, tdm_outgoi
 void tdm_outgoing_block(const tdm_outgoing_blocks *out, int j, const void **buf, int *count,
                         MPI_Datatype *type)
 {
-    *type = out->type;
     *count = out->counts ? out->counts[j] : out->count;
+    if (out->types) {
+        *type = out->types[j];
+        *buf = (const char *)out->base + out->displs[j];
+        return;
+    }
+    *type = out->type;
     MPI_Aint first = out->displs ? out->displs[j] : (MPI_Aint)j * out->count;
     *buf = tdm_elem(out->base, out->t, first);
 }

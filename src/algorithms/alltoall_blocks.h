@@ -1,7 +1,8 @@
 /*
- * The per-rank blocks of alltoall and alltoallv, uniform or from counts/displacements. With
- * MPI_IN_PLACE the outgoing blocks are first copied out of recvbuf (same layout and datatype), which
- * the incoming ones then overwrite.
+ * The per-rank blocks of alltoall, alltoallv and alltoallw: uniform, from counts and displacements in
+ * elements, or (alltoallw) with a datatype per rank and displacements in bytes. With MPI_IN_PLACE the
+ * outgoing blocks are first copied out of recvbuf (same layout and datatypes), which the incoming ones
+ * then overwrite.
  */
 #ifndef TANDEM_ALLTOALL_BLOCKS_H
 #define TANDEM_ALLTOALL_BLOCKS_H
@@ -14,6 +15,7 @@ typedef struct {
     const tdm_typeinfo *t;
     const int *counts, *displs; /* NULL: uniform blocks of `count` */
     int count;
+    const MPI_Datatype *types;  /* alltoallw: the type of each block; displs are in bytes */
 } tdm_outgoing_blocks;
 
 /* Describes (and for MPI_IN_PLACE, schedules the snapshot of) the blocks this rank sends. */
@@ -21,10 +23,15 @@ int tdm_outgoing_blocks_init(tdm_schedule *s, const tdm_coll_args *a, tdm_outgoi
 void tdm_outgoing_block(const tdm_outgoing_blocks *out, int j, const void **buf, int *count,
                         MPI_Datatype *type);
 
-/* Where the block from rank j lands. */
-static inline void *tdm_incoming_block(const tdm_coll_args *a, int j, int *count)
+/* Where the block from rank j lands, and its count and datatype. */
+static inline void *tdm_incoming_block(const tdm_coll_args *a, int j, int *count, MPI_Datatype *type)
 {
     *count = a->recvcounts ? a->recvcounts[j] : a->recvcount;
+    if (a->recvtypes) {
+        *type = a->recvtypes[j];
+        return (char *)a->recvbuf + a->rdispls[j];
+    }
+    *type = a->recvtype;
     MPI_Aint first = a->rdispls ? a->rdispls[j] : (MPI_Aint)j * a->recvcount;
     return tdm_elem(a->recvbuf, &a->rtype, first);
 }

@@ -1,4 +1,4 @@
-/* Linear alltoall and alltoallv: every message posted at once in one round. Fewest rounds; for few
+/* Linear alltoall, alltoallv and alltoallw: every message posted at once in one round. Fewest rounds; for few
  * ranks or short blocks. */
 #include "alltoall_blocks.h"
 
@@ -12,15 +12,15 @@ static int alltoall_linear(tdm_schedule *s, const tdm_coll_args *a)
         int dst = (r + i) % p, src = (r - i + p) % p;
         const void *sbuf;
         int scount, rcount;
-        MPI_Datatype stype;
+        MPI_Datatype stype, rtype;
         tdm_outgoing_block(&out, dst, &sbuf, &scount, &stype);
-        void *rbuf = tdm_incoming_block(a, src, &rcount);
+        void *rbuf = tdm_incoming_block(a, src, &rcount, &rtype);
         if (i == 0) {
             if (!a->in_place)
-                tdm_sched_copy(s, sbuf, scount, stype, rbuf, rcount, a->recvtype);
+                tdm_sched_copy(s, sbuf, scount, stype, rbuf, rcount, rtype);
             continue;
         }
-        tdm_sched_recv(s, rbuf, rcount, a->recvtype, src);
+        tdm_sched_recv(s, rbuf, rcount, rtype, src);
         tdm_sched_send(s, sbuf, scount, stype, dst);
     }
     return tdm_sched_finish(s);
@@ -28,3 +28,4 @@ static int alltoall_linear(tdm_schedule *s, const tdm_coll_args *a)
 
 int tdm_alltoall_linear(tdm_schedule *s, const tdm_coll_args *a) { return alltoall_linear(s, a); }
 int tdm_alltoallv_linear(tdm_schedule *s, const tdm_coll_args *a) { return alltoall_linear(s, a); }
+int tdm_alltoallw_linear(tdm_schedule *s, const tdm_coll_args *a) { return alltoall_linear(s, a); }

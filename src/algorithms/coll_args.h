@@ -29,6 +29,7 @@ typedef enum {
     TDM_COLL_REDUCE_SCATTER_BLOCK,
     TDM_COLL_ALLTOALL,
     TDM_COLL_ALLTOALLV,
+    TDM_COLL_ALLTOALLW,
     TDM_COLL_SCAN,
     TDM_COLL_EXSCAN,
     TDM_NCOLLECTIVES
@@ -68,6 +69,8 @@ typedef struct tdm_coll_args {
     tdm_typeinfo stype, rtype;
     const int *sendcounts, *sdispls;
     const int *recvcounts, *rdispls; /* also reduce_scatter's recvcounts */
+    /* alltoallw: a datatype per rank; its sdispls and rdispls count bytes */
+    const MPI_Datatype *sendtypes, *recvtypes;
 
     int root;
 

@@ -99,6 +99,13 @@ int TDM_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
     return rc != MPI_SUCCESS ? rc : tdm_wait("TDM_Alltoallv", &request, MPI_STATUS_IGNORE);
 }
 
+int TDM_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    TDM_Request request;
+    int rc = tdm_ialltoallw("TDM_Alltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, &request);
+    return rc != MPI_SUCCESS ? rc : tdm_wait("TDM_Alltoallw", &request, MPI_STATUS_IGNORE);
+}
+
 int TDM_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     TDM_Request request;

@@ -13,6 +13,7 @@
 #include "op_rules.h"
 #include "request.h"
 #include "sched_cache.h"
+#include "typed_blocks.h"
 
 #define CHECK(call)                                                                                     \
     do {                                                                                                \
@@ -145,6 +146,8 @@ static int start(const char *fn, tdm_coll_args *a, const tdm_sched_key *key, MPI
     req->shadow = shadow;
     if ((rc = hold_types(req, a)) != MPI_SUCCESS)
         return abandon(req, tdm_mpi_error(fn, "duplicating a derived datatype", rc));
+    if (a->kind == TDM_COLL_ALLTOALLW && (rc = tdm_hold_typed_blocks(req, a)) != MPI_SUCCESS)
+        return abandon(req, tdm_mpi_error(fn, "holding the datatypes of the blocks", rc));
     if (a->op != MPI_OP_NULL && !tdm_op_is_predefined(a->op)) { /* the program may free it at once */
         if ((rc = tdm_op_hold(a->op)) != MPI_SUCCESS)
             return abandon(req, tdm_error(fn, rc, "out of memory for the request"));
@@ -609,6 +612,56 @@ int tdm_ialltoallv(const char *fn, const void *sendbuf, const int sendcounts[], 
     return start(fn, &a, NULL, comm, request);
 }
 
+/* One side of alltoallw: counts, byte displacements and a datatype per rank, checked where a block has
+ * elements (a datatype is not significant for an empty block). */
+static int check_side_w(const char *fn, const char *side, const void *buf, const int *counts, const int *displs,
+                        const MPI_Datatype *types, int size)
+{
+    char counts_name[16], displs_name[16], types_name[16], buf_name[16], one[32];
+    snprintf(counts_name, sizeof counts_name, "%scounts", side);
+    snprintf(displs_name, sizeof displs_name, "%sdispls", side[0] == 's' ? "s" : "r");
+    snprintf(types_name, sizeof types_name, "%stypes", side);
+    snprintf(buf_name, sizeof buf_name, "%sbuf", side);
+    CHECK(tdm_check_counts(fn, counts_name, counts, displs_name, displs, size));
+    if (!types)
+        return tdm_error(fn, MPI_ERR_ARG, "%s is NULL (argument %s)", types_name, types_name);
+    for (int j = 0; j < size; j++) {
+        if (counts[j] == 0)
+            continue;
+        tdm_typeinfo info;
+        snprintf(one, sizeof one, "%s[%d]", types_name, j);
+        CHECK(tdm_check_type(fn, one, types[j], &info));
+        CHECK(tdm_check_buffer(fn, buf_name, buf, counts[j], types[j]));
+    }
+    return MPI_SUCCESS;
+}
+
+int tdm_ialltoallw(const char *fn, const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
+                   const MPI_Datatype recvtypes[], MPI_Comm comm, TDM_Request *request)
+{
+    tdm_coll_args a;
+    CHECK(tdm_check_call(fn, comm, request, TDM_COLL_ALLTOALLW, &a));
+    if (recvbuf == MPI_IN_PLACE)
+        return tdm_error(fn, MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed here (argument recvbuf)");
+    CHECK(check_side_w(fn, "recv", recvbuf, recvcounts, rdispls, recvtypes, a.size));
+    if (sendbuf == MPI_IN_PLACE) {
+        a.in_place = 1;
+    } else {
+        CHECK(check_side_w(fn, "send", sendbuf, sendcounts, sdispls, sendtypes, a.size));
+        CHECK(tdm_check_not_aliased(fn, sendbuf, recvbuf, 1));
+        a.sendbuf = sendbuf;
+        a.sendcounts = sendcounts;
+        a.sdispls = sdispls;
+        a.sendtypes = sendtypes;
+    }
+    a.recvbuf = recvbuf;
+    a.recvcounts = recvcounts;
+    a.rdispls = rdispls;
+    a.recvtypes = recvtypes;
+    return start(fn, &a, NULL, comm, request);
+}
+
 /* The public non-blocking functions. */
 int TDM_Ibarrier(MPI_Comm comm, TDM_Request *request) { return tdm_ibarrier("TDM_Ibarrier", comm, request); }
 
@@ -701,6 +754,14 @@ int TDM_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
 {
     return tdm_ialltoallv("TDM_Ialltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
                           rdispls, recvtype, comm, request);
+}
+
+int TDM_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
+                   const MPI_Datatype recvtypes[], MPI_Comm comm, TDM_Request *request)
+{
+    return tdm_ialltoallw("TDM_Ialltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+                          rdispls, recvtypes, comm, request);
 }
 
 int TDM_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,

@@ -2,6 +2,7 @@
 
 #include "../base/state.h"
 #include "op_hold.h"
+#include "typed_blocks.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -71,6 +72,8 @@ void tdm_request_release(struct tdm_request *req)
     for (int i = 0; i < req->nowned; i++)
         MPI_Type_free(&req->owned_types[i]);
     req->nowned = 0;
+    if (req->typed_blocks || req->typed_dups)
+        tdm_release_typed_blocks(req);
     if (req->holds_op)
         tdm_op_release(req->held_op);
     req->holds_op = 0;

@@ -42,6 +42,10 @@ struct tdm_request {
     tdm_shadow *shadow;
     MPI_Datatype owned_types[2]; /* duplicates of the caller's derived datatypes, freed at the end */
     int nowned;
+    MPI_Datatype *typed_blocks;  /* alltoallw: the datatype arrays the schedule reads, with derived ones
+                                    replaced by duplicates (typed_dups, as owned_types); see typed_blocks.h */
+    MPI_Datatype *typed_dups;
+    int ntyped_dups;
     MPI_Op held_op;            /* a user op the call applies, held against MPI_Op_free (op_hold.h) */
     int holds_op;
     struct tdm_request *active_prev, *active_next; /* the agent's list of running requests */

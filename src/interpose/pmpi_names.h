@@ -38,6 +38,7 @@
 #define MPI_Ireduce_scatter_block PMPI_Ireduce_scatter_block
 #define MPI_Ialltoall PMPI_Ialltoall
 #define MPI_Ialltoallv PMPI_Ialltoallv
+#define MPI_Ialltoallw PMPI_Ialltoallw
 #define MPI_Iscan PMPI_Iscan
 #define MPI_Iexscan PMPI_Iexscan
 #define MPI_Barrier PMPI_Barrier
@@ -54,6 +55,7 @@
 #define MPI_Reduce_scatter_block PMPI_Reduce_scatter_block
 #define MPI_Alltoall PMPI_Alltoall
 #define MPI_Alltoallv PMPI_Alltoallv
+#define MPI_Alltoallw PMPI_Alltoallw
 #define MPI_Scan PMPI_Scan
 #define MPI_Exscan PMPI_Exscan
 

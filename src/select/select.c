@@ -53,6 +53,7 @@ static const tdm_algorithm reduce_scatter_algs[] = {ALG(reduce_scatter, pairwise
 static const tdm_algorithm alltoall_algs[] = {ALG(alltoall, pairwise, 0), ALG(alltoall, bruck, 0),
                                               ALG(alltoall, linear, 0)};
 static const tdm_algorithm alltoallv_algs[] = {ALG(alltoallv, pairwise, 0), ALG(alltoallv, linear, 0)};
+static const tdm_algorithm alltoallw_algs[] = {ALG(alltoallw, pairwise, 0), ALG(alltoallw, linear, 0)};
 static const tdm_algorithm scan_algs[] = {ALG(scan, recursive_doubling, 0), ALG(scan, linear, 0)};
 static const tdm_algorithm exscan_algs[] = {ALG(exscan, recursive_doubling, 0),
                                             ALG(exscan, linear, 0)};
@@ -192,6 +193,7 @@ static const collective_table tables[TDM_NCOLLECTIVES] = {
         TABLE("reduce_scatter_block", reduce_scatter_algs, 0, choose_reduce_scatter),
     [TDM_COLL_ALLTOALL] = TABLE("alltoall", alltoall_algs, 0, choose_alltoall),
     [TDM_COLL_ALLTOALLV] = TABLE("alltoallv", alltoallv_algs, 0, choose_alltoallv),
+    [TDM_COLL_ALLTOALLW] = TABLE("alltoallw", alltoallw_algs, 0, choose_alltoallv),
     [TDM_COLL_SCAN] = TABLE("scan", scan_algs, 0, choose_scan),
     [TDM_COLL_EXSCAN] = TABLE("exscan", exscan_algs, 0, choose_scan),
 };

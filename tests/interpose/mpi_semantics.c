@@ -1,8 +1,8 @@
 /*
  * A plain MPI program on the corners of MPI's semantics that real programs and suites rely on: a user
  * op freed while the collectives using it are in flight, datatypes of no bytes given non-zero counts,
- * and (type, op) pairs outside the standard's list that the MPI accepts anyway (MPI_SUM on MPI_CHAR,
- * as the OSU benchmarks use it). Built plain and with the interposer: the results are compared with
+ * (type, op) pairs outside the standard's list that the MPI accepts anyway (MPI_SUM on MPI_CHAR, as
+ * the OSU benchmarks use it), and alltoallw with a datatype per rank. Built plain and with the interposer: the results are compared with
  * values computed here or with MPI's own collectives (called by their PMPI names, which the interposer
  * does not take), and interposed, Tandem must have served the calls (EXPECT_INTERPOSED=1).
  */
@@ -209,6 +209,63 @@ static void empty_types(void)
     free(displs);
 }
 
+/* ---- alltoallw: a datatype per rank, displacements in bytes ---- */
+
+/* Rank r and rank j exchange 2 ints where r + j is even, 1 double and a vector of 3 shorts (stride 2)
+ * where it is odd: per-rank datatypes, byte displacements in reverse rank order. Compared with MPI's
+ * own alltoallw (PMPI), out of place and in place. */
+static void alltoallw_mixed(void)
+{
+    MPI_Datatype dbl_vec, shorts;
+    MPI_Type_vector(3, 1, 2, MPI_SHORT, &shorts);
+    int lens[2] = {1, 1};
+    MPI_Aint offsets[2] = {0, 16};
+    MPI_Datatype parts[2] = {MPI_DOUBLE, shorts};
+    MPI_Type_create_struct(2, lens, offsets, parts, &dbl_vec);
+    MPI_Type_commit(&dbl_vec);
+    MPI_Type_free(&shorts);
+    enum { BLOCK = 32 }; /* bytes reserved per rank */
+    int n = size;
+    int *counts = malloc(sizeof(int) * (size_t)n), *displs = malloc(sizeof(int) * (size_t)n);
+    MPI_Datatype *types = malloc(sizeof(MPI_Datatype) * (size_t)n);
+    unsigned char *send = malloc((size_t)n * BLOCK), *ours = malloc((size_t)n * BLOCK),
+                  *theirs = malloc((size_t)n * BLOCK);
+    for (int j = 0; j < n; j++) {
+        int ints = (rank + j) % 2 == 0;
+        counts[j] = ints ? 2 : 1;
+        types[j] = ints ? MPI_INT : dbl_vec;
+        displs[j] = (n - 1 - j) * BLOCK;
+    }
+    for (int b = 0; b < n * BLOCK; b++)
+        send[b] = (unsigned char)(rank * 29 + b * 7);
+    for (int in_place = 0; in_place < 2; in_place++) {
+        memset(ours, 0xee, (size_t)n * BLOCK);
+        memset(theirs, 0xee, (size_t)n * BLOCK);
+        if (in_place) {
+            memcpy(ours, send, (size_t)n * BLOCK);
+            memcpy(theirs, send, (size_t)n * BLOCK);
+        }
+        long before = served_now();
+        MPI_Request req;
+        MPI_Ialltoallw(in_place ? MPI_IN_PLACE : send, counts, displs, types, ours, counts, displs, types,
+                       MPI_COMM_WORLD, &req);
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+        if (interposed)
+            check(served_now() - before == 1, "MPI_Ialltoallw served by Tandem", served_now() - before);
+        PMPI_Alltoallw(in_place ? MPI_IN_PLACE : send, counts, displs, types, theirs, counts, displs, types,
+                       MPI_COMM_WORLD);
+        check(memcmp(ours, theirs, (size_t)n * BLOCK) == 0, in_place ? "in-place MPI_Ialltoallw: MPI's bytes"
+                                                                     : "MPI_Ialltoallw: MPI's bytes", in_place);
+    }
+    MPI_Type_free(&dbl_vec);
+    free(counts);
+    free(displs);
+    free(types);
+    free(send);
+    free(ours);
+    free(theirs);
+}
+
 /* ---- (type, op) pairs the MPI accepts beyond the standard's list ---- */
 
 static void pairs_the_mpi_accepts(void)
@@ -251,6 +308,7 @@ int main(int argc, char **argv)
         freed_ops();
         empty_types();
         pairs_the_mpi_accepts();
+        alltoallw_mixed();
     }
     int all_failures = 0;
     MPI_Reduce(&failures, &all_failures, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);

@@ -27,6 +27,7 @@
 #define TDM_Ireduce_scatter_block MPI_Ireduce_scatter_block
 #define TDM_Ialltoall MPI_Ialltoall
 #define TDM_Ialltoallv MPI_Ialltoallv
+#define TDM_Ialltoallw MPI_Ialltoallw
 #define TDM_Iscan MPI_Iscan
 #define TDM_Iexscan MPI_Iexscan
 

@@ -3,6 +3,8 @@
  */
 #include "fortran.h"
 
+#include <stdlib.h>
+
 /* ---- non-blocking collectives ---- */
 
 static void ibcast(void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *request,
@@ -235,6 +237,35 @@ static void alltoallv(void *sbuf, MPI_Fint *scounts, MPI_Fint *sdispls, MPI_Fint
                                        TYPE(rtype), COMM(comm)));
 }
 FORTRAN_NAMES(mpi_alltoallv, alltoallv);
+
+/* The C datatypes of a Fortran array of n; NULL if out of memory. */
+static MPI_Datatype *types_f2c(const MPI_Fint *types, int n)
+{
+    MPI_Datatype *c = malloc(sizeof *c * (n > 0 ? (size_t)n : 1));
+    for (int i = 0; c && i < n; i++)
+        c[i] = PMPI_Type_f2c(types[i]);
+    return c;
+}
+
+/* Blocking only: the non-blocking form would have to keep its converted arrays until the call
+ * completes, and goes to MPI's own binding. */
+static void alltoallw(void *sbuf, MPI_Fint *scounts, MPI_Fint *sdispls, MPI_Fint *stypes, void *rbuf,
+                      MPI_Fint *rcounts, MPI_Fint *rdispls, MPI_Fint *rtypes, MPI_Fint *comm, MPI_Fint *ierr)
+{
+    MPI_Comm c = COMM(comm);
+    int n = 0, inter = 0;
+    PMPI_Comm_test_inter(c, &inter);
+    (inter ? PMPI_Comm_remote_size : PMPI_Comm_size)(c, &n);
+    void *send = BUF(sbuf);
+    MPI_Datatype *st = send == MPI_IN_PLACE ? NULL : types_f2c(stypes, n), *rt = types_f2c(rtypes, n);
+    int rc = (send != MPI_IN_PLACE && !st) || !rt
+                 ? MPI_ERR_NO_MEM
+                 : MPI_Alltoallw(send, scounts, sdispls, st, BUF(rbuf), rcounts, rdispls, rt, c);
+    free(st);
+    free(rt);
+    tdm_f_set_ierr(ierr, rc);
+}
+FORTRAN_NAMES(mpi_alltoallw, alltoallw);
 
 static void scan(void *sbuf, void *rbuf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *op, MPI_Fint *comm,
                  MPI_Fint *ierr)
