@@ -84,6 +84,53 @@ int TDM_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dataty
 int TDM_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 MPI_Comm comm, TDM_Request *request);
 
+/* Persistent collectives (MPI-4): the call's arguments checked and its schedule built once; each
+ * TDM_Start runs it again (every rank starts its persistent calls in the same order), TDM_Wait or
+ * TDM_Test completes it and leaves the request inactive, TDM_Request_free frees an inactive one. The
+ * buffers and arrays given stay in use until then. info is accepted and not read (MPI defines no
+ * keys for collectives). */
+int TDM_Barrier_init(MPI_Comm comm, MPI_Info info, TDM_Request *request);
+int TDM_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info,
+                   TDM_Request *request);
+int TDM_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                    MPI_Comm comm, MPI_Info info, TDM_Request *request);
+int TDM_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                       MPI_Comm comm, MPI_Info info, TDM_Request *request);
+int TDM_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                    MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, TDM_Request *request);
+int TDM_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm,
+                     MPI_Info info, TDM_Request *request);
+int TDM_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                     MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, TDM_Request *request);
+int TDM_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                      void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                      MPI_Info info, TDM_Request *request);
+int TDM_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, TDM_Request *request);
+int TDM_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                        const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                        MPI_Info info, TDM_Request *request);
+int TDM_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                            MPI_Op op, MPI_Comm comm, MPI_Info info, TDM_Request *request);
+int TDM_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
+                                  MPI_Op op, MPI_Comm comm, MPI_Info info, TDM_Request *request);
+int TDM_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                      MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, TDM_Request *request);
+int TDM_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                       void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                       MPI_Comm comm, MPI_Info info, TDM_Request *request);
+int TDM_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                       const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
+                       const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, TDM_Request *request);
+int TDM_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                  MPI_Info info, TDM_Request *request);
+int TDM_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                    MPI_Comm comm, MPI_Info info, TDM_Request *request);
+int TDM_Start(TDM_Request *request);
+int TDM_Startall(int count, TDM_Request requests[]);
+int TDM_Request_free(TDM_Request *request);
+
 /* Blocking collectives: the non-blocking form followed by TDM_Wait. */
 int TDM_Barrier(MPI_Comm comm);
 int TDM_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);

@@ -3,7 +3,8 @@
  * same order everywhere and completed in a different order on every rank (Waitall, Waitany, Test
  * loops), with the application's own point-to-point traffic (MPI_ANY_SOURCE / MPI_ANY_TAG, on the same
  * communicator) going on in between. Results are compared with MPI's blocking collectives afterwards.
- * Then 300 collectives running at once on one communicator. Run with TANDEM_TAG_RANGE=4 and 3 as well,
+ * Then 300 collectives running at once on one communicator, and every kind as a persistent collective
+ * started again and again. Run with TANDEM_TAG_RANGE=4 and 3 as well,
  * so that sequence tags wrap many times.
  */
 #include "harness.h"
@@ -74,74 +75,84 @@ static void fill(op *o, int i)
 
 static int v_forms_fit(const op *o) { return size_of(o->comm) <= MAX_RANKS; }
 
-/* Tandem's call (req != NULL) or MPI's own into dst, waited for (req == NULL), for the same operation. */
-static int run(op *o, int *dst, TDM_Request *req)
+/* Tandem's non-blocking call, or (persistent) its _init form with the same arguments. */
+#define TANDEM(nonblocking, init, ...) (persistent ? init(__VA_ARGS__, MPI_INFO_NULL, req) : nonblocking(__VA_ARGS__, req))
+
+/* A broadcast's root starts from its data in the buffer. */
+static void prepare(op *o, int *dst)
+{
+    if (o->kind == BCAST && rank_of(o->comm) == o->root)
+        memcpy(dst, o->in, sizeof(int) * (size_of(o->comm) <= 8 ? LEN : 1));
+}
+
+/* Tandem's call (req != NULL; persistent: its persistent request, not started) or MPI's own into dst,
+ * waited for (req == NULL), for the same operation. */
+static int run(op *o, int *dst, TDM_Request *req, int persistent)
 {
     int p = size_of(o->comm), r = rank_of(o->comm), len = p <= 8 ? LEN : 1, b = block_of(o->comm);
     int mpi = req == NULL, rb = o->recvcounts[r]; /* this rank's block of a scatterv / reduce_scatter */
     if (!v_forms_fit(o) && (o->kind == GATHERV || o->kind == SCATTERV || o->kind == ALLGATHERV ||
                             o->kind == ALLTOALLV || o->kind == REDUCE_SCATTER))
-        return mpi ? MPI_SUCCESS : TDM_Ibarrier(o->comm, req);
+        return mpi ? MPI_SUCCESS : TANDEM(TDM_Ibarrier, TDM_Barrier_init, o->comm);
     switch (o->kind) {
     case ALLREDUCE:
         return mpi ? REFERENCE(MPI_Iallreduce, o->in, dst, len, MPI_INT, MPI_SUM, o->comm)
-                   : TDM_Iallreduce(o->in, dst, len, MPI_INT, MPI_SUM, o->comm, req);
+                   : TANDEM(TDM_Iallreduce, TDM_Allreduce_init, o->in, dst, len, MPI_INT, MPI_SUM, o->comm);
     case BCAST:
-        if (r == o->root)
-            memcpy(dst, o->in, sizeof(int) * len);
-        return mpi ? REFERENCE(MPI_Ibcast, dst, len, MPI_INT, o->root, o->comm) : TDM_Ibcast(dst, len, MPI_INT, o->root, o->comm, req);
+        prepare(o, dst);
+        return mpi ? REFERENCE(MPI_Ibcast, dst, len, MPI_INT, o->root, o->comm) : TANDEM(TDM_Ibcast, TDM_Bcast_init, dst, len, MPI_INT, o->root, o->comm);
     case ALLGATHER:
         return mpi ? REFERENCE(MPI_Iallgather, o->in, b, MPI_INT, dst, b, MPI_INT, o->comm)
-                   : TDM_Iallgather(o->in, b, MPI_INT, dst, b, MPI_INT, o->comm, req);
+                   : TANDEM(TDM_Iallgather, TDM_Allgather_init, o->in, b, MPI_INT, dst, b, MPI_INT, o->comm);
     case ALLTOALL:
         return mpi ? REFERENCE(MPI_Ialltoall, o->in, b, MPI_INT, dst, b, MPI_INT, o->comm)
-                   : TDM_Ialltoall(o->in, b, MPI_INT, dst, b, MPI_INT, o->comm, req);
+                   : TANDEM(TDM_Ialltoall, TDM_Alltoall_init, o->in, b, MPI_INT, dst, b, MPI_INT, o->comm);
     case SCAN:
         return mpi ? REFERENCE(MPI_Iscan, o->in, dst, len, MPI_INT, MPI_SUM, o->comm)
-                   : TDM_Iscan(o->in, dst, len, MPI_INT, MPI_SUM, o->comm, req);
+                   : TANDEM(TDM_Iscan, TDM_Scan_init, o->in, dst, len, MPI_INT, MPI_SUM, o->comm);
     case REDUCE:
         return mpi ? REFERENCE(MPI_Ireduce, o->in, dst, len, MPI_INT, MPI_MAX, o->root, o->comm)
-                   : TDM_Ireduce(o->in, dst, len, MPI_INT, MPI_MAX, o->root, o->comm, req);
+                   : TANDEM(TDM_Ireduce, TDM_Reduce_init, o->in, dst, len, MPI_INT, MPI_MAX, o->root, o->comm);
     case GATHER:
         return mpi ? REFERENCE(MPI_Igather, o->in, b, MPI_INT, dst, b, MPI_INT, o->root, o->comm)
-                   : TDM_Igather(o->in, b, MPI_INT, dst, b, MPI_INT, o->root, o->comm, req);
+                   : TANDEM(TDM_Igather, TDM_Gather_init, o->in, b, MPI_INT, dst, b, MPI_INT, o->root, o->comm);
     case GATHERV:
         return mpi ? REFERENCE(MPI_Igatherv, o->in, rb, MPI_INT, dst, o->recvcounts, o->rdispls, MPI_INT, o->root, o->comm)
-                   : TDM_Igatherv(o->in, rb, MPI_INT, dst, o->recvcounts, o->rdispls, MPI_INT, o->root, o->comm, req);
+                   : TANDEM(TDM_Igatherv, TDM_Gatherv_init, o->in, rb, MPI_INT, dst, o->recvcounts, o->rdispls, MPI_INT, o->root, o->comm);
     case SCATTER:
         return mpi ? REFERENCE(MPI_Iscatter, o->in, b, MPI_INT, dst, b, MPI_INT, o->root, o->comm)
-                   : TDM_Iscatter(o->in, b, MPI_INT, dst, b, MPI_INT, o->root, o->comm, req);
+                   : TANDEM(TDM_Iscatter, TDM_Scatter_init, o->in, b, MPI_INT, dst, b, MPI_INT, o->root, o->comm);
     case SCATTERV:
         return mpi ? REFERENCE(MPI_Iscatterv, o->in, o->sendcounts, o->sdispls, MPI_INT, dst, rb, MPI_INT, o->root, o->comm)
-                   : TDM_Iscatterv(o->in, o->sendcounts, o->sdispls, MPI_INT, dst, rb, MPI_INT, o->root, o->comm, req);
+                   : TANDEM(TDM_Iscatterv, TDM_Scatterv_init, o->in, o->sendcounts, o->sdispls, MPI_INT, dst, rb, MPI_INT, o->root, o->comm);
     case ALLGATHERV:
         return mpi ? REFERENCE(MPI_Iallgatherv, o->in, rb, MPI_INT, dst, o->recvcounts, o->rdispls, MPI_INT, o->comm)
-                   : TDM_Iallgatherv(o->in, rb, MPI_INT, dst, o->recvcounts, o->rdispls, MPI_INT, o->comm, req);
+                   : TANDEM(TDM_Iallgatherv, TDM_Allgatherv_init, o->in, rb, MPI_INT, dst, o->recvcounts, o->rdispls, MPI_INT, o->comm);
     case ALLTOALLV:
         return mpi ? REFERENCE(MPI_Ialltoallv, o->in, o->sendcounts, o->sdispls, MPI_INT, dst, o->recvcounts, o->rdispls,
                                    MPI_INT, o->comm)
-                   : TDM_Ialltoallv(o->in, o->sendcounts, o->sdispls, MPI_INT, dst, o->recvcounts, o->rdispls,
-                                    MPI_INT, o->comm, req);
+                   : TANDEM(TDM_Ialltoallv, TDM_Alltoallv_init, o->in, o->sendcounts, o->sdispls, MPI_INT, dst, o->recvcounts, o->rdispls,
+                                    MPI_INT, o->comm);
     case REDUCE_SCATTER:
         return mpi ? REFERENCE(MPI_Ireduce_scatter, o->in, dst, o->recvcounts, MPI_INT, MPI_SUM, o->comm)
-                   : TDM_Ireduce_scatter(o->in, dst, o->recvcounts, MPI_INT, MPI_SUM, o->comm, req);
+                   : TANDEM(TDM_Ireduce_scatter, TDM_Reduce_scatter_init, o->in, dst, o->recvcounts, MPI_INT, MPI_SUM, o->comm);
     case REDUCE_SCATTER_BLOCK:
         return mpi ? REFERENCE(MPI_Ireduce_scatter_block, o->in, dst, b, MPI_INT, MPI_SUM, o->comm)
-                   : TDM_Ireduce_scatter_block(o->in, dst, b, MPI_INT, MPI_SUM, o->comm, req);
+                   : TANDEM(TDM_Ireduce_scatter_block, TDM_Reduce_scatter_block_init, o->in, dst, b, MPI_INT, MPI_SUM, o->comm);
     case EXSCAN:
         return mpi ? REFERENCE(MPI_Iexscan, o->in, dst, len, MPI_INT, MPI_SUM, o->comm)
-                   : TDM_Iexscan(o->in, dst, len, MPI_INT, MPI_SUM, o->comm, req);
-    default: return mpi ? MPI_SUCCESS : TDM_Ibarrier(o->comm, req);
+                   : TANDEM(TDM_Iexscan, TDM_Exscan_init, o->in, dst, len, MPI_INT, MPI_SUM, o->comm);
+    default: return mpi ? MPI_SUCCESS : TANDEM(TDM_Ibarrier, TDM_Barrier_init, o->comm);
     }
 }
 
-static int start(op *o, TDM_Request *req) { return run(o, o->out, req); }
+static int start(op *o, TDM_Request *req) { return run(o, o->out, req, 0); }
 
 /* MPI's answer for the same operation. */
 static void expect(op *o, int *ref)
 {
     memset(ref, 0, sizeof(int) * LEN * 8);
-    check(run(o, ref, NULL) == MPI_SUCCESS, "MPI's own call (kind %d) failed", o->kind);
+    check(run(o, ref, NULL, 0) == MPI_SUCCESS, "MPI's own call (kind %d) failed", o->kind);
 }
 
 /* Where the result means something: the root of a reduce or gather, every rank but 0 of an exscan. */
@@ -192,6 +203,55 @@ static void app_finish(app_traffic *t, int round)
 }
 
 static op ops[2 * N_OPS];
+
+/* 7. Every kind as a persistent request on two communicators, built once and started 4 times with new
+ * data (TDM_Startall), beside non-blocking calls, completed in a rank-dependent order; then freed. */
+static void persistent_rounds(MPI_Comm world, MPI_Comm other)
+{
+    enum { N = 2 * NKINDS, ROUNDS = 4 };
+    TDM_Request reqs[N], beside[2];
+    for (int i = 0; i < N; i++) {
+        ops[i].kind = i % NKINDS;
+        ops[i].comm = i < NKINDS ? world : other;
+        fill(&ops[i], i);
+        CHECK_TDM(run(&ops[i], ops[i].out, &reqs[i], 1));
+    }
+    int rank = rank_of(world), p = size_of(world), in[2] = {rank, -rank}, out[2];
+    for (int round = 0; round < ROUNDS; round++) {
+        for (int i = 0; i < N; i++) {
+            fill(&ops[i], i + (round + 1) * N * p); /* new data, the same root */
+            prepare(&ops[i], ops[i].out);
+        }
+        CHECK_TDM(TDM_Iallreduce(in, out, 1, MPI_INT, MPI_SUM, world, &beside[0]));
+        CHECK_TDM(TDM_Startall(N / 2, reqs));
+        CHECK_TDM(TDM_Ibarrier(other, &beside[1]));
+        for (int i = N / 2; i < N; i++)
+            CHECK_TDM(TDM_Start(&reqs[i]));
+        if (round % 2 == 0) {
+            CHECK_TDM(TDM_Waitall(N, reqs, MPI_STATUSES_IGNORE));
+        } else {
+            for (int k = 0; k < N; k++) { /* Test loops, from a rank-dependent request on */
+                int i = (k + rank * 5) % N, flag = 0;
+                while (!flag)
+                    CHECK_TDM(TDM_Test(&reqs[i], &flag, MPI_STATUS_IGNORE));
+            }
+        }
+        CHECK_TDM(TDM_Waitall(2, beside, MPI_STATUSES_IGNORE));
+        for (int i = 0; i < N; i++)
+            check(reqs[i] != TDM_REQUEST_NULL, "round %d: a completed persistent request %d was released", round, i);
+        verify(ops, N, "persistent");
+    }
+    /* inactive: Wait and Test return at once, Waitany finds nothing */
+    int flag = 0, index = 0;
+    CHECK_TDM(TDM_Wait(&reqs[0], MPI_STATUS_IGNORE));
+    CHECK_TDM(TDM_Test(&reqs[1], &flag, MPI_STATUS_IGNORE));
+    CHECK_TDM(TDM_Waitany(N, reqs, &index, MPI_STATUS_IGNORE));
+    check(flag == 1 && index == MPI_UNDEFINED, "inactive persistent requests: Test flag %d, Waitany index %d", flag,
+          index);
+    for (int i = 0; i < N; i++)
+        CHECK_TDM(TDM_Request_free(&reqs[i]));
+    check(reqs[0] == TDM_REQUEST_NULL && reqs[N - 1] == TDM_REQUEST_NULL, "TDM_Request_free sets the request to null");
+}
 
 int main(int argc, char **argv)
 {
@@ -326,6 +386,7 @@ int main(int argc, char **argv)
                   MANY, many_out[i]);
     }
 
+    persistent_rounds(MPI_COMM_WORLD, other);
     MPI_Comm_free(&other);
     return harness_finish();
 }

@@ -267,6 +267,29 @@ int main(int argc, char **argv)
                      TDM_Ialltoallw(buf, counts + 1, displs, types, MPI_IN_PLACE, counts + 1, displs, types, world, &req));
     }
 
+    /* persistent requests */
+    {
+        TDM_Request nb, pers[2];
+        EXPECT_ERROR(MPI_ERR_COUNT, "TDM_Allreduce_init", "count",
+                     TDM_Allreduce_init(buf, out, -2, MPI_INT, MPI_SUM, world, MPI_INFO_NULL, &pers[0]));
+        EXPECT_ERROR(MPI_ERR_ARG, "TDM_Start", "request", TDM_Start(NULL));
+        CHECK_TDM(TDM_Allreduce_init(buf, out, 2, MPI_INT, MPI_SUM, world, MPI_INFO_NULL, &pers[0]));
+        CHECK_TDM(TDM_Bcast_init(out + 4, 2, MPI_INT, 0, world, MPI_INFO_NULL, &pers[1]));
+        CHECK_TDM(TDM_Ibarrier(world, &nb));
+        EXPECT_ERROR(MPI_ERR_REQUEST, "TDM_Start", "not a persistent request", TDM_Start(&nb));
+        EXPECT_ERROR(MPI_ERR_REQUEST, "TDM_Request_free", "TDM_Wait", TDM_Request_free(&nb));
+        CHECK_TDM(TDM_Wait(&nb, MPI_STATUS_IGNORE));
+        TDM_Request twice[2] = {pers[0], pers[0]};
+        EXPECT_ERROR(MPI_ERR_REQUEST, "TDM_Startall", "requests[1]", TDM_Startall(2, twice));
+        CHECK_TDM(TDM_Startall(2, pers));
+        EXPECT_ERROR(MPI_ERR_REQUEST, "TDM_Start", "active", TDM_Start(&pers[0]));
+        EXPECT_ERROR(MPI_ERR_REQUEST, "TDM_Request_free", "active", TDM_Request_free(&pers[1]));
+        CHECK_TDM(TDM_Waitall(2, pers, MPI_STATUSES_IGNORE));
+        CHECK_TDM(TDM_Request_free(&pers[0]));
+        CHECK_TDM(TDM_Request_free(&pers[1]));
+        EXPECT_ERROR(MPI_ERR_REQUEST, "TDM_Request_free", "request", TDM_Request_free(&pers[1]));
+    }
+
     /* roots */
     EXPECT_ERROR(MPI_ERR_ROOT, "TDM_Ibcast", "root", TDM_Ibcast(buf, 1, MPI_INT, -1, world, &req));
     EXPECT_ERROR(MPI_ERR_ROOT, "TDM_Ireduce", "root", TDM_Ireduce(buf, out, 1, MPI_INT, MPI_SUM, size, world, &req));

@@ -11,6 +11,7 @@
 #include "check.h"
 #include "op_hold.h"
 #include "op_rules.h"
+#include "persistent.h"
 #include "request.h"
 #include "sched_cache.h"
 #include "typed_blocks.h"
@@ -119,6 +120,23 @@ static int build_lanes(const char *fn, tdm_coll_args *a, const tdm_algorithm *al
     return MPI_SUCCESS;
 }
 
+/* Set while a persistent collective is created (persistent.c): its call is built, not started. */
+static __thread int building_persistent;
+
+void tdm_build_persistent(int on) { building_persistent = on; }
+
+/* A built call starts, or becomes an inactive persistent request. */
+static int launch(struct tdm_request *req, TDM_Request *request)
+{
+    if (building_persistent) {
+        tdm_persistent_keep(req);
+    } else {
+        tdm_agent_start(req);
+    }
+    *request = req;
+    return MPI_SUCCESS;
+}
+
 /* Starts a call whose arguments were checked. key: the call's raw arguments if its schedule may be
  * cached (see sched_cache.h), else NULL. */
 static int start(const char *fn, tdm_coll_args *a, const tdm_sched_key *key, MPI_Comm comm,
@@ -172,9 +190,7 @@ static int start(const char *fn, tdm_coll_args *a, const tdm_sched_key *key, MPI
     }
     if (tdm_global.dump_schedules)
         tdm_request_dump(req, stderr);
-    tdm_agent_start(req);
-    *request = req;
-    return MPI_SUCCESS;
+    return launch(req, request);
 }
 
 /* TANDEM_VERBOSE counts the schedules reused, TANDEM_DUMP_SCHEDULE prints them. */
@@ -217,9 +233,7 @@ static int start_keyed(const char *fn, tdm_sched_key *key, MPI_Comm comm, TDM_Re
     tdm_exec_restart(&req->exec, tag);
     if (tdm_global.verbose | tdm_global.dump_schedules) /* one test on the common path */
         report_reuse(req);
-    tdm_agent_start(req);
-    *request = req;
-    return MPI_SUCCESS;
+    return launch(req, request);
 }
 
 /* The checks common to reductions (reduce, allreduce, scan, exscan, reduce_scatter*). */

@@ -1,8 +1,11 @@
-/* Completion: TDM_Wait, TDM_Test and their array forms, with MPI's semantics. */
+/* Completion: TDM_Wait, TDM_Test and their array forms, with MPI's semantics. A null request and an
+ * inactive persistent one complete at once with an empty status; a completed persistent request stays
+ * (inactive), the others are released and set to TDM_REQUEST_NULL. */
 #include "../agents/agent.h"
 #include "../base/error.h"
 #include "../base/state.h"
 #include "api_internal.h"
+#include "persistent.h"
 #include "request.h"
 
 /* A collective's status is empty: MPI defines only MPI_ERROR for it. */
@@ -16,6 +19,8 @@ static void set_status(MPI_Status *status, int error)
     MPI_Status_set_elements(status, MPI_BYTE, 0);
     MPI_Status_set_cancelled(status, 0);
 }
+
+static int idle(TDM_Request request) { return request == TDM_REQUEST_NULL || tdm_request_inactive(request); }
 
 static int check_ready(const char *fn)
 {
@@ -55,6 +60,10 @@ static int finish(const char *fn, TDM_Request *request, MPI_Status *status)
     if (error != MPI_SUCCESS)
         error_class = tdm_mpi_error(fn, req->sched.algorithm, error);
     set_status(status, error_class);
+    if (req->persistent) {
+        tdm_persistent_complete(req);
+        return error_class;
+    }
     tdm_request_free(req);
     *request = TDM_REQUEST_NULL;
     return error_class;
@@ -69,7 +78,7 @@ int tdm_wait(const char *fn, TDM_Request *request, MPI_Status *status)
         return tdm_error(fn, MPI_ERR_ARG, "request is NULL (argument request)");
     if ((rc = check_request(fn, "request", *request)) != MPI_SUCCESS)
         return rc;
-    if (*request == TDM_REQUEST_NULL) {
+    if (idle(*request)) {
         set_status(status, MPI_SUCCESS);
         return MPI_SUCCESS;
     }
@@ -92,7 +101,7 @@ int TDM_Test(TDM_Request *request, int *flag, MPI_Status *status)
                          request ? "flag" : "request");
     if ((rc = check_request(fn, "request", *request)) != MPI_SUCCESS)
         return rc;
-    if (*request == TDM_REQUEST_NULL) {
+    if (idle(*request)) {
         *flag = 1;
         set_status(status, MPI_SUCCESS);
         return MPI_SUCCESS;
@@ -109,7 +118,7 @@ static int finish_all(const char *fn, int count, TDM_Request requests[], MPI_Sta
     int first_error = MPI_SUCCESS;
     for (int i = 0; i < count; i++) {
         MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
-        int rc = requests[i] ? finish(fn, &requests[i], st) : (set_status(st, MPI_SUCCESS), MPI_SUCCESS);
+        int rc = !idle(requests[i]) ? finish(fn, &requests[i], st) : (set_status(st, MPI_SUCCESS), MPI_SUCCESS);
         if (rc != MPI_SUCCESS && first_error == MPI_SUCCESS)
             first_error = rc;
     }
@@ -127,7 +136,7 @@ int TDM_Waitall(int count, TDM_Request requests[], MPI_Status *statuses)
     if (rc != MPI_SUCCESS)
         return rc;
     for (int i = 0; i < count; i++)
-        if (requests[i] && (rc = tdm_agent_wait(requests[i])) != MPI_SUCCESS)
+        if (!idle(requests[i]) && (rc = tdm_agent_wait(requests[i])) != MPI_SUCCESS)
             return tdm_mpi_error(fn, "waiting for messages", rc);
     return finish_all(fn, count, requests, statuses);
 }
@@ -145,7 +154,7 @@ int TDM_Testall(int count, TDM_Request requests[], int *flag, MPI_Status *status
     tdm_agent_progress();
     *flag = 1;
     for (int i = 0; i < count; i++)
-        if (requests[i] && !tdm_agent_check(requests[i]))
+        if (!idle(requests[i]) && !tdm_agent_check(requests[i]))
             *flag = 0;
     return *flag ? finish_all(fn, count, requests, statuses) : MPI_SUCCESS;
 }
@@ -165,7 +174,7 @@ int TDM_Waitany(int count, TDM_Request requests[], int *index, MPI_Status *statu
         unsigned long mark = tdm_agent_completion_mark(); /* before looking at the flags */
         int live = 0;
         for (int i = 0; i < count; i++) {
-            if (!requests[i])
+            if (idle(requests[i]))
                 continue;
             live = 1;
             if (tdm_agent_check(requests[i])) {

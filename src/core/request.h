@@ -46,6 +46,8 @@ struct tdm_request {
                                     replaced by duplicates (typed_dups, as owned_types); see typed_blocks.h */
     MPI_Datatype *typed_dups;
     int ntyped_dups;
+    int persistent;            /* made by an _init function: started again and again (persistent.h) */
+    int active;                /* persistent: started and not yet completed by Wait or Test */
     MPI_Op held_op;            /* a user op the call applies, held against MPI_Op_free (op_hold.h) */
     int holds_op;
     struct tdm_request *active_prev, *active_next; /* the agent's list of running requests */

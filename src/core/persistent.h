@@ -1,0 +1,22 @@
+/*
+ * Persistent collectives (MPI-4): an _init function checks the arguments and builds the schedule once;
+ * each TDM_Start runs it again with a new tag, and Wait or Test leaves the request inactive, to be
+ * started again or freed with TDM_Request_free.
+ */
+#ifndef TANDEM_PERSISTENT_H
+#define TANDEM_PERSISTENT_H
+
+#include "request.h"
+
+/* While on, the collectives' start functions build their call and hand it to tdm_persistent_keep
+ * instead of starting it (api_collectives.c). */
+void tdm_build_persistent(int on);
+/* A call just built by an _init function becomes an inactive persistent request: its tags are given
+ * back until it starts. */
+void tdm_persistent_keep(struct tdm_request *req);
+/* Wait or Test completed an active persistent request: inactive again, its tags given back. */
+void tdm_persistent_complete(struct tdm_request *req);
+
+static inline int tdm_request_inactive(const struct tdm_request *req) { return req->persistent && !req->active; }
+
+#endif
