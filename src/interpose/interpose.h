@@ -36,6 +36,11 @@ TDM_IP_HIDDEN int tdm_ip_wrap(TDM_Request treq, MPI_Request *request);
 TDM_IP_HIDDEN int tdm_ip_wait_blocking(TDM_Request treq);
 /* Tandem calls the program has not released yet: when none, waits and tests go straight to MPI. */
 TDM_IP_HIDDEN int tdm_ip_outstanding(void);
+/* A persistent call started (+1) or finished its run (-1): waits poll and advance Tandem meanwhile. */
+TDM_IP_HIDDEN void tdm_ip_track(int delta);
+/* MPI_Request_free of a persistent call's proxy: 1 (and *rc) if it was one (interpose_persistent.c). */
+TDM_IP_HIDDEN int tdm_ip_persistent_free(MPI_Request *request, int *rc);
+TDM_IP_HIDDEN void tdm_ip_persistent_finalize(void);
 /* Drives every Tandem call to completion and releases them (MPI_Finalize). */
 TDM_IP_HIDDEN void tdm_ip_complete_all(void);
 /* Calls Tandem served so far, and calls passed to MPI. */

@@ -197,6 +197,7 @@ int MPI_Finalize(void)
 {
     if (tdm_ip_mode_now() != TDM_IP_OFF) {
         tdm_ip_complete_all();
+        tdm_ip_persistent_finalize();
         if (tdm_global.verbose) {
             int rank = 0;
             PMPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -36,6 +36,12 @@ static int nreleased;         /* atomic */
 
 int tdm_ip_outstanding(void) { return __atomic_load_n(&outstanding, __ATOMIC_ACQUIRE); }
 
+void tdm_ip_track(int delta)
+{
+    __atomic_add_fetch(&outstanding, delta, __ATOMIC_RELEASE);
+    __atomic_add_fetch(&running, delta, __ATOMIC_RELEASE);
+}
+
 /* ---- the generalized request's callbacks ---- */
 
 static int query_fn(void *extra, MPI_Status *status)
@@ -234,7 +240,10 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 int MPI_Request_free(MPI_Request *request)
 {
     advance();
-    int rc = PMPI_Request_free(request);
+    int rc;
+    if (tdm_ip_persistent_free(request, &rc))
+        return rc;
+    rc = PMPI_Request_free(request);
     release_freed();
     return rc;
 }

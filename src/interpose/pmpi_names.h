@@ -22,6 +22,8 @@
 #define MPI_Waitsome PMPI_Waitsome
 #define MPI_Testsome PMPI_Testsome
 #define MPI_Request_free PMPI_Request_free
+#define MPI_Start PMPI_Start
+#define MPI_Startall PMPI_Startall
 #define MPI_Op_free PMPI_Op_free
 #define MPI_Request_get_status PMPI_Request_get_status
 #define MPI_Ibarrier PMPI_Ibarrier
