@@ -67,6 +67,11 @@ int tdm_alltoallv_pairwise(tdm_schedule *s, const tdm_coll_args *a);
 int tdm_alltoallv_linear(tdm_schedule *s, const tdm_coll_args *a);
 int tdm_alltoallw_pairwise(tdm_schedule *s, const tdm_coll_args *a);
 int tdm_alltoallw_linear(tdm_schedule *s, const tdm_coll_args *a);
+int tdm_neighbor_allgather_linear(tdm_schedule *s, const tdm_coll_args *a);
+int tdm_neighbor_allgatherv_linear(tdm_schedule *s, const tdm_coll_args *a);
+int tdm_neighbor_alltoall_linear(tdm_schedule *s, const tdm_coll_args *a);
+int tdm_neighbor_alltoallv_linear(tdm_schedule *s, const tdm_coll_args *a);
+int tdm_neighbor_alltoallw_linear(tdm_schedule *s, const tdm_coll_args *a);
 
 int tdm_scan_recursive_doubling(tdm_schedule *s, const tdm_coll_args *a);
 int tdm_scan_linear(tdm_schedule *s, const tdm_coll_args *a);

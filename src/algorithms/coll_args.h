@@ -32,6 +32,11 @@ typedef enum {
     TDM_COLL_ALLTOALLW,
     TDM_COLL_SCAN,
     TDM_COLL_EXSCAN,
+    TDM_COLL_NEIGHBOR_ALLGATHER,
+    TDM_COLL_NEIGHBOR_ALLGATHERV,
+    TDM_COLL_NEIGHBOR_ALLTOALL,
+    TDM_COLL_NEIGHBOR_ALLTOALLV,
+    TDM_COLL_NEIGHBOR_ALLTOALLW,
     TDM_NCOLLECTIVES
 } tdm_coll_kind;
 
@@ -71,6 +76,13 @@ typedef struct tdm_coll_args {
     const int *recvcounts, *rdispls; /* also reduce_scatter's recvcounts */
     /* alltoallw: a datatype per rank; its sdispls and rdispls count bytes */
     const MPI_Datatype *sendtypes, *recvtypes;
+    /* neighbourhood collectives: the topology's neighbours, in MPI's order (MPI_PROC_NULL where a
+     * Cartesian dimension ends); counts, displacements and datatypes index these lists; alltoallw's
+     * displacements are bytes */
+    int nsources, ndests;
+    const int *sources, *dests;
+    int cartesian;          /* sources and dests are a Cartesian topology's (negative, positive) pairs */
+    const MPI_Aint *sdispls_bytes, *rdispls_bytes;
 
     int root;
 

@@ -164,7 +164,8 @@ static int start(const char *fn, tdm_coll_args *a, const tdm_sched_key *key, MPI
     req->shadow = shadow;
     if ((rc = hold_types(req, a)) != MPI_SUCCESS)
         return abandon(req, tdm_mpi_error(fn, "duplicating a derived datatype", rc));
-    if (a->kind == TDM_COLL_ALLTOALLW && (rc = tdm_hold_typed_blocks(req, a)) != MPI_SUCCESS)
+    if ((a->kind == TDM_COLL_ALLTOALLW || a->kind == TDM_COLL_NEIGHBOR_ALLTOALLW) &&
+        (rc = tdm_hold_typed_blocks(req, a)) != MPI_SUCCESS)
         return abandon(req, tdm_mpi_error(fn, "holding the datatypes of the blocks", rc));
     if (a->op != MPI_OP_NULL && !tdm_op_is_predefined(a->op)) { /* the program may free it at once */
         if ((rc = tdm_op_hold(a->op)) != MPI_SUCCESS)
@@ -191,6 +192,11 @@ static int start(const char *fn, tdm_coll_args *a, const tdm_sched_key *key, MPI
     if (tdm_global.dump_schedules)
         tdm_request_dump(req, stderr);
     return launch(req, request);
+}
+
+int tdm_coll_start(const char *fn, tdm_coll_args *a, MPI_Comm comm, TDM_Request *request)
+{
+    return start(fn, a, NULL, comm, request);
 }
 
 /* TANDEM_VERBOSE counts the schedules reused, TANDEM_DUMP_SCHEDULE prints them. */
@@ -626,30 +632,6 @@ int tdm_ialltoallv(const char *fn, const void *sendbuf, const int sendcounts[], 
     return start(fn, &a, NULL, comm, request);
 }
 
-/* One side of alltoallw: counts, byte displacements and a datatype per rank, checked where a block has
- * elements (a datatype is not significant for an empty block). */
-static int check_side_w(const char *fn, const char *side, const void *buf, const int *counts, const int *displs,
-                        const MPI_Datatype *types, int size)
-{
-    char counts_name[16], displs_name[16], types_name[16], buf_name[16], one[32];
-    snprintf(counts_name, sizeof counts_name, "%scounts", side);
-    snprintf(displs_name, sizeof displs_name, "%sdispls", side[0] == 's' ? "s" : "r");
-    snprintf(types_name, sizeof types_name, "%stypes", side);
-    snprintf(buf_name, sizeof buf_name, "%sbuf", side);
-    CHECK(tdm_check_counts(fn, counts_name, counts, displs_name, displs, size));
-    if (!types)
-        return tdm_error(fn, MPI_ERR_ARG, "%s is NULL (argument %s)", types_name, types_name);
-    for (int j = 0; j < size; j++) {
-        if (counts[j] == 0)
-            continue;
-        tdm_typeinfo info;
-        snprintf(one, sizeof one, "%s[%d]", types_name, j);
-        CHECK(tdm_check_type(fn, one, types[j], &info));
-        CHECK(tdm_check_buffer(fn, buf_name, buf, counts[j], types[j]));
-    }
-    return MPI_SUCCESS;
-}
-
 int tdm_ialltoallw(const char *fn, const void *sendbuf, const int sendcounts[], const int sdispls[],
                    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
                    const MPI_Datatype recvtypes[], MPI_Comm comm, TDM_Request *request)
@@ -658,11 +640,11 @@ int tdm_ialltoallw(const char *fn, const void *sendbuf, const int sendcounts[], 
     CHECK(tdm_check_call(fn, comm, request, TDM_COLL_ALLTOALLW, &a));
     if (recvbuf == MPI_IN_PLACE)
         return tdm_error(fn, MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed here (argument recvbuf)");
-    CHECK(check_side_w(fn, "recv", recvbuf, recvcounts, rdispls, recvtypes, a.size));
+    CHECK(tdm_check_typed_blocks(fn, "recv", recvbuf, recvcounts, rdispls, recvtypes, a.size));
     if (sendbuf == MPI_IN_PLACE) {
         a.in_place = 1;
     } else {
-        CHECK(check_side_w(fn, "send", sendbuf, sendcounts, sdispls, sendtypes, a.size));
+        CHECK(tdm_check_typed_blocks(fn, "send", sendbuf, sendcounts, sdispls, sendtypes, a.size));
         CHECK(tdm_check_not_aliased(fn, sendbuf, recvbuf, 1));
         a.sendbuf = sendbuf;
         a.sendcounts = sendcounts;

@@ -3,6 +3,7 @@
 #ifndef TANDEM_API_INTERNAL_H
 #define TANDEM_API_INTERNAL_H
 
+#include "../algorithms/coll_args.h"
 #include "tandem.h"
 
 int tdm_ibarrier(const char *fn, MPI_Comm comm, TDM_Request *request);
@@ -46,6 +47,9 @@ int tdm_iscan(const char *fn, const void *sendbuf, void *recvbuf, int count, MPI
               MPI_Op op, MPI_Comm comm, TDM_Request *request);
 int tdm_iexscan(const char *fn, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                 MPI_Op op, MPI_Comm comm, TDM_Request *request);
+
+/* Starts a call whose arguments were checked and described in a (see api_collectives.c). */
+int tdm_coll_start(const char *fn, tdm_coll_args *a, MPI_Comm comm, TDM_Request *request);
 
 int tdm_wait(const char *fn, TDM_Request *request, MPI_Status *status);
 

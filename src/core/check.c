@@ -5,6 +5,7 @@
 #include "../engine/shadow_comm.h"
 #include "op_rules.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static int common_type(MPI_Datatype type, tdm_typeinfo *info);
@@ -148,6 +149,33 @@ int tdm_check_counts(const char *fn, const char *counts_name, const int *counts,
         if (counts[i] < 0)
             return tdm_error(fn, MPI_ERR_COUNT, "negative count %d at %s[%d] (argument %s)", counts[i],
                              counts_name, i, counts_name);
+    return MPI_SUCCESS;
+}
+
+int tdm_check_typed_blocks(const char *fn, const char *side, const void *buf, const int *counts, const void *displs,
+                           const MPI_Datatype *types, int n)
+{
+    char counts_name[16], displs_name[16], types_name[16], buf_name[16], one[32];
+    snprintf(counts_name, sizeof counts_name, "%scounts", side);
+    snprintf(displs_name, sizeof displs_name, "%sdispls", side[0] == 's' ? "s" : "r");
+    snprintf(types_name, sizeof types_name, "%stypes", side);
+    snprintf(buf_name, sizeof buf_name, "%sbuf", side);
+    int rc = tdm_check_counts(fn, counts_name, counts, NULL, NULL, n);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (!displs)
+        return tdm_error(fn, MPI_ERR_ARG, "%s is NULL (argument %s)", displs_name, displs_name);
+    if (!types)
+        return tdm_error(fn, MPI_ERR_ARG, "%s is NULL (argument %s)", types_name, types_name);
+    for (int j = 0; j < n; j++) {
+        if (counts[j] == 0)
+            continue;
+        tdm_typeinfo info;
+        snprintf(one, sizeof one, "%s[%d]", types_name, j);
+        if ((rc = tdm_check_type(fn, one, types[j], &info)) != MPI_SUCCESS ||
+            (rc = tdm_check_buffer(fn, buf_name, buf, counts[j], types[j])) != MPI_SUCCESS)
+            return rc;
+    }
     return MPI_SUCCESS;
 }
 

@@ -120,42 +120,34 @@ int TDM_Request_free(TDM_Request *request)
 
 /* The _init functions: the non-blocking start's checks and schedule, kept instead of started. MPI
  * defines no info keys for collectives; info is accepted and not read. */
-#define PERSISTENT(call)                                                                                \
-    do {                                                                                                \
-        (void)info;                                                                                     \
-        tdm_build_persistent(1);                                                                        \
-        int rc_ = (call);                                                                               \
-        tdm_build_persistent(0);                                                                        \
-        return rc_;                                                                                     \
-    } while (0)
 
 int TDM_Barrier_init(MPI_Comm comm, MPI_Info info, TDM_Request *request)
 {
-    PERSISTENT(tdm_ibarrier("TDM_Barrier_init", comm, request));
+    TDM_PERSISTENT(tdm_ibarrier("TDM_Barrier_init", comm, request));
 }
 
 int TDM_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info,
                    TDM_Request *request)
 {
-    PERSISTENT(tdm_ibcast("TDM_Bcast_init", buffer, count, datatype, root, comm, request));
+    TDM_PERSISTENT(tdm_ibcast("TDM_Bcast_init", buffer, count, datatype, root, comm, request));
 }
 
 int TDM_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                     MPI_Comm comm, MPI_Info info, TDM_Request *request)
 {
-    PERSISTENT(tdm_ireduce("TDM_Reduce_init", sendbuf, recvbuf, count, datatype, op, root, comm, request));
+    TDM_PERSISTENT(tdm_ireduce("TDM_Reduce_init", sendbuf, recvbuf, count, datatype, op, root, comm, request));
 }
 
 int TDM_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                        MPI_Comm comm, MPI_Info info, TDM_Request *request)
 {
-    PERSISTENT(tdm_iallreduce("TDM_Allreduce_init", sendbuf, recvbuf, count, datatype, op, comm, request));
+    TDM_PERSISTENT(tdm_iallreduce("TDM_Allreduce_init", sendbuf, recvbuf, count, datatype, op, comm, request));
 }
 
 int TDM_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                     MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, TDM_Request *request)
 {
-    PERSISTENT(tdm_igather("TDM_Gather_init", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+    TDM_PERSISTENT(tdm_igather("TDM_Gather_init", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
                            comm, request));
 }
 
@@ -163,14 +155,14 @@ int TDM_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
                      const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm,
                      MPI_Info info, TDM_Request *request)
 {
-    PERSISTENT(tdm_igatherv("TDM_Gatherv_init", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+    TDM_PERSISTENT(tdm_igatherv("TDM_Gatherv_init", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                             recvtype, root, comm, request));
 }
 
 int TDM_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                      MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, TDM_Request *request)
 {
-    PERSISTENT(tdm_iscatter("TDM_Scatter_init", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+    TDM_PERSISTENT(tdm_iscatter("TDM_Scatter_init", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
                             comm, request));
 }
 
@@ -178,14 +170,14 @@ int TDM_Scatterv_init(const void *sendbuf, const int sendcounts[], const int dis
                       void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                       MPI_Info info, TDM_Request *request)
 {
-    PERSISTENT(tdm_iscatterv("TDM_Scatterv_init", sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+    TDM_PERSISTENT(tdm_iscatterv("TDM_Scatterv_init", sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
                              recvtype, root, comm, request));
 }
 
 int TDM_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, TDM_Request *request)
 {
-    PERSISTENT(tdm_iallgather("TDM_Allgather_init", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+    TDM_PERSISTENT(tdm_iallgather("TDM_Allgather_init", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                               comm, request));
 }
 
@@ -193,28 +185,28 @@ int TDM_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
                         const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
                         MPI_Info info, TDM_Request *request)
 {
-    PERSISTENT(tdm_iallgatherv("TDM_Allgatherv_init", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+    TDM_PERSISTENT(tdm_iallgatherv("TDM_Allgatherv_init", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                                recvtype, comm, request));
 }
 
 int TDM_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
                             MPI_Op op, MPI_Comm comm, MPI_Info info, TDM_Request *request)
 {
-    PERSISTENT(tdm_ireduce_scatter("TDM_Reduce_scatter_init", sendbuf, recvbuf, recvcounts, datatype, op, comm,
+    TDM_PERSISTENT(tdm_ireduce_scatter("TDM_Reduce_scatter_init", sendbuf, recvbuf, recvcounts, datatype, op, comm,
                                    request));
 }
 
 int TDM_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
                                   MPI_Op op, MPI_Comm comm, MPI_Info info, TDM_Request *request)
 {
-    PERSISTENT(tdm_ireduce_scatter_block("TDM_Reduce_scatter_block_init", sendbuf, recvbuf, recvcount, datatype,
+    TDM_PERSISTENT(tdm_ireduce_scatter_block("TDM_Reduce_scatter_block_init", sendbuf, recvbuf, recvcount, datatype,
                                          op, comm, request));
 }
 
 int TDM_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, TDM_Request *request)
 {
-    PERSISTENT(tdm_ialltoall("TDM_Alltoall_init", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+    TDM_PERSISTENT(tdm_ialltoall("TDM_Alltoall_init", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                              comm, request));
 }
 
@@ -222,7 +214,7 @@ int TDM_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sd
                        void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                        MPI_Comm comm, MPI_Info info, TDM_Request *request)
 {
-    PERSISTENT(tdm_ialltoallv("TDM_Alltoallv_init", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+    TDM_PERSISTENT(tdm_ialltoallv("TDM_Alltoallv_init", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
                               rdispls, recvtype, comm, request));
 }
 
@@ -230,18 +222,18 @@ int TDM_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sd
                        const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
                        const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, TDM_Request *request)
 {
-    PERSISTENT(tdm_ialltoallw("TDM_Alltoallw_init", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+    TDM_PERSISTENT(tdm_ialltoallw("TDM_Alltoallw_init", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
                               rdispls, recvtypes, comm, request));
 }
 
 int TDM_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                   MPI_Info info, TDM_Request *request)
 {
-    PERSISTENT(tdm_iscan("TDM_Scan_init", sendbuf, recvbuf, count, datatype, op, comm, request));
+    TDM_PERSISTENT(tdm_iscan("TDM_Scan_init", sendbuf, recvbuf, count, datatype, op, comm, request));
 }
 
 int TDM_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                     MPI_Comm comm, MPI_Info info, TDM_Request *request)
 {
-    PERSISTENT(tdm_iexscan("TDM_Exscan_init", sendbuf, recvbuf, count, datatype, op, comm, request));
+    TDM_PERSISTENT(tdm_iexscan("TDM_Exscan_init", sendbuf, recvbuf, count, datatype, op, comm, request));
 }

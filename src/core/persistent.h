@@ -17,6 +17,17 @@ void tdm_persistent_keep(struct tdm_request *req);
 /* Wait or Test completed an active persistent request: inactive again, its tags given back. */
 void tdm_persistent_complete(struct tdm_request *req);
 
+/* The body of an _init function: call, a non-blocking start, builds the persistent request. MPI
+ * defines no info keys for collectives: info is accepted and not read. */
+#define TDM_PERSISTENT(call)                                                                            \
+    do {                                                                                                \
+        (void)info;                                                                                     \
+        tdm_build_persistent(1);                                                                        \
+        int rc_ = (call);                                                                               \
+        tdm_build_persistent(0);                                                                        \
+        return rc_;                                                                                     \
+    } while (0)
+
 static inline int tdm_request_inactive(const struct tdm_request *req) { return req->persistent && !req->active; }
 
 #endif

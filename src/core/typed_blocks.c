@@ -34,19 +34,20 @@ static int held(struct tdm_request *req, MPI_Datatype *originals, MPI_Datatype t
 
 int tdm_hold_typed_blocks(struct tdm_request *req, tdm_coll_args *a)
 {
-    size_t p = (size_t)a->size;
+    int neighbor = a->kind == TDM_COLL_NEIGHBOR_ALLTOALLW;
+    size_t n[2] = {(size_t)(neighbor ? a->ndests : a->size), (size_t)(neighbor ? a->nsources : a->size)};
     const MPI_Datatype *given[2] = {a->sendtypes, a->recvtypes};
-    req->typed_blocks = malloc(sizeof(MPI_Datatype) * 2 * p);
-    req->typed_dups = malloc(sizeof(MPI_Datatype) * 2 * p);
-    MPI_Datatype *originals = malloc(sizeof(MPI_Datatype) * 2 * p);
+    req->typed_blocks = malloc(sizeof(MPI_Datatype) * (n[0] + n[1] + 1));
+    req->typed_dups = malloc(sizeof(MPI_Datatype) * (n[0] + n[1] + 1));
+    MPI_Datatype *originals = malloc(sizeof(MPI_Datatype) * (n[0] + n[1] + 1));
     int rc = req->typed_blocks && req->typed_dups && originals ? MPI_SUCCESS : MPI_ERR_NO_MEM;
     for (int side = 0; side < 2 && rc == MPI_SUCCESS; side++)
-        for (size_t j = 0; given[side] && j < p && rc == MPI_SUCCESS; j++)
-            rc = held(req, originals, given[side][j], &req->typed_blocks[side * p + j]);
+        for (size_t j = 0; given[side] && j < n[side] && rc == MPI_SUCCESS; j++)
+            rc = held(req, originals, given[side][j], &req->typed_blocks[side * n[0] + j]);
     free(originals);
     if (rc == MPI_SUCCESS) {
         a->sendtypes = given[0] ? req->typed_blocks : NULL;
-        a->recvtypes = given[1] ? req->typed_blocks + p : NULL;
+        a->recvtypes = given[1] ? req->typed_blocks + n[0] : NULL;
     }
     return rc;
 }

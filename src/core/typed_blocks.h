@@ -1,5 +1,5 @@
 /*
- * Alltoallw's datatype arrays, held for its call: MPI lets the caller free a derived datatype once the
+ * Alltoallw's datatype arrays (and neighbour alltoallw's), held for its call: MPI lets the caller free a derived datatype once the
  * call has started, so the schedule reads copies of the arrays in which each derived datatype is a
  * duplicate (one per distinct datatype), freed with the request.
  */

@@ -332,4 +332,57 @@ int INIT(Exscan)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
     PERSISTENT("MPI_Exscan_init", comm, TDM_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, &treq_),
                PINIT(Exscan)(sendbuf, recvbuf, count, datatype, op, comm, info, request));
 }
+int INIT(Neighbor_allgather)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                             MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    PERSISTENT("MPI_Neighbor_allgather_init", comm,
+               TDM_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,
+                                           &treq_),
+               PINIT(Neighbor_allgather)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,
+                                         request));
+}
+
+int INIT(Neighbor_allgatherv)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                              const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                              MPI_Info info, MPI_Request *request)
+{
+    PERSISTENT("MPI_Neighbor_allgatherv_init", comm,
+               TDM_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                                            info, &treq_),
+               PINIT(Neighbor_allgatherv)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                                          info, request));
+}
+
+int INIT(Neighbor_alltoall)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                            MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    PERSISTENT("MPI_Neighbor_alltoall_init", comm,
+               TDM_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,
+                                          &treq_),
+               PINIT(Neighbor_alltoall)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,
+                                        request));
+}
+
+int INIT(Neighbor_alltoallv)(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                             void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                             MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    PERSISTENT("MPI_Neighbor_alltoallv_init", comm,
+               TDM_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                                           recvtype, comm, info, &treq_),
+               PINIT(Neighbor_alltoallv)(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                                         recvtype, comm, info, request));
+}
+
+int INIT(Neighbor_alltoallw)(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                             const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+                             MPI_Request *request)
+{
+    PERSISTENT("MPI_Neighbor_alltoallw_init", comm,
+               TDM_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                                           recvtypes, comm, info, &treq_),
+               PINIT(Neighbor_alltoallw)(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                                         recvtypes, comm, info, request));
+}
 #endif

@@ -58,6 +58,16 @@
 #define MPI_Alltoall PMPI_Alltoall
 #define MPI_Alltoallv PMPI_Alltoallv
 #define MPI_Alltoallw PMPI_Alltoallw
+#define MPI_Ineighbor_allgather PMPI_Ineighbor_allgather
+#define MPI_Ineighbor_allgatherv PMPI_Ineighbor_allgatherv
+#define MPI_Ineighbor_alltoall PMPI_Ineighbor_alltoall
+#define MPI_Ineighbor_alltoallv PMPI_Ineighbor_alltoallv
+#define MPI_Ineighbor_alltoallw PMPI_Ineighbor_alltoallw
+#define MPI_Neighbor_allgather PMPI_Neighbor_allgather
+#define MPI_Neighbor_allgatherv PMPI_Neighbor_allgatherv
+#define MPI_Neighbor_alltoall PMPI_Neighbor_alltoall
+#define MPI_Neighbor_alltoallv PMPI_Neighbor_alltoallv
+#define MPI_Neighbor_alltoallw PMPI_Neighbor_alltoallw
 #define MPI_Scan PMPI_Scan
 #define MPI_Exscan PMPI_Exscan
 

@@ -54,6 +54,11 @@ static const tdm_algorithm alltoall_algs[] = {ALG(alltoall, pairwise, 0), ALG(al
                                               ALG(alltoall, linear, 0)};
 static const tdm_algorithm alltoallv_algs[] = {ALG(alltoallv, pairwise, 0), ALG(alltoallv, linear, 0)};
 static const tdm_algorithm alltoallw_algs[] = {ALG(alltoallw, pairwise, 0), ALG(alltoallw, linear, 0)};
+static const tdm_algorithm neighbor_allgather_algs[] = {ALG(neighbor_allgather, linear, 0)};
+static const tdm_algorithm neighbor_allgatherv_algs[] = {ALG(neighbor_allgatherv, linear, 0)};
+static const tdm_algorithm neighbor_alltoall_algs[] = {ALG(neighbor_alltoall, linear, 0)};
+static const tdm_algorithm neighbor_alltoallv_algs[] = {ALG(neighbor_alltoallv, linear, 0)};
+static const tdm_algorithm neighbor_alltoallw_algs[] = {ALG(neighbor_alltoallw, linear, 0)};
 static const tdm_algorithm scan_algs[] = {ALG(scan, recursive_doubling, 0), ALG(scan, linear, 0)};
 static const tdm_algorithm exscan_algs[] = {ALG(exscan, recursive_doubling, 0),
                                             ALG(exscan, linear, 0)};
@@ -196,6 +201,11 @@ static const collective_table tables[TDM_NCOLLECTIVES] = {
     [TDM_COLL_ALLTOALLW] = TABLE("alltoallw", alltoallw_algs, 0, choose_alltoallv),
     [TDM_COLL_SCAN] = TABLE("scan", scan_algs, 0, choose_scan),
     [TDM_COLL_EXSCAN] = TABLE("exscan", exscan_algs, 0, choose_scan),
+    [TDM_COLL_NEIGHBOR_ALLGATHER] = TABLE("neighbor_allgather", neighbor_allgather_algs, 0, first),
+    [TDM_COLL_NEIGHBOR_ALLGATHERV] = TABLE("neighbor_allgatherv", neighbor_allgatherv_algs, 0, first),
+    [TDM_COLL_NEIGHBOR_ALLTOALL] = TABLE("neighbor_alltoall", neighbor_alltoall_algs, 0, first),
+    [TDM_COLL_NEIGHBOR_ALLTOALLV] = TABLE("neighbor_alltoallv", neighbor_alltoallv_algs, 0, first),
+    [TDM_COLL_NEIGHBOR_ALLTOALLW] = TABLE("neighbor_alltoallw", neighbor_alltoallw_algs, 0, first),
 };
 
 static int forced[TDM_NCOLLECTIVES]; /* algorithm index + 1; 0 = auto */

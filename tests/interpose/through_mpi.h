@@ -1,7 +1,8 @@
 /*
- * Forced into a second build of test_collectives (test_collectives_through_mpi): its Tandem calls are
- * written by MPI's names, so the whole correctness matrix runs through the interposer (the program's
- * MPI_Ixxx and MPI_Wait, Tandem's algorithms as TDM_Set_algorithm forces them).
+ * Forced into second builds of test_collectives and test_neighbor (*_through_mpi): their Tandem calls
+ * are written by MPI's names, so the correctness tests run through the interposer (the program's
+ * MPI_Ixxx, MPI_Xxx_init, MPI_Start and MPI_Wait, Tandem's algorithms as TDM_Set_algorithm forces
+ * them).
  */
 #ifndef TANDEM_THROUGH_MPI_H
 #define TANDEM_THROUGH_MPI_H
@@ -30,5 +31,32 @@
 #define TDM_Ialltoallw MPI_Ialltoallw
 #define TDM_Iscan MPI_Iscan
 #define TDM_Iexscan MPI_Iexscan
+#define TDM_Ineighbor_allgather MPI_Ineighbor_allgather
+#define TDM_Ineighbor_allgatherv MPI_Ineighbor_allgatherv
+#define TDM_Ineighbor_alltoall MPI_Ineighbor_alltoall
+#define TDM_Ineighbor_alltoallv MPI_Ineighbor_alltoallv
+#define TDM_Ineighbor_alltoallw MPI_Ineighbor_alltoallw
+#define TDM_Neighbor_allgather MPI_Neighbor_allgather
+#define TDM_Neighbor_allgatherv MPI_Neighbor_allgatherv
+#define TDM_Neighbor_alltoall MPI_Neighbor_alltoall
+#define TDM_Neighbor_alltoallv MPI_Neighbor_alltoallv
+#define TDM_Neighbor_alltoallw MPI_Neighbor_alltoallw
+#define TDM_Start MPI_Start
+#define TDM_Request_free MPI_Request_free
+/* persistent collectives: MPI-4's, or Open MPI's MPIX_ forms */
+#if defined(OPEN_MPI) && MPI_VERSION < 4
+#include <mpi-ext.h>
+#define TDM_Neighbor_allgather_init MPIX_Neighbor_allgather_init
+#define TDM_Neighbor_allgatherv_init MPIX_Neighbor_allgatherv_init
+#define TDM_Neighbor_alltoall_init MPIX_Neighbor_alltoall_init
+#define TDM_Neighbor_alltoallv_init MPIX_Neighbor_alltoallv_init
+#define TDM_Neighbor_alltoallw_init MPIX_Neighbor_alltoallw_init
+#else
+#define TDM_Neighbor_allgather_init MPI_Neighbor_allgather_init
+#define TDM_Neighbor_allgatherv_init MPI_Neighbor_allgatherv_init
+#define TDM_Neighbor_alltoall_init MPI_Neighbor_alltoall_init
+#define TDM_Neighbor_alltoallv_init MPI_Neighbor_alltoallv_init
+#define TDM_Neighbor_alltoallw_init MPI_Neighbor_alltoallw_init
+#endif
 
 #endif

@@ -1,0 +1,70 @@
+/*
+ * The neighbourhood collectives: every message to and from the topology's neighbours posted at once, in
+ * one round (a rank has few neighbours). Receives are posted in neighbour order and sends too, except
+ * that on a Cartesian topology each dimension's positive neighbour is sent to before its negative one:
+ * two ranks' messages match in posting order, and where one rank is both neighbours of a dimension (a
+ * periodic dimension of 1 or 2 ranks), the block a rank sends its positive neighbour is the one that
+ * neighbour receives from its negative one, first.
+ */
+#include "alg_util.h"
+
+/* Where block j of one side lies, its count and its datatype. */
+static const void *send_block(const tdm_coll_args *a, int j, int *count, MPI_Datatype *type)
+{
+    switch (a->kind) {
+    case TDM_COLL_NEIGHBOR_ALLGATHER:
+    case TDM_COLL_NEIGHBOR_ALLGATHERV:
+        *count = a->sendcount, *type = a->sendtype;
+        return a->sendbuf;
+    case TDM_COLL_NEIGHBOR_ALLTOALL:
+        *count = a->sendcount, *type = a->sendtype;
+        return tdm_elem(a->sendbuf, &a->stype, (MPI_Aint)j * a->sendcount);
+    case TDM_COLL_NEIGHBOR_ALLTOALLV:
+        *count = a->sendcounts[j], *type = a->sendtype;
+        return tdm_elem(a->sendbuf, &a->stype, a->sdispls[j]);
+    default: /* alltoallw */
+        *count = a->sendcounts[j], *type = a->sendtypes[j];
+        return (const char *)a->sendbuf + a->sdispls_bytes[j];
+    }
+}
+
+static void *recv_block(const tdm_coll_args *a, int i, int *count, MPI_Datatype *type)
+{
+    switch (a->kind) {
+    case TDM_COLL_NEIGHBOR_ALLGATHER:
+    case TDM_COLL_NEIGHBOR_ALLTOALL:
+        *count = a->recvcount, *type = a->recvtype;
+        return tdm_elem(a->recvbuf, &a->rtype, (MPI_Aint)i * a->recvcount);
+    case TDM_COLL_NEIGHBOR_ALLGATHERV:
+    case TDM_COLL_NEIGHBOR_ALLTOALLV:
+        *count = a->recvcounts[i], *type = a->recvtype;
+        return tdm_elem(a->recvbuf, &a->rtype, a->rdispls[i]);
+    default: /* alltoallw */
+        *count = a->recvcounts[i], *type = a->recvtypes[i];
+        return (char *)a->recvbuf + a->rdispls_bytes[i];
+    }
+}
+
+static int neighbor_linear(tdm_schedule *s, const tdm_coll_args *a)
+{
+    int count;
+    MPI_Datatype type;
+    for (int i = 0; i < a->nsources; i++) {
+        void *buf = recv_block(a, i, &count, &type);
+        if (a->sources[i] != MPI_PROC_NULL)
+            tdm_sched_recv(s, buf, count, type, a->sources[i]);
+    }
+    for (int k = 0; k < a->ndests; k++) {
+        int j = a->cartesian ? k ^ 1 : k; /* Cartesian: (positive, negative) per dimension */
+        const void *buf = send_block(a, j, &count, &type);
+        if (a->dests[j] != MPI_PROC_NULL)
+            tdm_sched_send(s, buf, count, type, a->dests[j]);
+    }
+    return tdm_sched_finish(s);
+}
+
+int tdm_neighbor_allgather_linear(tdm_schedule *s, const tdm_coll_args *a) { return neighbor_linear(s, a); }
+int tdm_neighbor_allgatherv_linear(tdm_schedule *s, const tdm_coll_args *a) { return neighbor_linear(s, a); }
+int tdm_neighbor_alltoall_linear(tdm_schedule *s, const tdm_coll_args *a) { return neighbor_linear(s, a); }
+int tdm_neighbor_alltoallv_linear(tdm_schedule *s, const tdm_coll_args *a) { return neighbor_linear(s, a); }
+int tdm_neighbor_alltoallw_linear(tdm_schedule *s, const tdm_coll_args *a) { return neighbor_linear(s, a); }
