@@ -259,6 +259,8 @@ int TDM_Request_dump(TDM_Request request, FILE *out);
 #pragma GCC visibility pop
 #endif
 
+#include "tandem_large_count.h" /* the MPI-4 large-count (_c) forms */
+
 #ifdef __cplusplus
 }
 #endif

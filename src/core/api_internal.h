@@ -48,6 +48,24 @@ int tdm_iscan(const char *fn, const void *sendbuf, void *recvbuf, int count, MPI
 int tdm_iexscan(const char *fn, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                 MPI_Op op, MPI_Comm comm, TDM_Request *request);
 
+int tdm_ineighbor_allgather(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                            TDM_Request *request);
+int tdm_ineighbor_allgatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                             MPI_Comm comm, TDM_Request *request);
+int tdm_ineighbor_alltoall(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                           void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, TDM_Request *request);
+int tdm_ineighbor_alltoallv(const char *fn, const void *sendbuf, const int sendcounts[], const int sdispls[],
+                            MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+                            MPI_Datatype recvtype, MPI_Comm comm, TDM_Request *request);
+int tdm_ineighbor_alltoallw(const char *fn, const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                            const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                            TDM_Request *request);
+/* A neighbourhood collective's block counts: comm's topology's in- and out-degree (0 without one). */
+int tdm_neighbor_degrees(MPI_Comm comm, int *in, int *out);
+
 /* Starts a call whose arguments were checked and described in a (see api_collectives.c). */
 int tdm_coll_start(const char *fn, tdm_coll_args *a, MPI_Comm comm, TDM_Request *request);
 

@@ -101,6 +101,25 @@ static int check_blocks_v(const char *fn, const char *side, const void *buf, con
     return tdm_check_buffer(fn, name, buf, any, type);
 }
 
+int tdm_neighbor_degrees(MPI_Comm comm, int *in, int *out)
+{
+    int status = MPI_UNDEFINED, n = 0, weighted, rank;
+    *in = *out = 0;
+    if (comm == MPI_COMM_NULL || MPI_Topo_test(comm, &status) != MPI_SUCCESS)
+        return 0;
+    if (status == MPI_CART) {
+        MPI_Cartdim_get(comm, &n);
+        *in = *out = 2 * n;
+    } else if (status == MPI_GRAPH) {
+        MPI_Comm_rank(comm, &rank);
+        MPI_Graph_neighbors_count(comm, rank, &n);
+        *in = *out = n;
+    } else if (status == MPI_DIST_GRAPH) {
+        MPI_Dist_graph_neighbors_count(comm, in, out, &weighted);
+    }
+    return status != MPI_UNDEFINED;
+}
+
 /* Checks, builds and starts (or keeps, for _init) a call whose neighbour lists are in a. */
 static int begin(const char *fn, MPI_Comm comm, TDM_Request *request, tdm_coll_kind kind, tdm_coll_args *a,
                  int **lists)
@@ -118,7 +137,7 @@ static int finish(const char *fn, tdm_coll_args *a, MPI_Comm comm, TDM_Request *
     return rc;
 }
 
-static int tdm_ineighbor_allgather(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+int tdm_ineighbor_allgather(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                             void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                             TDM_Request *request)
 {
@@ -132,7 +151,7 @@ static int tdm_ineighbor_allgather(const char *fn, const void *sendbuf, int send
     return finish(fn, &a, comm, request, lists, rc);
 }
 
-static int tdm_ineighbor_allgatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+int tdm_ineighbor_allgatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                              void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                              MPI_Comm comm, TDM_Request *request)
 {
@@ -146,7 +165,7 @@ static int tdm_ineighbor_allgatherv(const char *fn, const void *sendbuf, int sen
     return finish(fn, &a, comm, request, lists, rc);
 }
 
-static int tdm_ineighbor_alltoall(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+int tdm_ineighbor_alltoall(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                            void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, TDM_Request *request)
 {
     tdm_coll_args a;
@@ -159,7 +178,7 @@ static int tdm_ineighbor_alltoall(const char *fn, const void *sendbuf, int sendc
     return finish(fn, &a, comm, request, lists, rc);
 }
 
-static int tdm_ineighbor_alltoallv(const char *fn, const void *sendbuf, const int sendcounts[], const int sdispls[],
+int tdm_ineighbor_alltoallv(const char *fn, const void *sendbuf, const int sendcounts[], const int sdispls[],
                             MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
                             MPI_Datatype recvtype, MPI_Comm comm, TDM_Request *request)
 {
@@ -173,7 +192,7 @@ static int tdm_ineighbor_alltoallv(const char *fn, const void *sendbuf, const in
     return finish(fn, &a, comm, request, lists, rc);
 }
 
-static int tdm_ineighbor_alltoallw(const char *fn, const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+int tdm_ineighbor_alltoallw(const char *fn, const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
                             const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                             TDM_Request *request)

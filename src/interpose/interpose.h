@@ -41,9 +41,31 @@ TDM_IP_HIDDEN void tdm_ip_track(int delta);
 /* MPI_Request_free of a persistent call's proxy: 1 (and *rc) if it was one (interpose_persistent.c). */
 TDM_IP_HIDDEN int tdm_ip_persistent_free(MPI_Request *request, int *rc);
 TDM_IP_HIDDEN void tdm_ip_persistent_finalize(void);
+/* A persistent Tandem call just made: the program gets its proxy request (interpose_persistent.c). */
+TDM_IP_HIDDEN int tdm_ip_persistent_hand_out(TDM_Request treq, MPI_Request *request);
 /* Drives every Tandem call to completion and releases them (MPI_Finalize). */
 TDM_IP_HIDDEN void tdm_ip_complete_all(void);
 /* Calls Tandem served so far, and calls passed to MPI. */
 void tdm_ip_counts(unsigned long *served, unsigned long *native);
+
+/* The body of a collective: `start` is the TDM_Ixxx call (into treq_); `finish` what becomes of the
+ * started call (a generalized request, or a wait for a blocking collective); `native` the PMPI call. */
+#define TDM_IP_ROUTE(fn, comm, blocking, start, finish, native)                                            \
+    do {                                                                                                   \
+        TDM_Request treq_;                                                                                 \
+        if (tdm_ip_takes(fn, comm, blocking)) {                                                            \
+            int rc_ = (start);                                                                             \
+            if (rc_ == MPI_SUCCESS)                                                                        \
+                return (finish);                                                                           \
+            if (!tdm_ip_refused(fn, rc_))                                                                  \
+                return rc_;                                                                                \
+        }                                                                                                  \
+        return (native);                                                                                   \
+    } while (0)
+#define TDM_IP_NONBLOCKING(fn, comm, start, native) TDM_IP_ROUTE(fn, comm, 0, start, tdm_ip_wrap(treq_, request), native)
+#define TDM_IP_BLOCKING(fn, comm, start, native) TDM_IP_ROUTE(fn, comm, 1, start, tdm_ip_wait_blocking(treq_), native)
+/* A persistent collective's _init: `start` the TDM_Xxx_init call; the program gets a proxy request. */
+#define TDM_IP_PERSISTENT(fn, comm, start, native)                                                         \
+    TDM_IP_ROUTE(fn, comm, 0, start, tdm_ip_persistent_hand_out(treq_, request), native)
 
 #endif

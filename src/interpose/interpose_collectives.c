@@ -6,52 +6,35 @@
  */
 #include "interpose.h"
 
-/* The body of a collective: `start` is the TDM_Ixxx call (into treq_); `finish` what becomes of the
- * started call (a generalized request, or a wait for a blocking collective); `native` the PMPI call. */
-#define ROUTE(fn, comm, blocking, start, finish, native)                                                    \
-    do {                                                                                                   \
-        TDM_Request treq_;                                                                                 \
-        if (tdm_ip_takes(fn, comm, blocking)) {                                                            \
-            int rc_ = (start);                                                                             \
-            if (rc_ == MPI_SUCCESS)                                                                        \
-                return (finish);                                                                           \
-            if (!tdm_ip_refused(fn, rc_))                                                                  \
-                return rc_;                                                                                \
-        }                                                                                                  \
-        return (native);                                                                                   \
-    } while (0)
-#define NONBLOCKING(fn, comm, start, native) ROUTE(fn, comm, 0, start, tdm_ip_wrap(treq_, request), native)
-#define BLOCKING(fn, comm, start, native) ROUTE(fn, comm, 1, start, tdm_ip_wait_blocking(treq_), native)
-
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
-    NONBLOCKING("MPI_Ibarrier", comm, TDM_Ibarrier(comm, &treq_), PMPI_Ibarrier(comm, request));
+    TDM_IP_NONBLOCKING("MPI_Ibarrier", comm, TDM_Ibarrier(comm, &treq_), PMPI_Ibarrier(comm, request));
 }
 
 int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    NONBLOCKING("MPI_Ibcast", comm, TDM_Ibcast(buffer, count, datatype, root, comm, &treq_),
+    TDM_IP_NONBLOCKING("MPI_Ibcast", comm, TDM_Ibcast(buffer, count, datatype, root, comm, &treq_),
                 PMPI_Ibcast(buffer, count, datatype, root, comm, request));
 }
 
 int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                 MPI_Comm comm, MPI_Request *request)
 {
-    NONBLOCKING("MPI_Ireduce", comm, TDM_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, &treq_),
+    TDM_IP_NONBLOCKING("MPI_Ireduce", comm, TDM_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, &treq_),
                 PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request));
 }
 
 int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                    MPI_Request *request)
 {
-    NONBLOCKING("MPI_Iallreduce", comm, TDM_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, &treq_),
+    TDM_IP_NONBLOCKING("MPI_Iallreduce", comm, TDM_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, &treq_),
                 PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request));
 }
 
 int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                 MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    NONBLOCKING("MPI_Igather", comm,
+    TDM_IP_NONBLOCKING("MPI_Igather", comm,
                 TDM_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &treq_),
                 PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
 }
@@ -59,7 +42,7 @@ int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                  const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    NONBLOCKING("MPI_Igatherv", comm,
+    TDM_IP_NONBLOCKING("MPI_Igatherv", comm,
                 TDM_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, &treq_),
                 PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm,
                               request));
@@ -68,7 +51,7 @@ int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                  MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    NONBLOCKING("MPI_Iscatter", comm,
+    TDM_IP_NONBLOCKING("MPI_Iscatter", comm,
                 TDM_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &treq_),
                 PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request));
 }
@@ -76,7 +59,7 @@ int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    NONBLOCKING("MPI_Iscatterv", comm,
+    TDM_IP_NONBLOCKING("MPI_Iscatterv", comm,
                 TDM_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm,
                               &treq_),
                 PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm,
@@ -86,7 +69,7 @@ int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[
 int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    NONBLOCKING("MPI_Iallgather", comm,
+    TDM_IP_NONBLOCKING("MPI_Iallgather", comm,
                 TDM_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &treq_),
                 PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
 }
@@ -95,7 +78,7 @@ int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
                     MPI_Request *request)
 {
-    NONBLOCKING("MPI_Iallgatherv", comm,
+    TDM_IP_NONBLOCKING("MPI_Iallgatherv", comm,
                 TDM_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &treq_),
                 PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
                                  request));
@@ -104,7 +87,7 @@ int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
                         MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    NONBLOCKING("MPI_Ireduce_scatter", comm,
+    TDM_IP_NONBLOCKING("MPI_Ireduce_scatter", comm,
                 TDM_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, &treq_),
                 PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request));
 }
@@ -112,7 +95,7 @@ int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
 int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
                               MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    NONBLOCKING("MPI_Ireduce_scatter_block", comm,
+    TDM_IP_NONBLOCKING("MPI_Ireduce_scatter_block", comm,
                 TDM_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, &treq_),
                 PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request));
 }
@@ -120,7 +103,7 @@ int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    NONBLOCKING("MPI_Ialltoall", comm,
+    TDM_IP_NONBLOCKING("MPI_Ialltoall", comm,
                 TDM_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &treq_),
                 PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
 }
@@ -129,7 +112,7 @@ int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
                    void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                    MPI_Request *request)
 {
-    NONBLOCKING("MPI_Ialltoallv", comm,
+    TDM_IP_NONBLOCKING("MPI_Ialltoallv", comm,
                 TDM_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
                                &treq_),
                 PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
@@ -140,7 +123,7 @@ int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
                    void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
                    MPI_Comm comm, MPI_Request *request)
 {
-    NONBLOCKING("MPI_Ialltoallw", comm,
+    TDM_IP_NONBLOCKING("MPI_Ialltoallw", comm,
                 TDM_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
                                &treq_),
                 PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
@@ -150,14 +133,14 @@ int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
 int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
               MPI_Request *request)
 {
-    NONBLOCKING("MPI_Iscan", comm, TDM_Iscan(sendbuf, recvbuf, count, datatype, op, comm, &treq_),
+    TDM_IP_NONBLOCKING("MPI_Iscan", comm, TDM_Iscan(sendbuf, recvbuf, count, datatype, op, comm, &treq_),
                 PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request));
 }
 
 int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                 MPI_Request *request)
 {
-    NONBLOCKING("MPI_Iexscan", comm, TDM_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, &treq_),
+    TDM_IP_NONBLOCKING("MPI_Iexscan", comm, TDM_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, &treq_),
                 PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request));
 }
 
@@ -165,32 +148,32 @@ int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 
 int MPI_Barrier(MPI_Comm comm)
 {
-    BLOCKING("MPI_Barrier", comm, TDM_Ibarrier(comm, &treq_), PMPI_Barrier(comm));
+    TDM_IP_BLOCKING("MPI_Barrier", comm, TDM_Ibarrier(comm, &treq_), PMPI_Barrier(comm));
 }
 
 int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
-    BLOCKING("MPI_Bcast", comm, TDM_Ibcast(buffer, count, datatype, root, comm, &treq_),
+    TDM_IP_BLOCKING("MPI_Bcast", comm, TDM_Ibcast(buffer, count, datatype, root, comm, &treq_),
              PMPI_Bcast(buffer, count, datatype, root, comm));
 }
 
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                MPI_Comm comm)
 {
-    BLOCKING("MPI_Reduce", comm, TDM_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, &treq_),
+    TDM_IP_BLOCKING("MPI_Reduce", comm, TDM_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, &treq_),
              PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm));
 }
 
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    BLOCKING("MPI_Allreduce", comm, TDM_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, &treq_),
+    TDM_IP_BLOCKING("MPI_Allreduce", comm, TDM_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, &treq_),
              PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm));
 }
 
 int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    BLOCKING("MPI_Gather", comm,
+    TDM_IP_BLOCKING("MPI_Gather", comm,
              TDM_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &treq_),
              PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
 }
@@ -198,7 +181,7 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
 int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                 const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    BLOCKING("MPI_Gatherv", comm,
+    TDM_IP_BLOCKING("MPI_Gatherv", comm,
              TDM_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, &treq_),
              PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm));
 }
@@ -206,7 +189,7 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                 MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    BLOCKING("MPI_Scatter", comm,
+    TDM_IP_BLOCKING("MPI_Scatter", comm,
              TDM_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &treq_),
              PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
 }
@@ -214,7 +197,7 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    BLOCKING("MPI_Scatterv", comm,
+    TDM_IP_BLOCKING("MPI_Scatterv", comm,
              TDM_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, &treq_),
              PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm));
 }
@@ -222,7 +205,7 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                   MPI_Datatype recvtype, MPI_Comm comm)
 {
-    BLOCKING("MPI_Allgather", comm,
+    TDM_IP_BLOCKING("MPI_Allgather", comm,
              TDM_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &treq_),
              PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
 }
@@ -230,7 +213,7 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                    const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    BLOCKING("MPI_Allgatherv", comm,
+    TDM_IP_BLOCKING("MPI_Allgatherv", comm,
              TDM_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &treq_),
              PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm));
 }
@@ -238,14 +221,14 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
                        MPI_Comm comm)
 {
-    BLOCKING("MPI_Reduce_scatter", comm, TDM_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, &treq_),
+    TDM_IP_BLOCKING("MPI_Reduce_scatter", comm, TDM_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, &treq_),
              PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm));
 }
 
 int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
                              MPI_Comm comm)
 {
-    BLOCKING("MPI_Reduce_scatter_block", comm,
+    TDM_IP_BLOCKING("MPI_Reduce_scatter_block", comm,
              TDM_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, &treq_),
              PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm));
 }
@@ -253,7 +236,7 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, 
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                  MPI_Datatype recvtype, MPI_Comm comm)
 {
-    BLOCKING("MPI_Alltoall", comm,
+    TDM_IP_BLOCKING("MPI_Alltoall", comm,
              TDM_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &treq_),
              PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
 }
@@ -261,7 +244,7 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                   void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    BLOCKING("MPI_Alltoallv", comm,
+    TDM_IP_BLOCKING("MPI_Alltoallv", comm,
              TDM_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
                             &treq_),
              PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm));
@@ -271,7 +254,7 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
                   void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
                   MPI_Comm comm)
 {
-    BLOCKING("MPI_Alltoallw", comm,
+    TDM_IP_BLOCKING("MPI_Alltoallw", comm,
              TDM_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
                             &treq_),
              PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm));
@@ -279,13 +262,13 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
 
 int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    BLOCKING("MPI_Scan", comm, TDM_Iscan(sendbuf, recvbuf, count, datatype, op, comm, &treq_),
+    TDM_IP_BLOCKING("MPI_Scan", comm, TDM_Iscan(sendbuf, recvbuf, count, datatype, op, comm, &treq_),
              PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm));
 }
 
 int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    BLOCKING("MPI_Exscan", comm, TDM_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, &treq_),
+    TDM_IP_BLOCKING("MPI_Exscan", comm, TDM_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, &treq_),
              PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm));
 }
 
@@ -294,7 +277,7 @@ int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                             MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    NONBLOCKING("MPI_Ineighbor_allgather", comm,
+    TDM_IP_NONBLOCKING("MPI_Ineighbor_allgather", comm,
                 TDM_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &treq_),
                 PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
 }
@@ -303,7 +286,7 @@ int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
                              const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
                              MPI_Request *request)
 {
-    NONBLOCKING("MPI_Ineighbor_allgatherv", comm,
+    TDM_IP_NONBLOCKING("MPI_Ineighbor_allgatherv", comm,
                 TDM_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
                                          &treq_),
                 PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
@@ -313,7 +296,7 @@ int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
 int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                            MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    NONBLOCKING("MPI_Ineighbor_alltoall", comm,
+    TDM_IP_NONBLOCKING("MPI_Ineighbor_alltoall", comm,
                 TDM_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &treq_),
                 PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request));
 }
@@ -322,7 +305,7 @@ int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
                             void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                             MPI_Comm comm, MPI_Request *request)
 {
-    NONBLOCKING("MPI_Ineighbor_alltoallv", comm,
+    TDM_IP_NONBLOCKING("MPI_Ineighbor_alltoallv", comm,
                 TDM_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
                                         comm, &treq_),
                 PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
@@ -334,7 +317,7 @@ int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                             MPI_Request *request)
 {
-    NONBLOCKING("MPI_Ineighbor_alltoallw", comm,
+    TDM_IP_NONBLOCKING("MPI_Ineighbor_alltoallw", comm,
                 TDM_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                                         recvtypes, comm, &treq_),
                 PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
@@ -344,7 +327,7 @@ int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
 int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                            MPI_Datatype recvtype, MPI_Comm comm)
 {
-    BLOCKING("MPI_Neighbor_allgather", comm,
+    TDM_IP_BLOCKING("MPI_Neighbor_allgather", comm,
              TDM_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &treq_),
              PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
 }
@@ -352,7 +335,7 @@ int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype send
 int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                             const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    BLOCKING("MPI_Neighbor_allgatherv", comm,
+    TDM_IP_BLOCKING("MPI_Neighbor_allgatherv", comm,
              TDM_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
                                       &treq_),
              PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm));
@@ -361,7 +344,7 @@ int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sen
 int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                           MPI_Datatype recvtype, MPI_Comm comm)
 {
-    BLOCKING("MPI_Neighbor_alltoall", comm,
+    TDM_IP_BLOCKING("MPI_Neighbor_alltoall", comm,
              TDM_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &treq_),
              PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
 }
@@ -370,7 +353,7 @@ int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const in
                            void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                            MPI_Comm comm)
 {
-    BLOCKING("MPI_Neighbor_alltoallv", comm,
+    TDM_IP_BLOCKING("MPI_Neighbor_alltoallv", comm,
              TDM_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
                                      comm, &treq_),
              PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
@@ -381,7 +364,7 @@ int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MP
                            const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    BLOCKING("MPI_Neighbor_alltoallw", comm,
+    TDM_IP_BLOCKING("MPI_Neighbor_alltoallw", comm,
              TDM_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
                                      comm, &treq_),
              PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,

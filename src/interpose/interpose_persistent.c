@@ -46,8 +46,7 @@ static persistent_call *find(MPI_Request proxy, int *index)
     return found;
 }
 
-/* A persistent Tandem call just made: the program gets its proxy. */
-static int hand_out(TDM_Request treq, MPI_Request *request)
+int tdm_ip_persistent_hand_out(TDM_Request treq, MPI_Request *request)
 {
     persistent_call *call = malloc(sizeof *call);
     int rc = call ? MPI_SUCCESS : MPI_ERR_NO_MEM, tag_ub = 32767, *attr, flag = 0;
@@ -175,35 +174,22 @@ void tdm_ip_persistent_finalize(void)
 #endif
 
 #ifdef HAVE_PERSISTENT
-#define PERSISTENT(fn, comm, start, native)                                                             \
-    do {                                                                                                \
-        TDM_Request treq_;                                                                              \
-        if (tdm_ip_takes(fn, comm, 0)) {                                                                \
-            int rc_ = (start);                                                                          \
-            if (rc_ == MPI_SUCCESS)                                                                     \
-                return hand_out(treq_, request);                                                        \
-            if (!tdm_ip_refused(fn, rc_))                                                               \
-                return rc_;                                                                             \
-        }                                                                                               \
-        return (native);                                                                                \
-    } while (0)
-
 int INIT(Barrier)(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    PERSISTENT("MPI_Barrier_init", comm, TDM_Barrier_init(comm, info, &treq_), PINIT(Barrier)(comm, info, request));
+    TDM_IP_PERSISTENT("MPI_Barrier_init", comm, TDM_Barrier_init(comm, info, &treq_), PINIT(Barrier)(comm, info, request));
 }
 
 int INIT(Bcast)(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info,
                 MPI_Request *request)
 {
-    PERSISTENT("MPI_Bcast_init", comm, TDM_Bcast_init(buffer, count, datatype, root, comm, info, &treq_),
+    TDM_IP_PERSISTENT("MPI_Bcast_init", comm, TDM_Bcast_init(buffer, count, datatype, root, comm, info, &treq_),
                PINIT(Bcast)(buffer, count, datatype, root, comm, info, request));
 }
 
 int INIT(Reduce)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                  MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    PERSISTENT("MPI_Reduce_init", comm,
+    TDM_IP_PERSISTENT("MPI_Reduce_init", comm,
                TDM_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, &treq_),
                PINIT(Reduce)(sendbuf, recvbuf, count, datatype, op, root, comm, info, request));
 }
@@ -211,7 +197,7 @@ int INIT(Reduce)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
 int INIT(Allreduce)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                     MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    PERSISTENT("MPI_Allreduce_init", comm,
+    TDM_IP_PERSISTENT("MPI_Allreduce_init", comm,
                TDM_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, &treq_),
                PINIT(Allreduce)(sendbuf, recvbuf, count, datatype, op, comm, info, request));
 }
@@ -219,7 +205,7 @@ int INIT(Allreduce)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 int INIT(Gather)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                  MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    PERSISTENT("MPI_Gather_init", comm,
+    TDM_IP_PERSISTENT("MPI_Gather_init", comm,
                TDM_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, &treq_),
                PINIT(Gather)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request));
 }
@@ -228,7 +214,7 @@ int INIT(Gatherv)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
                   MPI_Request *request)
 {
-    PERSISTENT("MPI_Gatherv_init", comm,
+    TDM_IP_PERSISTENT("MPI_Gatherv_init", comm,
                TDM_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info,
                                 &treq_),
                PINIT(Gatherv)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info,
@@ -238,7 +224,7 @@ int INIT(Gatherv)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 int INIT(Scatter)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                   MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    PERSISTENT("MPI_Scatter_init", comm,
+    TDM_IP_PERSISTENT("MPI_Scatter_init", comm,
                TDM_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, &treq_),
                PINIT(Scatter)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request));
 }
@@ -247,7 +233,7 @@ int INIT(Scatterv)(const void *sendbuf, const int sendcounts[], const int displs
                    void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
                    MPI_Request *request)
 {
-    PERSISTENT("MPI_Scatterv_init", comm,
+    TDM_IP_PERSISTENT("MPI_Scatterv_init", comm,
                TDM_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info,
                                  &treq_),
                PINIT(Scatterv)(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info,
@@ -257,7 +243,7 @@ int INIT(Scatterv)(const void *sendbuf, const int sendcounts[], const int displs
 int INIT(Allgather)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                     MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    PERSISTENT("MPI_Allgather_init", comm,
+    TDM_IP_PERSISTENT("MPI_Allgather_init", comm,
                TDM_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, &treq_),
                PINIT(Allgather)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
 }
@@ -266,7 +252,7 @@ int INIT(Allgatherv)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
                      const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                      MPI_Request *request)
 {
-    PERSISTENT("MPI_Allgatherv_init", comm,
+    TDM_IP_PERSISTENT("MPI_Allgatherv_init", comm,
                TDM_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info,
                                    &treq_),
                PINIT(Allgatherv)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info,
@@ -276,7 +262,7 @@ int INIT(Allgatherv)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 int INIT(Reduce_scatter)(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
                          MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    PERSISTENT("MPI_Reduce_scatter_init", comm,
+    TDM_IP_PERSISTENT("MPI_Reduce_scatter_init", comm,
                TDM_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, &treq_),
                PINIT(Reduce_scatter)(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request));
 }
@@ -284,7 +270,7 @@ int INIT(Reduce_scatter)(const void *sendbuf, void *recvbuf, const int recvcount
 int INIT(Reduce_scatter_block)(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
                                MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    PERSISTENT("MPI_Reduce_scatter_block_init", comm,
+    TDM_IP_PERSISTENT("MPI_Reduce_scatter_block_init", comm,
                TDM_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, &treq_),
                PINIT(Reduce_scatter_block)(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request));
 }
@@ -292,7 +278,7 @@ int INIT(Reduce_scatter_block)(const void *sendbuf, void *recvbuf, int recvcount
 int INIT(Alltoall)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    PERSISTENT("MPI_Alltoall_init", comm,
+    TDM_IP_PERSISTENT("MPI_Alltoall_init", comm,
                TDM_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, &treq_),
                PINIT(Alltoall)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request));
 }
@@ -301,7 +287,7 @@ int INIT(Alltoallv)(const void *sendbuf, const int sendcounts[], const int sdisp
                     void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                     MPI_Info info, MPI_Request *request)
 {
-    PERSISTENT("MPI_Alltoallv_init", comm,
+    TDM_IP_PERSISTENT("MPI_Alltoallv_init", comm,
                TDM_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
                                   info, &treq_),
                PINIT(Alltoallv)(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
@@ -312,7 +298,7 @@ int INIT(Alltoallw)(const void *sendbuf, const int sendcounts[], const int sdisp
                     void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
                     MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    PERSISTENT("MPI_Alltoallw_init", comm,
+    TDM_IP_PERSISTENT("MPI_Alltoallw_init", comm,
                TDM_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
                                   comm, info, &treq_),
                PINIT(Alltoallw)(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
@@ -322,20 +308,20 @@ int INIT(Alltoallw)(const void *sendbuf, const int sendcounts[], const int sdisp
 int INIT(Scan)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                MPI_Info info, MPI_Request *request)
 {
-    PERSISTENT("MPI_Scan_init", comm, TDM_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, &treq_),
+    TDM_IP_PERSISTENT("MPI_Scan_init", comm, TDM_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, &treq_),
                PINIT(Scan)(sendbuf, recvbuf, count, datatype, op, comm, info, request));
 }
 
 int INIT(Exscan)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                  MPI_Info info, MPI_Request *request)
 {
-    PERSISTENT("MPI_Exscan_init", comm, TDM_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, &treq_),
+    TDM_IP_PERSISTENT("MPI_Exscan_init", comm, TDM_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, &treq_),
                PINIT(Exscan)(sendbuf, recvbuf, count, datatype, op, comm, info, request));
 }
 int INIT(Neighbor_allgather)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                              MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    PERSISTENT("MPI_Neighbor_allgather_init", comm,
+    TDM_IP_PERSISTENT("MPI_Neighbor_allgather_init", comm,
                TDM_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,
                                            &treq_),
                PINIT(Neighbor_allgather)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,
@@ -346,7 +332,7 @@ int INIT(Neighbor_allgatherv)(const void *sendbuf, int sendcount, MPI_Datatype s
                               const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
                               MPI_Info info, MPI_Request *request)
 {
-    PERSISTENT("MPI_Neighbor_allgatherv_init", comm,
+    TDM_IP_PERSISTENT("MPI_Neighbor_allgatherv_init", comm,
                TDM_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
                                             info, &treq_),
                PINIT(Neighbor_allgatherv)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
@@ -356,7 +342,7 @@ int INIT(Neighbor_allgatherv)(const void *sendbuf, int sendcount, MPI_Datatype s
 int INIT(Neighbor_alltoall)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                             MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    PERSISTENT("MPI_Neighbor_alltoall_init", comm,
+    TDM_IP_PERSISTENT("MPI_Neighbor_alltoall_init", comm,
                TDM_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,
                                           &treq_),
                PINIT(Neighbor_alltoall)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,
@@ -367,7 +353,7 @@ int INIT(Neighbor_alltoallv)(const void *sendbuf, const int sendcounts[], const 
                              void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                              MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    PERSISTENT("MPI_Neighbor_alltoallv_init", comm,
+    TDM_IP_PERSISTENT("MPI_Neighbor_alltoallv_init", comm,
                TDM_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                                            recvtype, comm, info, &treq_),
                PINIT(Neighbor_alltoallv)(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
@@ -379,7 +365,7 @@ int INIT(Neighbor_alltoallw)(const void *sendbuf, const int sendcounts[], const 
                              const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
                              MPI_Request *request)
 {
-    PERSISTENT("MPI_Neighbor_alltoallw_init", comm,
+    TDM_IP_PERSISTENT("MPI_Neighbor_alltoallw_init", comm,
                TDM_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                                            recvtypes, comm, info, &treq_),
                PINIT(Neighbor_alltoallw)(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,

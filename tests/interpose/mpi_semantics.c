@@ -2,7 +2,8 @@
  * A plain MPI program on the corners of MPI's semantics that real programs and suites rely on: a user
  * op freed while the collectives using it are in flight, datatypes of no bytes given non-zero counts,
  * (type, op) pairs outside the standard's list that the MPI accepts anyway (MPI_SUM on MPI_CHAR, as
- * the OSU benchmarks use it), alltoallw with a datatype per rank, and persistent collectives. Built plain and with the interposer: the results are compared with
+ * the OSU benchmarks use it), alltoallw with a datatype per rank, persistent collectives and MPI 4's
+ * large-count functions. Built plain and with the interposer: the results are compared with
  * values computed here or with MPI's own collectives (called by their PMPI names, which the interposer
  * does not take), and interposed, Tandem must have served the calls (EXPECT_INTERPOSED=1).
  */
@@ -335,6 +336,48 @@ static void persistent_collectives(void)
 static void persistent_collectives(void) {} /* this MPI has none */
 #endif
 
+/* ---- the large-count (_c) functions of MPI 4 ---- */
+
+#if MPI_VERSION >= 4
+/* Served by Tandem where the counts fit in int; against MPI's own int calls. */
+static void large_count_functions(void)
+{
+    enum { N = 24 };
+    int in[N * 16], got[N * 16], ref[N * 16];
+    MPI_Count counts[16];
+    MPI_Aint displs[16];
+    for (int i = 0; i < N * 16; i++)
+        in[i] = rank * 100 + i;
+    for (int j = 0; j < size; j++)
+        counts[j] = 2, displs[j] = (MPI_Aint)j * 3;
+    long before = served_now();
+    MPI_Request req;
+    MPI_Iallreduce_c(in, got, (MPI_Count)N, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    PMPI_Allreduce(in, ref, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    check(memcmp(got, ref, sizeof(int) * N) == 0, "MPI_Iallreduce_c: MPI's result", 0);
+    int icounts[16], idispls[16];
+    for (int j = 0; j < size; j++)
+        icounts[j] = 2, idispls[j] = j * 3;
+    memset(got, 0, sizeof got);
+    memset(ref, 0, sizeof ref);
+    MPI_Ialltoallv_c(in, counts, displs, MPI_INT, got, counts, displs, MPI_INT, MPI_COMM_WORLD, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    PMPI_Alltoallv(in, icounts, idispls, MPI_INT, ref, icounts, idispls, MPI_INT, MPI_COMM_WORLD);
+    check(memcmp(got, ref, sizeof(int) * 3 * (size_t)size) == 0, "MPI_Ialltoallv_c: MPI's result", 0);
+    MPI_Allreduce_init_c(in, got, (MPI_Count)N, MPI_INT, MPI_MAX, MPI_COMM_WORLD, MPI_INFO_NULL, &req);
+    MPI_Start(&req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    MPI_Request_free(&req);
+    PMPI_Allreduce(in, ref, N, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    check(memcmp(got, ref, sizeof(int) * N) == 0, "MPI_Allreduce_init_c: MPI's result", 0);
+    if (interposed)
+        check(served_now() - before == 3, "the _c calls served by Tandem", served_now() - before);
+}
+#else
+static void large_count_functions(void) {} /* this MPI has none */
+#endif
+
 /* ---- (type, op) pairs the MPI accepts beyond the standard's list ---- */
 
 static void pairs_the_mpi_accepts(void)
@@ -378,8 +421,10 @@ int main(int argc, char **argv)
         empty_types();
         pairs_the_mpi_accepts();
         alltoallw_mixed();
-        if (size <= 16)
+        if (size <= 16) {
             persistent_collectives();
+            large_count_functions();
+        }
     }
     int all_failures = 0;
     MPI_Reduce(&failures, &all_failures, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);

@@ -1,0 +1,72 @@
+#include "large_count.h"
+
+#include "../base/error.h"
+
+#include <limits.h>
+#include <stdlib.h>
+
+int tdm_count_from_large(const char *fn, const char *name, MPI_Count count, int *out)
+{
+    if (count > INT_MAX)
+        return tdm_error(fn, MPI_ERR_COUNT, "count %lld exceeds INT_MAX, the most Tandem's schedules count (argument %s)",
+                         (long long)count, name);
+    *out = count < 0 ? -1 : (int)count;
+    return MPI_SUCCESS;
+}
+
+/* One conversion for both element types: in[i] read through get. */
+static int convert(const char *fn, const char *name, const void *in, int n, int **out,
+                   long long (*get)(const void *, int))
+{
+    *out = NULL;
+    if (!in)
+        return MPI_SUCCESS;
+    int *converted = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    if (!converted)
+        return tdm_error(fn, MPI_ERR_NO_MEM, "out of memory converting %s", name);
+    for (int i = 0; i < n; i++) {
+        long long v = get(in, i);
+        if (v > INT_MAX || v < INT_MIN) {
+            free(converted);
+            return tdm_error(fn, MPI_ERR_COUNT, "%s[%d] = %lld is beyond int, the most Tandem's schedules count "
+                                                "(argument %s)", name, i, v, name);
+        }
+        converted[i] = (int)v;
+    }
+    *out = converted;
+    return MPI_SUCCESS;
+}
+
+static long long count_at(const void *in, int i) { return (long long)((const MPI_Count *)in)[i]; }
+static long long aint_at(const void *in, int i) { return (long long)((const MPI_Aint *)in)[i]; }
+
+int tdm_counts_from_large(const char *fn, const char *name, const MPI_Count *in, int n, int **out)
+{
+    return convert(fn, name, in, n, out, count_at);
+}
+
+int tdm_displs_from_large(const char *fn, const char *name, const MPI_Aint *in, int n, int **out)
+{
+    return convert(fn, name, in, n, out, aint_at);
+}
+
+int tdm_large_blocks(MPI_Comm comm)
+{
+    int n = 0, inter = 0;
+    if (comm == MPI_COMM_NULL)
+        return 0;
+    MPI_Comm_test_inter(comm, &inter);
+    if (inter)
+        MPI_Comm_remote_size(comm, &n);
+    else
+        MPI_Comm_size(comm, &n);
+    return n;
+}
+
+int tdm_large_is_root(MPI_Comm comm, int root)
+{
+    int rank = -1;
+    if (comm != MPI_COMM_NULL)
+        MPI_Comm_rank(comm, &rank);
+    return rank == root;
+}

@@ -1,0 +1,20 @@
+/*
+ * MPI 4's large counts (MPI_Count, MPI_Aint) as the int counts Tandem's schedules use: what does not
+ * fit is refused with MPI_ERR_COUNT and a message naming the argument.
+ */
+#ifndef TANDEM_LARGE_COUNT_H_INTERNAL
+#define TANDEM_LARGE_COUNT_H_INTERNAL
+
+#include <mpi.h>
+
+/* A negative count stays negative (the int function's check reports it). */
+int tdm_count_from_large(const char *fn, const char *name, MPI_Count count, int *out);
+/* n counts or displacements into a malloc'ed int array; NULL stays NULL (the int function reports it). */
+int tdm_counts_from_large(const char *fn, const char *name, const MPI_Count *in, int n, int **out);
+int tdm_displs_from_large(const char *fn, const char *name, const MPI_Aint *in, int n, int **out);
+/* Blocks of comm's v and w arrays: its size (0 for MPI_COMM_NULL, which the int function reports). */
+int tdm_large_blocks(MPI_Comm comm);
+/* Whether the calling rank is the root (the arrays significant there only are converted there only). */
+int tdm_large_is_root(MPI_Comm comm, int root);
+
+#endif
