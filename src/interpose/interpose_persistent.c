@@ -81,15 +81,15 @@ int tdm_ip_persistent_hand_out(TDM_Request treq, MPI_Request *request)
     return rc;
 }
 
-/* Tandem's run is over (progress thread, or inline progress in an intercepted call). */
+/* Tandem's run is over (progress thread, or inline progress in an intercepted call). The message goes
+ * before the count drops: with no Tandem call out, the program's wait blocks in MPI, and MPICH 4.0
+ * never completes a wait on a message that another thread sends to the waiting process meanwhile. */
 static void on_done(void *arg, int error)
 {
     persistent_call *call = arg;
     call->error = error;
+    PMPI_Send(NULL, 0, MPI_BYTE, 0, call->tag, proxies); /* 0 bytes to a posted receive: never blocks */
     tdm_ip_track(-1);
-    MPI_Request send;
-    if (PMPI_Isend(NULL, 0, MPI_BYTE, 0, call->tag, proxies, &send) == MPI_SUCCESS)
-        PMPI_Request_free(&send);
 }
 
 /* The Tandem side of the last run, completed: its error, if it failed. */

@@ -3,8 +3,8 @@
 ! locally. It calls each non-blocking and blocking collective, MPI_IN_PLACE, mixed arrays of
 ! collectives and its own point-to-point requests under MPI_Waitall, MPI_Waitany, MPI_Waitsome,
 ! MPI_Testall and MPI_Testany loops, MPI_Test polling, MPI_Request_get_status, MPI_Request_free (of its
-! own send), a duplicated communicator, MPI_Init_thread / MPI_Query_thread, and a bad root under
-! MPI_ERRORS_RETURN.
+! own send), a duplicated communicator, MPI_Init_thread / MPI_Query_thread, a bad root under
+! MPI_ERRORS_RETURN, a user op freed while a collective applies it, and MPI_Alltoallw.
 !
 ! EXPECT_INTERPOSED=1: Tandem must have served the non-blocking collectives (served_by_tandem.c);
 ! EXPECT_INTERPOSED=0: the program must run on MPI alone.
@@ -75,6 +75,7 @@ program fortran_program
   call freed_and_status()
   call duplicated_communicator()
   call blocking_collectives()
+  call op_freed_in_flight()
   call bad_argument()
 
   call get_environment_variable('EXPECT_INTERPOSED', expect)
@@ -98,6 +99,27 @@ program fortran_program
   if (all_failures /= 0 .and. rank == 0) stop 1
 
 contains
+
+#if BINDING == 3
+  subroutine int_sum(invec, inoutvec, len, datatype)
+    use, intrinsic :: iso_c_binding, only : c_ptr, c_f_pointer
+    type(c_ptr), value :: invec, inoutvec
+    integer :: len
+    type(MPI_Datatype) :: datatype
+    integer, pointer :: a(:), b(:)
+    if (datatype == MPI_DATATYPE_NULL) return
+    call c_f_pointer(invec, a, [len])
+    call c_f_pointer(inoutvec, b, [len])
+    b = b + a
+  end subroutine
+#else
+  subroutine int_sum(invec, inoutvec, len, datatype)
+    integer :: len, datatype
+    integer :: invec(len), inoutvec(len)
+    if (datatype == MPI_DATATYPE_NULL) return
+    inoutvec = inoutvec + invec
+  end subroutine
+#endif
 
   subroutine check(ok, what, arg)
     logical, intent(in) :: ok
@@ -516,6 +538,34 @@ contains
     call MPI_Reduce_scatter(send, got, counts, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
     if (got(0) /= sum_upto(nprocs, rank)) wrong = wrong + 1
     call check(wrong == 0, 'the blocking collectives', wrong)
+  end subroutine
+
+  ! A user op freed while the collective applying it runs (MPI lets it finish), and alltoallw.
+  subroutine op_freed_in_flight()
+#if BINDING == 3
+    type(MPI_Op) :: op
+    type(MPI_Datatype) :: types(0:nprocs-1)
+#else
+    integer :: op, types(0:nprocs-1)
+#endif
+    integer :: send(0:n-1), sums(0:n-1), counts(0:nprocs-1), displs(0:nprocs-1), many(0:nprocs-1), j
+    REQUEST_T :: req
+    call fill(send, rank)
+    call MPI_Op_create(int_sum, .true., op, ierr)
+    call MPI_Iallreduce(send, sums, n, MPI_INTEGER, op, MPI_COMM_WORLD, req, ierr)
+    call MPI_Op_free(op, ierr)
+    call check(op == MPI_OP_NULL, 'MPI_Op_free sets MPI_OP_NULL', 0)
+    call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+    call check(wrong_sums(sums, nprocs) == 0, 'MPI_Iallreduce with a user op freed before the wait', 0)
+    nonblocking_calls = nonblocking_calls + 1
+    do j = 0, nprocs - 1
+      counts(j) = 1
+      displs(j) = 4 * j ! bytes
+      types(j) = MPI_INTEGER
+      send(j) = 100 * rank + j
+    end do
+    call MPI_Alltoallw(send, counts, displs, types, many, counts, displs, types, MPI_COMM_WORLD, ierr)
+    call check(all(many == [(100 * j + rank, j = 0, nprocs - 1)]), 'MPI_Alltoallw', 0)
   end subroutine
 
   ! A bad argument (a root past the last rank) comes back in ierror with MPI's class (Tandem refuses
