@@ -108,8 +108,8 @@ def header():
     out = [GENERATED, "#ifndef TANDEM_LARGE_COUNT_H\n#define TANDEM_LARGE_COUNT_H\n\n#include <mpi.h>\n\n"
            "#ifdef __cplusplus\nextern \"C\" {\n#endif\n#if defined(__GNUC__)\n#pragma GCC visibility push(default)\n#endif\n\n"
            "/* The large-count forms of MPI 4 (MPI_Count counts, MPI_Aint displacements). Tandem's schedules count\n"
-           " * in int: a count or displacement beyond INT_MAX is refused with MPI_ERR_COUNT naming it (the\n"
-           " * interposer then leaves the call to MPI). */\n"]
+           " * in int: a count or displacement beyond it is refused with MPI_ERR_COUNT naming it, on every rank\n"
+           " * (the ranks agree with one small allreduce per call; the interposer then leaves the call to MPI). */\n"]
     for name, cap, plist in COLLECTIVES:
         for fname, extra, _ in forms(name, cap, plist):
             out.append(f"int TDM_{fname}({params(plist)}{extra});\n")
@@ -148,6 +148,7 @@ def conversions(name, plist, fn):
             frees.append(f"{cname}_")
         else:
             args.append(cname)
+    code.append(f"    rc = tdm_large_agree({fn}, comm, rc);\n")
     return "".join(code), ", ".join(args), frees
 
 

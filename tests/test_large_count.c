@@ -155,6 +155,12 @@ static void beyond_int(void)
     rc = TDM_Iallgatherv_c(in, 1, MPI_INT, ours, ccounts, displs, MPI_INT, MPI_COMM_WORLD, &req);
     check(rc == MPI_ERR_COUNT && strstr(TDM_Last_error(), "displs[0]"), "displacements beyond int: got %d: %s", rc,
           TDM_Last_error());
+    /* beyond int on the last rank only (a valid MPI call): every rank refuses, none is left waiting */
+    for (int i = 0; i < p; i++)
+        counts[i] = B, displs[i] = rank == p - 1 && i == 0 ? (MPI_Aint)INT_MAX + 5 : cdispls[i];
+    rc = TDM_Ialltoallv_c(in, counts, cdispls, MPI_INT, ours, counts, displs, MPI_INT, MPI_COMM_WORLD, &req);
+    check(rc == MPI_ERR_COUNT && strstr(TDM_Last_error(), rank == p - 1 ? "rdispls[0]" : "another rank"),
+          "one rank's displacement beyond int: got %d: %s", rc, TDM_Last_error());
 }
 
 int main(int argc, char **argv)

@@ -232,6 +232,29 @@ static void identical_calls_at_once(void)
     }
 }
 
+/* A persistent call's schedule, freed, serves the same call made non-blocking: that call runs and
+ * completes as any other (not as an inactive persistent request, which Wait would return at once). */
+static void persistent_schedule_reused(void)
+{
+    int send[N], recv[N], want[N];
+    TDM_Request req;
+    CHECK_TDM(TDM_Allreduce_init(send, recv, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &req));
+    for (int i = 0; i < N; i++)
+        send[i] = value(40, rank, i);
+    CHECK_TDM(TDM_Start(&req));
+    CHECK_TDM(TDM_Wait(&req, MPI_STATUS_IGNORE));
+    CHECK_TDM(TDM_Request_free(&req));
+    for (int iter = 0; iter < 3; iter++) {
+        for (int i = 0; i < N; i++)
+            send[i] = value(41 + iter, rank, i);
+        CHECK_TDM(TDM_Iallreduce(send, recv, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req));
+        CHECK_TDM(TDM_Wait(&req, MPI_STATUS_IGNORE));
+        check(req == TDM_REQUEST_NULL, "a non-blocking call on a persistent call's schedule stays set");
+        REFERENCE(MPI_Iallreduce, send, want, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        check_ints(recv, want, N, "allreduce on a freed persistent call's schedule", iter);
+    }
+}
+
 int main(int argc, char **argv)
 {
     harness_init("test_sched_cache", &argc, &argv);
@@ -244,5 +267,6 @@ int main(int argc, char **argv)
     datatype_recreated();
     communicators_freed();
     identical_calls_at_once();
+    persistent_schedule_reused();
     return harness_finish();
 }

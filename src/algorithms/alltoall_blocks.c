@@ -7,9 +7,13 @@ static int snapshot_typed_blocks(tdm_schedule *s, const tdm_coll_args *a, tdm_ou
     int any = 0;
     for (int j = 0; j < a->size; j++) {
         MPI_Aint lb, extent, true_lb, true_extent;
-        if (a->recvcounts[j] == 0 || MPI_Type_get_extent(a->recvtypes[j], &lb, &extent) != MPI_SUCCESS ||
-            MPI_Type_get_true_extent(a->recvtypes[j], &true_lb, &true_extent) != MPI_SUCCESS)
+        if (a->recvcounts[j] == 0)
             continue;
+        if (MPI_Type_get_extent(a->recvtypes[j], &lb, &extent) != MPI_SUCCESS ||
+            MPI_Type_get_true_extent(a->recvtypes[j], &true_lb, &true_extent) != MPI_SUCCESS) {
+            s->error = MPI_ERR_TYPE; /* its bounds unknown, the block would be copied past the snapshot */
+            return 0;
+        }
         MPI_Aint first = a->rdispls[j] + true_lb, end = first + (a->recvcounts[j] - 1) * extent + true_extent;
         lo = any && lo < first ? lo : first;
         hi = any && hi > end ? hi : end;

@@ -15,6 +15,7 @@ int TDM_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, 
     int count_ = 0;
     if (rc == MPI_SUCCESS)
         rc = tdm_count_from_large("TDM_Bcast_c", "count", count, &count_);
+    rc = tdm_large_agree("TDM_Bcast_c", comm, rc);
     TDM_Request request;
     if (rc == MPI_SUCCESS)
         rc = tdm_ibcast("TDM_Bcast_c", buffer, count_, datatype, root, comm, &request);
@@ -29,6 +30,7 @@ int TDM_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
     int count_ = 0;
     if (rc == MPI_SUCCESS)
         rc = tdm_count_from_large("TDM_Ibcast_c", "count", count, &count_);
+    rc = tdm_large_agree("TDM_Ibcast_c", comm, rc);
     if (rc == MPI_SUCCESS)
         rc = tdm_ibcast("TDM_Ibcast_c", buffer, count_, datatype, root, comm, request);
     return rc;
@@ -40,6 +42,7 @@ int TDM_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int r
     int count_ = 0;
     if (rc == MPI_SUCCESS)
         rc = tdm_count_from_large("TDM_Bcast_init_c", "count", count, &count_);
+    rc = tdm_large_agree("TDM_Bcast_init_c", comm, rc);
     (void)info;
     if (rc == MPI_SUCCESS) {
         tdm_build_persistent(1);
@@ -55,6 +58,7 @@ int TDM_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
     int count_ = 0;
     if (rc == MPI_SUCCESS)
         rc = tdm_count_from_large("TDM_Reduce_c", "count", count, &count_);
+    rc = tdm_large_agree("TDM_Reduce_c", comm, rc);
     TDM_Request request;
     if (rc == MPI_SUCCESS)
         rc = tdm_ireduce("TDM_Reduce_c", sendbuf, recvbuf, count_, datatype, op, root, comm, &request);
@@ -69,6 +73,7 @@ int TDM_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datat
     int count_ = 0;
     if (rc == MPI_SUCCESS)
         rc = tdm_count_from_large("TDM_Ireduce_c", "count", count, &count_);
+    rc = tdm_large_agree("TDM_Ireduce_c", comm, rc);
     if (rc == MPI_SUCCESS)
         rc = tdm_ireduce("TDM_Ireduce_c", sendbuf, recvbuf, count_, datatype, op, root, comm, request);
     return rc;
@@ -80,6 +85,7 @@ int TDM_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_D
     int count_ = 0;
     if (rc == MPI_SUCCESS)
         rc = tdm_count_from_large("TDM_Reduce_init_c", "count", count, &count_);
+    rc = tdm_large_agree("TDM_Reduce_init_c", comm, rc);
     (void)info;
     if (rc == MPI_SUCCESS) {
         tdm_build_persistent(1);
@@ -95,6 +101,7 @@ int TDM_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dat
     int count_ = 0;
     if (rc == MPI_SUCCESS)
         rc = tdm_count_from_large("TDM_Allreduce_c", "count", count, &count_);
+    rc = tdm_large_agree("TDM_Allreduce_c", comm, rc);
     TDM_Request request;
     if (rc == MPI_SUCCESS)
         rc = tdm_iallreduce("TDM_Allreduce_c", sendbuf, recvbuf, count_, datatype, op, comm, &request);
@@ -109,6 +116,7 @@ int TDM_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Da
     int count_ = 0;
     if (rc == MPI_SUCCESS)
         rc = tdm_count_from_large("TDM_Iallreduce_c", "count", count, &count_);
+    rc = tdm_large_agree("TDM_Iallreduce_c", comm, rc);
     if (rc == MPI_SUCCESS)
         rc = tdm_iallreduce("TDM_Iallreduce_c", sendbuf, recvbuf, count_, datatype, op, comm, request);
     return rc;
@@ -120,6 +128,7 @@ int TDM_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MP
     int count_ = 0;
     if (rc == MPI_SUCCESS)
         rc = tdm_count_from_large("TDM_Allreduce_init_c", "count", count, &count_);
+    rc = tdm_large_agree("TDM_Allreduce_init_c", comm, rc);
     (void)info;
     if (rc == MPI_SUCCESS) {
         tdm_build_persistent(1);
@@ -138,6 +147,7 @@ int TDM_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype
     int recvcount_ = 0;
     if (rc == MPI_SUCCESS)
         rc = tdm_count_from_large("TDM_Gather_c", "recvcount", recvcount, &recvcount_);
+    rc = tdm_large_agree("TDM_Gather_c", comm, rc);
     TDM_Request request;
     if (rc == MPI_SUCCESS)
         rc = tdm_igather("TDM_Gather_c", sendbuf, sendcount_, sendtype, recvbuf, recvcount_, recvtype, root, comm, &request);
@@ -155,6 +165,7 @@ int TDM_Igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
     int recvcount_ = 0;
     if (rc == MPI_SUCCESS)
         rc = tdm_count_from_large("TDM_Igather_c", "recvcount", recvcount, &recvcount_);
+    rc = tdm_large_agree("TDM_Igather_c", comm, rc);
     if (rc == MPI_SUCCESS)
         rc = tdm_igather("TDM_Igather_c", sendbuf, sendcount_, sendtype, recvbuf, recvcount_, recvtype, root, comm, request);
     return rc;
@@ -169,6 +180,7 @@ int TDM_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
     int recvcount_ = 0;
     if (rc == MPI_SUCCESS)
         rc = tdm_count_from_large("TDM_Gather_init_c", "recvcount", recvcount, &recvcount_);
+    rc = tdm_large_agree("TDM_Gather_init_c", comm, rc);
     (void)info;
     if (rc == MPI_SUCCESS) {
         tdm_build_persistent(1);
@@ -192,6 +204,7 @@ int TDM_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
     int *displs_ = NULL;
     if (rc == MPI_SUCCESS && at_root)
         rc = tdm_displs_from_large("TDM_Gatherv_c", "displs", displs, n, &displs_);
+    rc = tdm_large_agree("TDM_Gatherv_c", comm, rc);
     TDM_Request request;
     if (rc == MPI_SUCCESS)
         rc = tdm_igatherv("TDM_Gatherv_c", sendbuf, sendcount_, sendtype, recvbuf, recvcounts_, displs_, recvtype, root, comm, &request);
@@ -216,6 +229,7 @@ int TDM_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
     int *displs_ = NULL;
     if (rc == MPI_SUCCESS && at_root)
         rc = tdm_displs_from_large("TDM_Igatherv_c", "displs", displs, n, &displs_);
+    rc = tdm_large_agree("TDM_Igatherv_c", comm, rc);
     if (rc == MPI_SUCCESS)
         rc = tdm_igatherv("TDM_Igatherv_c", sendbuf, sendcount_, sendtype, recvbuf, recvcounts_, displs_, recvtype, root, comm, request);
     free(recvcounts_);
@@ -237,6 +251,7 @@ int TDM_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype se
     int *displs_ = NULL;
     if (rc == MPI_SUCCESS && at_root)
         rc = tdm_displs_from_large("TDM_Gatherv_init_c", "displs", displs, n, &displs_);
+    rc = tdm_large_agree("TDM_Gatherv_init_c", comm, rc);
     (void)info;
     if (rc == MPI_SUCCESS) {
         tdm_build_persistent(1);
@@ -257,6 +272,7 @@ int TDM_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
     int recvcount_ = 0;
     if (rc == MPI_SUCCESS)
         rc = tdm_count_from_large("TDM_Scatter_c", "recvcount", recvcount, &recvcount_);
+    rc = tdm_large_agree("TDM_Scatter_c", comm, rc);
     TDM_Request request;
     if (rc == MPI_SUCCESS)
         rc = tdm_iscatter("TDM_Scatter_c", sendbuf, sendcount_, sendtype, recvbuf, recvcount_, recvtype, root, comm, &request);
@@ -274,6 +290,7 @@ int TDM_Iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
     int recvcount_ = 0;
     if (rc == MPI_SUCCESS)
         rc = tdm_count_from_large("TDM_Iscatter_c", "recvcount", recvcount, &recvcount_);
+    rc = tdm_large_agree("TDM_Iscatter_c", comm, rc);
     if (rc == MPI_SUCCESS)
         rc = tdm_iscatter("TDM_Iscatter_c", sendbuf, sendcount_, sendtype, recvbuf, recvcount_, recvtype, root, comm, request);
     return rc;
@@ -288,6 +305,7 @@ int TDM_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype se
     int recvcount_ = 0;
     if (rc == MPI_SUCCESS)
         rc = tdm_count_from_large("TDM_Scatter_init_c", "recvcount", recvcount, &recvcount_);
+    rc = tdm_large_agree("TDM_Scatter_init_c", comm, rc);
     (void)info;
     if (rc == MPI_SUCCESS) {
         tdm_build_persistent(1);
@@ -311,6 +329,7 @@ int TDM_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_
     int recvcount_ = 0;
     if (rc == MPI_SUCCESS)
         rc = tdm_count_from_large("TDM_Scatterv_c", "recvcount", recvcount, &recvcount_);
+    rc = tdm_large_agree("TDM_Scatterv_c", comm, rc);
     TDM_Request request;
     if (rc == MPI_SUCCESS)
         rc = tdm_iscatterv("TDM_Scatterv_c", sendbuf, sendcounts_, displs_, sendtype, recvbuf, recvcount_, recvtype, root, comm, &request);
@@ -335,6 +354,7 @@ int TDM_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI
     int recvcount_ = 0;
     if (rc == MPI_SUCCESS)
         rc = tdm_count_from_large("TDM_Iscatterv_c", "recvcount", recvcount, &recvcount_);
+    rc = tdm_large_agree("TDM_Iscatterv_c", comm, rc);
     if (rc == MPI_SUCCESS)
         rc = tdm_iscatterv("TDM_Iscatterv_c", sendbuf, sendcounts_, displs_, sendtype, recvbuf, recvcount_, recvtype, root, comm, request);
     free(sendcounts_);
@@ -356,6 +376,7 @@ int TDM_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const
     int recvcount_ = 0;
     if (rc == MPI_SUCCESS)
         rc = tdm_count_from_large("TDM_Scatterv_init_c", "recvcount", recvcount, &recvcount_);
+    rc = tdm_large_agree("TDM_Scatterv_init_c", comm, rc);
     (void)info;
     if (rc == MPI_SUCCESS) {
         tdm_build_persistent(1);
@@ -376,6 +397,7 @@ int TDM_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
     int recvcount_ = 0;
     if (rc == MPI_SUCCESS)
         rc = tdm_count_from_large("TDM_Allgather_c", "recvcount", recvcount, &recvcount_);
+    rc = tdm_large_agree("TDM_Allgather_c", comm, rc);
     TDM_Request request;
     if (rc == MPI_SUCCESS)
         rc = tdm_iallgather("TDM_Allgather_c", sendbuf, sendcount_, sendtype, recvbuf, recvcount_, recvtype, comm, &request);
@@ -393,6 +415,7 @@ int TDM_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
     int recvcount_ = 0;
     if (rc == MPI_SUCCESS)
         rc = tdm_count_from_large("TDM_Iallgather_c", "recvcount", recvcount, &recvcount_);
+    rc = tdm_large_agree("TDM_Iallgather_c", comm, rc);
     if (rc == MPI_SUCCESS)
         rc = tdm_iallgather("TDM_Iallgather_c", sendbuf, sendcount_, sendtype, recvbuf, recvcount_, recvtype, comm, request);
     return rc;
@@ -407,6 +430,7 @@ int TDM_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype 
     int recvcount_ = 0;
     if (rc == MPI_SUCCESS)
         rc = tdm_count_from_large("TDM_Allgather_init_c", "recvcount", recvcount, &recvcount_);
+    rc = tdm_large_agree("TDM_Allgather_init_c", comm, rc);
     (void)info;
     if (rc == MPI_SUCCESS) {
         tdm_build_persistent(1);
@@ -429,6 +453,7 @@ int TDM_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
     int *displs_ = NULL;
     if (rc == MPI_SUCCESS && 1)
         rc = tdm_displs_from_large("TDM_Allgatherv_c", "displs", displs, n, &displs_);
+    rc = tdm_large_agree("TDM_Allgatherv_c", comm, rc);
     TDM_Request request;
     if (rc == MPI_SUCCESS)
         rc = tdm_iallgatherv("TDM_Allgatherv_c", sendbuf, sendcount_, sendtype, recvbuf, recvcounts_, displs_, recvtype, comm, &request);
@@ -452,6 +477,7 @@ int TDM_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
     int *displs_ = NULL;
     if (rc == MPI_SUCCESS && 1)
         rc = tdm_displs_from_large("TDM_Iallgatherv_c", "displs", displs, n, &displs_);
+    rc = tdm_large_agree("TDM_Iallgatherv_c", comm, rc);
     if (rc == MPI_SUCCESS)
         rc = tdm_iallgatherv("TDM_Iallgatherv_c", sendbuf, sendcount_, sendtype, recvbuf, recvcounts_, displs_, recvtype, comm, request);
     free(recvcounts_);
@@ -472,6 +498,7 @@ int TDM_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype
     int *displs_ = NULL;
     if (rc == MPI_SUCCESS && 1)
         rc = tdm_displs_from_large("TDM_Allgatherv_init_c", "displs", displs, n, &displs_);
+    rc = tdm_large_agree("TDM_Allgatherv_init_c", comm, rc);
     (void)info;
     if (rc == MPI_SUCCESS) {
         tdm_build_persistent(1);
@@ -490,6 +517,7 @@ int TDM_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count rec
     int *recvcounts_ = NULL;
     if (rc == MPI_SUCCESS && 1)
         rc = tdm_counts_from_large("TDM_Reduce_scatter_c", "recvcounts", recvcounts, n, &recvcounts_);
+    rc = tdm_large_agree("TDM_Reduce_scatter_c", comm, rc);
     TDM_Request request;
     if (rc == MPI_SUCCESS)
         rc = tdm_ireduce_scatter("TDM_Reduce_scatter_c", sendbuf, recvbuf, recvcounts_, datatype, op, comm, &request);
@@ -506,6 +534,7 @@ int TDM_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count re
     int *recvcounts_ = NULL;
     if (rc == MPI_SUCCESS && 1)
         rc = tdm_counts_from_large("TDM_Ireduce_scatter_c", "recvcounts", recvcounts, n, &recvcounts_);
+    rc = tdm_large_agree("TDM_Ireduce_scatter_c", comm, rc);
     if (rc == MPI_SUCCESS)
         rc = tdm_ireduce_scatter("TDM_Ireduce_scatter_c", sendbuf, recvbuf, recvcounts_, datatype, op, comm, request);
     free(recvcounts_);
@@ -519,6 +548,7 @@ int TDM_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Coun
     int *recvcounts_ = NULL;
     if (rc == MPI_SUCCESS && 1)
         rc = tdm_counts_from_large("TDM_Reduce_scatter_init_c", "recvcounts", recvcounts, n, &recvcounts_);
+    rc = tdm_large_agree("TDM_Reduce_scatter_init_c", comm, rc);
     (void)info;
     if (rc == MPI_SUCCESS) {
         tdm_build_persistent(1);
@@ -535,6 +565,7 @@ int TDM_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count rec
     int recvcount_ = 0;
     if (rc == MPI_SUCCESS)
         rc = tdm_count_from_large("TDM_Reduce_scatter_block_c", "recvcount", recvcount, &recvcount_);
+    rc = tdm_large_agree("TDM_Reduce_scatter_block_c", comm, rc);
     TDM_Request request;
     if (rc == MPI_SUCCESS)
         rc = tdm_ireduce_scatter_block("TDM_Reduce_scatter_block_c", sendbuf, recvbuf, recvcount_, datatype, op, comm, &request);
@@ -549,6 +580,7 @@ int TDM_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count re
     int recvcount_ = 0;
     if (rc == MPI_SUCCESS)
         rc = tdm_count_from_large("TDM_Ireduce_scatter_block_c", "recvcount", recvcount, &recvcount_);
+    rc = tdm_large_agree("TDM_Ireduce_scatter_block_c", comm, rc);
     if (rc == MPI_SUCCESS)
         rc = tdm_ireduce_scatter_block("TDM_Ireduce_scatter_block_c", sendbuf, recvbuf, recvcount_, datatype, op, comm, request);
     return rc;
@@ -560,6 +592,7 @@ int TDM_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Coun
     int recvcount_ = 0;
     if (rc == MPI_SUCCESS)
         rc = tdm_count_from_large("TDM_Reduce_scatter_block_init_c", "recvcount", recvcount, &recvcount_);
+    rc = tdm_large_agree("TDM_Reduce_scatter_block_init_c", comm, rc);
     (void)info;
     if (rc == MPI_SUCCESS) {
         tdm_build_persistent(1);
@@ -578,6 +611,7 @@ int TDM_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
     int recvcount_ = 0;
     if (rc == MPI_SUCCESS)
         rc = tdm_count_from_large("TDM_Alltoall_c", "recvcount", recvcount, &recvcount_);
+    rc = tdm_large_agree("TDM_Alltoall_c", comm, rc);
     TDM_Request request;
     if (rc == MPI_SUCCESS)
         rc = tdm_ialltoall("TDM_Alltoall_c", sendbuf, sendcount_, sendtype, recvbuf, recvcount_, recvtype, comm, &request);
@@ -595,6 +629,7 @@ int TDM_Ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
     int recvcount_ = 0;
     if (rc == MPI_SUCCESS)
         rc = tdm_count_from_large("TDM_Ialltoall_c", "recvcount", recvcount, &recvcount_);
+    rc = tdm_large_agree("TDM_Ialltoall_c", comm, rc);
     if (rc == MPI_SUCCESS)
         rc = tdm_ialltoall("TDM_Ialltoall_c", sendbuf, sendcount_, sendtype, recvbuf, recvcount_, recvtype, comm, request);
     return rc;
@@ -609,6 +644,7 @@ int TDM_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype s
     int recvcount_ = 0;
     if (rc == MPI_SUCCESS)
         rc = tdm_count_from_large("TDM_Alltoall_init_c", "recvcount", recvcount, &recvcount_);
+    rc = tdm_large_agree("TDM_Alltoall_init_c", comm, rc);
     (void)info;
     if (rc == MPI_SUCCESS) {
         tdm_build_persistent(1);
@@ -634,6 +670,7 @@ int TDM_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI
     int *rdispls_ = NULL;
     if (rc == MPI_SUCCESS && 1)
         rc = tdm_displs_from_large("TDM_Alltoallv_c", "rdispls", rdispls, n, &rdispls_);
+    rc = tdm_large_agree("TDM_Alltoallv_c", comm, rc);
     TDM_Request request;
     if (rc == MPI_SUCCESS)
         rc = tdm_ialltoallv("TDM_Alltoallv_c", sendbuf, sendcounts_, sdispls_, sendtype, recvbuf, recvcounts_, rdispls_, recvtype, comm, &request);
@@ -662,6 +699,7 @@ int TDM_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
     int *rdispls_ = NULL;
     if (rc == MPI_SUCCESS && 1)
         rc = tdm_displs_from_large("TDM_Ialltoallv_c", "rdispls", rdispls, n, &rdispls_);
+    rc = tdm_large_agree("TDM_Ialltoallv_c", comm, rc);
     if (rc == MPI_SUCCESS)
         rc = tdm_ialltoallv("TDM_Ialltoallv_c", sendbuf, sendcounts_, sdispls_, sendtype, recvbuf, recvcounts_, rdispls_, recvtype, comm, request);
     free(sendcounts_);
@@ -687,6 +725,7 @@ int TDM_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], cons
     int *rdispls_ = NULL;
     if (rc == MPI_SUCCESS && 1)
         rc = tdm_displs_from_large("TDM_Alltoallv_init_c", "rdispls", rdispls, n, &rdispls_);
+    rc = tdm_large_agree("TDM_Alltoallv_init_c", comm, rc);
     (void)info;
     if (rc == MPI_SUCCESS) {
         tdm_build_persistent(1);
@@ -716,6 +755,7 @@ int TDM_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI
     int *rdispls_ = NULL;
     if (rc == MPI_SUCCESS && 1)
         rc = tdm_displs_from_large("TDM_Alltoallw_c", "rdispls", rdispls, n, &rdispls_);
+    rc = tdm_large_agree("TDM_Alltoallw_c", comm, rc);
     TDM_Request request;
     if (rc == MPI_SUCCESS)
         rc = tdm_ialltoallw("TDM_Alltoallw_c", sendbuf, sendcounts_, sdispls_, sendtypes, recvbuf, recvcounts_, rdispls_, recvtypes, comm, &request);
@@ -744,6 +784,7 @@ int TDM_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
     int *rdispls_ = NULL;
     if (rc == MPI_SUCCESS && 1)
         rc = tdm_displs_from_large("TDM_Ialltoallw_c", "rdispls", rdispls, n, &rdispls_);
+    rc = tdm_large_agree("TDM_Ialltoallw_c", comm, rc);
     if (rc == MPI_SUCCESS)
         rc = tdm_ialltoallw("TDM_Ialltoallw_c", sendbuf, sendcounts_, sdispls_, sendtypes, recvbuf, recvcounts_, rdispls_, recvtypes, comm, request);
     free(sendcounts_);
@@ -769,6 +810,7 @@ int TDM_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], cons
     int *rdispls_ = NULL;
     if (rc == MPI_SUCCESS && 1)
         rc = tdm_displs_from_large("TDM_Alltoallw_init_c", "rdispls", rdispls, n, &rdispls_);
+    rc = tdm_large_agree("TDM_Alltoallw_init_c", comm, rc);
     (void)info;
     if (rc == MPI_SUCCESS) {
         tdm_build_persistent(1);
@@ -788,6 +830,7 @@ int TDM_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype
     int count_ = 0;
     if (rc == MPI_SUCCESS)
         rc = tdm_count_from_large("TDM_Scan_c", "count", count, &count_);
+    rc = tdm_large_agree("TDM_Scan_c", comm, rc);
     TDM_Request request;
     if (rc == MPI_SUCCESS)
         rc = tdm_iscan("TDM_Scan_c", sendbuf, recvbuf, count_, datatype, op, comm, &request);
@@ -802,6 +845,7 @@ int TDM_Iscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatyp
     int count_ = 0;
     if (rc == MPI_SUCCESS)
         rc = tdm_count_from_large("TDM_Iscan_c", "count", count, &count_);
+    rc = tdm_large_agree("TDM_Iscan_c", comm, rc);
     if (rc == MPI_SUCCESS)
         rc = tdm_iscan("TDM_Iscan_c", sendbuf, recvbuf, count_, datatype, op, comm, request);
     return rc;
@@ -813,6 +857,7 @@ int TDM_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dat
     int count_ = 0;
     if (rc == MPI_SUCCESS)
         rc = tdm_count_from_large("TDM_Scan_init_c", "count", count, &count_);
+    rc = tdm_large_agree("TDM_Scan_init_c", comm, rc);
     (void)info;
     if (rc == MPI_SUCCESS) {
         tdm_build_persistent(1);
@@ -828,6 +873,7 @@ int TDM_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
     int count_ = 0;
     if (rc == MPI_SUCCESS)
         rc = tdm_count_from_large("TDM_Exscan_c", "count", count, &count_);
+    rc = tdm_large_agree("TDM_Exscan_c", comm, rc);
     TDM_Request request;
     if (rc == MPI_SUCCESS)
         rc = tdm_iexscan("TDM_Exscan_c", sendbuf, recvbuf, count_, datatype, op, comm, &request);
@@ -842,6 +888,7 @@ int TDM_Iexscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datat
     int count_ = 0;
     if (rc == MPI_SUCCESS)
         rc = tdm_count_from_large("TDM_Iexscan_c", "count", count, &count_);
+    rc = tdm_large_agree("TDM_Iexscan_c", comm, rc);
     if (rc == MPI_SUCCESS)
         rc = tdm_iexscan("TDM_Iexscan_c", sendbuf, recvbuf, count_, datatype, op, comm, request);
     return rc;
@@ -853,6 +900,7 @@ int TDM_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_D
     int count_ = 0;
     if (rc == MPI_SUCCESS)
         rc = tdm_count_from_large("TDM_Exscan_init_c", "count", count, &count_);
+    rc = tdm_large_agree("TDM_Exscan_init_c", comm, rc);
     (void)info;
     if (rc == MPI_SUCCESS) {
         tdm_build_persistent(1);
@@ -871,6 +919,7 @@ int TDM_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datat
     int recvcount_ = 0;
     if (rc == MPI_SUCCESS)
         rc = tdm_count_from_large("TDM_Neighbor_allgather_c", "recvcount", recvcount, &recvcount_);
+    rc = tdm_large_agree("TDM_Neighbor_allgather_c", comm, rc);
     TDM_Request request;
     if (rc == MPI_SUCCESS)
         rc = tdm_ineighbor_allgather("TDM_Neighbor_allgather_c", sendbuf, sendcount_, sendtype, recvbuf, recvcount_, recvtype, comm, &request);
@@ -888,6 +937,7 @@ int TDM_Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Data
     int recvcount_ = 0;
     if (rc == MPI_SUCCESS)
         rc = tdm_count_from_large("TDM_Ineighbor_allgather_c", "recvcount", recvcount, &recvcount_);
+    rc = tdm_large_agree("TDM_Ineighbor_allgather_c", comm, rc);
     if (rc == MPI_SUCCESS)
         rc = tdm_ineighbor_allgather("TDM_Ineighbor_allgather_c", sendbuf, sendcount_, sendtype, recvbuf, recvcount_, recvtype, comm, request);
     return rc;
@@ -902,6 +952,7 @@ int TDM_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_
     int recvcount_ = 0;
     if (rc == MPI_SUCCESS)
         rc = tdm_count_from_large("TDM_Neighbor_allgather_init_c", "recvcount", recvcount, &recvcount_);
+    rc = tdm_large_agree("TDM_Neighbor_allgather_init_c", comm, rc);
     (void)info;
     if (rc == MPI_SUCCESS) {
         tdm_build_persistent(1);
@@ -925,6 +976,7 @@ int TDM_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Data
     int *displs_ = NULL;
     if (rc == MPI_SUCCESS && 1)
         rc = tdm_displs_from_large("TDM_Neighbor_allgatherv_c", "displs", displs, n_in, &displs_);
+    rc = tdm_large_agree("TDM_Neighbor_allgatherv_c", comm, rc);
     TDM_Request request;
     if (rc == MPI_SUCCESS)
         rc = tdm_ineighbor_allgatherv("TDM_Neighbor_allgatherv_c", sendbuf, sendcount_, sendtype, recvbuf, recvcounts_, displs_, recvtype, comm, &request);
@@ -949,6 +1001,7 @@ int TDM_Ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Dat
     int *displs_ = NULL;
     if (rc == MPI_SUCCESS && 1)
         rc = tdm_displs_from_large("TDM_Ineighbor_allgatherv_c", "displs", displs, n_in, &displs_);
+    rc = tdm_large_agree("TDM_Ineighbor_allgatherv_c", comm, rc);
     if (rc == MPI_SUCCESS)
         rc = tdm_ineighbor_allgatherv("TDM_Ineighbor_allgatherv_c", sendbuf, sendcount_, sendtype, recvbuf, recvcounts_, displs_, recvtype, comm, request);
     free(recvcounts_);
@@ -970,6 +1023,7 @@ int TDM_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI
     int *displs_ = NULL;
     if (rc == MPI_SUCCESS && 1)
         rc = tdm_displs_from_large("TDM_Neighbor_allgatherv_init_c", "displs", displs, n_in, &displs_);
+    rc = tdm_large_agree("TDM_Neighbor_allgatherv_init_c", comm, rc);
     (void)info;
     if (rc == MPI_SUCCESS) {
         tdm_build_persistent(1);
@@ -990,6 +1044,7 @@ int TDM_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Dataty
     int recvcount_ = 0;
     if (rc == MPI_SUCCESS)
         rc = tdm_count_from_large("TDM_Neighbor_alltoall_c", "recvcount", recvcount, &recvcount_);
+    rc = tdm_large_agree("TDM_Neighbor_alltoall_c", comm, rc);
     TDM_Request request;
     if (rc == MPI_SUCCESS)
         rc = tdm_ineighbor_alltoall("TDM_Neighbor_alltoall_c", sendbuf, sendcount_, sendtype, recvbuf, recvcount_, recvtype, comm, &request);
@@ -1007,6 +1062,7 @@ int TDM_Ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datat
     int recvcount_ = 0;
     if (rc == MPI_SUCCESS)
         rc = tdm_count_from_large("TDM_Ineighbor_alltoall_c", "recvcount", recvcount, &recvcount_);
+    rc = tdm_large_agree("TDM_Ineighbor_alltoall_c", comm, rc);
     if (rc == MPI_SUCCESS)
         rc = tdm_ineighbor_alltoall("TDM_Ineighbor_alltoall_c", sendbuf, sendcount_, sendtype, recvbuf, recvcount_, recvtype, comm, request);
     return rc;
@@ -1021,6 +1077,7 @@ int TDM_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_D
     int recvcount_ = 0;
     if (rc == MPI_SUCCESS)
         rc = tdm_count_from_large("TDM_Neighbor_alltoall_init_c", "recvcount", recvcount, &recvcount_);
+    rc = tdm_large_agree("TDM_Neighbor_alltoall_init_c", comm, rc);
     (void)info;
     if (rc == MPI_SUCCESS) {
         tdm_build_persistent(1);
@@ -1047,6 +1104,7 @@ int TDM_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], 
     int *rdispls_ = NULL;
     if (rc == MPI_SUCCESS && 1)
         rc = tdm_displs_from_large("TDM_Neighbor_alltoallv_c", "rdispls", rdispls, n_in, &rdispls_);
+    rc = tdm_large_agree("TDM_Neighbor_alltoallv_c", comm, rc);
     TDM_Request request;
     if (rc == MPI_SUCCESS)
         rc = tdm_ineighbor_alltoallv("TDM_Neighbor_alltoallv_c", sendbuf, sendcounts_, sdispls_, sendtype, recvbuf, recvcounts_, rdispls_, recvtype, comm, &request);
@@ -1076,6 +1134,7 @@ int TDM_Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
     int *rdispls_ = NULL;
     if (rc == MPI_SUCCESS && 1)
         rc = tdm_displs_from_large("TDM_Ineighbor_alltoallv_c", "rdispls", rdispls, n_in, &rdispls_);
+    rc = tdm_large_agree("TDM_Ineighbor_alltoallv_c", comm, rc);
     if (rc == MPI_SUCCESS)
         rc = tdm_ineighbor_alltoallv("TDM_Ineighbor_alltoallv_c", sendbuf, sendcounts_, sdispls_, sendtype, recvbuf, recvcounts_, rdispls_, recvtype, comm, request);
     free(sendcounts_);
@@ -1102,6 +1161,7 @@ int TDM_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcount
     int *rdispls_ = NULL;
     if (rc == MPI_SUCCESS && 1)
         rc = tdm_displs_from_large("TDM_Neighbor_alltoallv_init_c", "rdispls", rdispls, n_in, &rdispls_);
+    rc = tdm_large_agree("TDM_Neighbor_alltoallv_init_c", comm, rc);
     (void)info;
     if (rc == MPI_SUCCESS) {
         tdm_build_persistent(1);
@@ -1126,6 +1186,7 @@ int TDM_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], 
     int *recvcounts_ = NULL;
     if (rc == MPI_SUCCESS && 1)
         rc = tdm_counts_from_large("TDM_Neighbor_alltoallw_c", "recvcounts", recvcounts, n_in, &recvcounts_);
+    rc = tdm_large_agree("TDM_Neighbor_alltoallw_c", comm, rc);
     TDM_Request request;
     if (rc == MPI_SUCCESS)
         rc = tdm_ineighbor_alltoallw("TDM_Neighbor_alltoallw_c", sendbuf, sendcounts_, sdispls, sendtypes, recvbuf, recvcounts_, rdispls, recvtypes, comm, &request);
@@ -1147,6 +1208,7 @@ int TDM_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
     int *recvcounts_ = NULL;
     if (rc == MPI_SUCCESS && 1)
         rc = tdm_counts_from_large("TDM_Ineighbor_alltoallw_c", "recvcounts", recvcounts, n_in, &recvcounts_);
+    rc = tdm_large_agree("TDM_Ineighbor_alltoallw_c", comm, rc);
     if (rc == MPI_SUCCESS)
         rc = tdm_ineighbor_alltoallw("TDM_Ineighbor_alltoallw_c", sendbuf, sendcounts_, sdispls, sendtypes, recvbuf, recvcounts_, rdispls, recvtypes, comm, request);
     free(sendcounts_);
@@ -1165,6 +1227,7 @@ int TDM_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcount
     int *recvcounts_ = NULL;
     if (rc == MPI_SUCCESS && 1)
         rc = tdm_counts_from_large("TDM_Neighbor_alltoallw_init_c", "recvcounts", recvcounts, n_in, &recvcounts_);
+    rc = tdm_large_agree("TDM_Neighbor_alltoallw_init_c", comm, rc);
     (void)info;
     if (rc == MPI_SUCCESS) {
         tdm_build_persistent(1);

@@ -27,6 +27,19 @@ static void add(MPI_Datatype type, unsigned category)
         categories[ncategories++] = (type_category){type, category};
 }
 
+static int mpi_accepts(MPI_Datatype type, MPI_Op op);
+
+/* The predefined types the standard's list gives no op, that MPIs take anyway (probed below). */
+static void probe_types_beyond_the_list(void)
+{
+    MPI_Datatype types[] = {MPI_CHAR, MPI_WCHAR, MPI_CHARACTER};
+    MPI_Op ops[] = {MPI_MAX, MPI_MIN, MPI_SUM, MPI_PROD, MPI_LAND, MPI_LOR, MPI_LXOR, MPI_BAND, MPI_BOR, MPI_BXOR,
+                    MPI_MAXLOC, MPI_MINLOC};
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
+        for (size_t o = 0; types[t] != MPI_DATATYPE_NULL && o < sizeof ops / sizeof ops[0]; o++)
+            mpi_accepts(types[t], ops[o]);
+}
+
 void tdm_op_rules_init(void)
 {
     if (ncategories)
@@ -92,6 +105,9 @@ void tdm_op_rules_init(void)
     add(MPI_2REAL, PAIR);
     add(MPI_2DOUBLE_PRECISION, PAIR);
     add(MPI_2INTEGER, PAIR);
+    /* asked now, while TDM_Init runs alone: asking swaps the error handlers of MPI_COMM_WORLD and
+     * MPI_COMM_SELF for a moment, which other threads would see */
+    probe_types_beyond_the_list();
 }
 
 static unsigned category_of(MPI_Datatype type)
@@ -193,7 +209,7 @@ static const char *name_of(MPI_Datatype type, char *buf)
  * the answer is the error class it gave (MPI_SUCCESS: accepted). Only types the list gives no op at all
  * (MPI_CHAR, MPI_CHARACTER, MPI_WCHAR...) are asked: for the others both MPIs refuse what the list
  * refuses, and MPICH 4.0 aborts in MPI_Reduce_local on some of them (MPI_LAND on MPI_DOUBLE)
- * instead of returning an error.
+ * instead of returning an error. The usual such types are asked at TDM_Init; others when first used.
  */
 typedef struct {
     MPI_Datatype type;
@@ -201,7 +217,7 @@ typedef struct {
     int error_class;
 } probed_pair;
 
-static probed_pair probed[64];
+static probed_pair probed[64]; /* the types probed at TDM_Init x 12 ops, and room for a few more */
 static int nprobed;
 static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
 

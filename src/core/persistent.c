@@ -43,8 +43,13 @@ static int start(const char *fn, struct tdm_request *req)
     int lanes = 0;
     for (struct tdm_request *lane = req; lane; lane = lane->lane_next, lanes++) {
         int tag, rc = tdm_shadow_claim_tag(req->shadow, &lane->tag_hold, &tag);
-        if (rc != MPI_SUCCESS)
+        if (rc != MPI_SUCCESS) { /* the lanes that claimed theirs give them back */
+            for (struct tdm_request *claimed = req; claimed != lane; claimed = claimed->lane_next) {
+                tdm_shadow_release(req->shadow, &claimed->tag_hold);
+                tdm_shadow_put(req->shadow);
+            }
             return tdm_mpi_error(fn, "completing earlier collectives to reuse their tag", rc);
+        }
         __atomic_store_n(&lane->complete, 0, __ATOMIC_RELAXED);
         tdm_exec_restart(&lane->exec, tag);
     }

@@ -59,6 +59,7 @@ void tdm_request_revive(struct tdm_request *req)
      * shadow is set once it holds a tag. */
     req->magic = TDM_REQUEST_MAGIC;
     req->shadow = NULL;
+    req->persistent = req->active = 0; /* a freed persistent request's schedule serves any later call */
     req->on_complete = NULL;
     req->on_complete_arg = NULL;
     __atomic_store_n(&req->hook_gate, 0, __ATOMIC_RELAXED);

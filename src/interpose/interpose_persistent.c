@@ -33,17 +33,26 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static MPI_Comm proxies = MPI_COMM_NULL; /* MPI_COMM_SELF's duplicate, made at the first call */
 static int next_tag;
 
-static persistent_call *find(MPI_Request proxy, int *index)
+static persistent_call *find(MPI_Request proxy)
 {
     pthread_mutex_lock(&lock);
     persistent_call *found = NULL;
     for (int i = 0; i < ncalls && !found; i++)
-        if (calls[i]->proxy == proxy) {
+        if (calls[i]->proxy == proxy)
             found = calls[i];
-            *index = i;
-        }
     pthread_mutex_unlock(&lock);
     return found;
+}
+
+static void forget(persistent_call *call)
+{
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < ncalls; i++)
+        if (calls[i] == call) {
+            calls[i] = calls[--ncalls];
+            break;
+        }
+    pthread_mutex_unlock(&lock);
 }
 
 int tdm_ip_persistent_hand_out(TDM_Request treq, MPI_Request *request)
@@ -99,13 +108,15 @@ static int finish_run(persistent_call *call)
     return rc != MPI_SUCCESS ? rc : call->error;
 }
 
+/* Tandem's run first: if it cannot start, the proxy stays inactive rather than wait for nothing. Its
+ * hook, set last, cannot send before the proxy's receive is posted. */
 static int start(persistent_call *call, MPI_Request *request)
 {
     int rc = finish_run(call);
     if (rc == MPI_SUCCESS)
-        rc = PMPI_Start(request);
-    if (rc == MPI_SUCCESS)
         rc = TDM_Start(&call->treq);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Start(request);
     if (rc != MPI_SUCCESS)
         return rc;
     call->error = MPI_SUCCESS;
@@ -116,8 +127,7 @@ static int start(persistent_call *call, MPI_Request *request)
 
 int MPI_Start(MPI_Request *request)
 {
-    int index;
-    persistent_call *call = request ? find(*request, &index) : NULL;
+    persistent_call *call = request ? find(*request) : NULL;
     return call ? start(call, request) : PMPI_Start(request);
 }
 
@@ -125,8 +135,7 @@ int MPI_Startall(int count, MPI_Request requests[])
 {
     int rc = MPI_SUCCESS;
     for (int i = 0; i < count && rc == MPI_SUCCESS; i++) {
-        int index;
-        persistent_call *call = find(requests[i], &index);
+        persistent_call *call = find(requests[i]);
         rc = call ? start(call, &requests[i]) : PMPI_Start(&requests[i]);
     }
     return rc;
@@ -134,17 +143,14 @@ int MPI_Startall(int count, MPI_Request requests[])
 
 int tdm_ip_persistent_free(MPI_Request *request, int *rc)
 {
-    int index;
-    persistent_call *call = request ? find(*request, &index) : NULL;
+    persistent_call *call = request ? find(*request) : NULL;
     if (!call)
         return 0;
     *rc = finish_run(call);
     int freed = TDM_Request_free(&call->treq);
     if (*rc == MPI_SUCCESS)
         *rc = freed;
-    pthread_mutex_lock(&lock);
-    calls[index] = calls[--ncalls];
-    pthread_mutex_unlock(&lock);
+    forget(call);
     free(call);
     int mpi_rc = PMPI_Request_free(request);
     if (*rc == MPI_SUCCESS)
