@@ -11,9 +11,10 @@ extern "C" {
 #pragma GCC visibility push(default)
 #endif
 
-/* The large-count forms of MPI 4 (MPI_Count counts, MPI_Aint displacements). Tandem's schedules count
- * in int: a count or displacement beyond it is refused with MPI_ERR_COUNT naming it, on every rank
- * (the ranks agree with one small allreduce per call; the interposer then leaves the call to MPI). */
+/* The large-count forms of MPI 4 (MPI_Count counts, MPI_Aint displacements). A call with more data
+ * than TANDEM_CHUNK_BYTES runs in chunks of int counts; the v and w forms take any displacement, but
+ * a count of theirs beyond INT_MAX is refused with MPI_ERR_COUNT naming it (the interposer then
+ * leaves the call to MPI). */
 int TDM_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm);
 int TDM_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, TDM_Request *request);
 int TDM_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, TDM_Request *request);

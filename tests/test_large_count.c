@@ -1,11 +1,14 @@
 /*
  * The large-count (_c) forms: every collective's non-blocking, blocking and persistent _c function with
- * counts that fit in int, against MPI's own int collective on the same data; then counts and
- * displacements beyond INT_MAX refused with MPI_ERR_COUNT naming them (no buffer is touched).
+ * counts that fit in int, against MPI's own int collective on the same data (with TANDEM_CHUNK_BYTES=4,
+ * every call of one count runs in chunks of one int); a v form's count beyond INT_MAX refused with
+ * MPI_ERR_COUNT naming it; displacements beyond INT_MAX taken. test_large_count_huge moves more than
+ * INT_MAX elements.
  */
 #include "harness.h"
 
 #include <limits.h>
+#include <stdint.h>
 #include <string.h>
 
 #define B 3        /* ints per block */
@@ -138,29 +141,57 @@ static void collectives(int form)
 
 static void beyond_int(void)
 {
-    TDM_Request req;
-    MPI_Count big = (MPI_Count)INT_MAX + 1;
-    int rc = TDM_Iallreduce_c(in, ours, big, MPI_BYTE, MPI_BXOR, MPI_COMM_WORLD, &req);
-    check(rc == MPI_ERR_COUNT && strstr(TDM_Last_error(), "TDM_Iallreduce_c") && strstr(TDM_Last_error(), "count"),
-          "a count beyond INT_MAX: got %d: %s", rc, TDM_Last_error());
-    MPI_Count counts[MAXP];
+    /* a v form's count beyond INT_MAX: refused, naming it, before any buffer is touched */
+    MPI_Count big = (MPI_Count)INT_MAX + 1, counts[MAXP];
     for (int i = 0; i < p; i++)
         counts[i] = i == p - 1 ? big : 1;
-    rc = TDM_Alltoallv_c(in, counts, cdispls, MPI_INT, ours, counts, cdispls, MPI_INT, MPI_COMM_WORLD);
+    int rc = TDM_Alltoallv_c(in, counts, cdispls, MPI_INT, ours, counts, cdispls, MPI_INT, MPI_COMM_WORLD);
     check(rc == MPI_ERR_COUNT && strstr(TDM_Last_error(), "sendcounts["), "counts beyond INT_MAX: got %d: %s", rc,
           TDM_Last_error());
-    MPI_Aint displs[MAXP];
+    /* displacements beyond INT_MAX are taken: the same blocks, addressed from a base that far below the
+     * buffer (a valid call: MPI adds displacement times extent to the base) */
+    MPI_Aint far = (MPI_Aint)INT_MAX + 5, displs[MAXP];
     for (int i = 0; i < p; i++)
-        displs[i] = i == 0 ? -(MPI_Aint)INT_MAX - 2 : 0;
-    rc = TDM_Iallgatherv_c(in, 1, MPI_INT, ours, ccounts, displs, MPI_INT, MPI_COMM_WORLD, &req);
-    check(rc == MPI_ERR_COUNT && strstr(TDM_Last_error(), "displs[0]"), "displacements beyond int: got %d: %s", rc,
-          TDM_Last_error());
-    /* beyond int on the last rank only (a valid MPI call): every rank refuses, none is left waiting */
-    for (int i = 0; i < p; i++)
-        counts[i] = B, displs[i] = rank == p - 1 && i == 0 ? (MPI_Aint)INT_MAX + 5 : cdispls[i];
-    rc = TDM_Ialltoallv_c(in, counts, cdispls, MPI_INT, ours, counts, displs, MPI_INT, MPI_COMM_WORLD, &req);
-    check(rc == MPI_ERR_COUNT && strstr(TDM_Last_error(), rank == p - 1 ? "rdispls[0]" : "another rank"),
-          "one rank's displacement beyond int: got %d: %s", rc, TDM_Last_error());
+        displs[i] = far + cdispls[i];
+    void *below = (void *)((uintptr_t)ours - (uintptr_t)(far * (MPI_Aint)sizeof(int)));
+    reset(0);
+    TDM_Request req;
+    CHECK_TDM(TDM_Iallgatherv_c(in, B, MPI_INT, below, ccounts, displs, MPI_INT, MPI_COMM_WORLD, &req));
+    CHECK_TDM(TDM_Wait(&req, MPI_STATUS_IGNORE));
+    MPI_Allgatherv(in, B, MPI_INT, theirs, icounts, idispls, MPI_INT, MPI_COMM_WORLD);
+    same("allgatherv with displacements beyond INT_MAX", 0, p * B);
+}
+
+/* In chunks (TANDEM_CHUNK_BYTES=4): a reduce_scatter in place reads a copy of its input taken at the
+ * start, which a persistent call cannot take again at each start: refused, naming the argument. */
+static void in_place_in_chunks(void)
+{
+    if (!getenv("TANDEM_CHUNK_BYTES"))
+        return;
+    reset(0);
+    memcpy(ours, in, sizeof(int) * (size_t)(p * B));
+    memcpy(theirs, in, sizeof(int) * (size_t)(p * B));
+    CHECK_TDM(TDM_Reduce_scatter_block_c(MPI_IN_PLACE, ours, (MPI_Count)B, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    MPI_Reduce_scatter_block(MPI_IN_PLACE, theirs, B, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    same("reduce_scatter_block in place", 0, B);
+    TDM_Request req;
+    int rc = TDM_Reduce_scatter_block_init_c(MPI_IN_PLACE, ours, (MPI_Count)B, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
+                                             MPI_INFO_NULL, &req);
+    check(rc == MPI_ERR_COUNT && strstr(TDM_Last_error(), "persistent") && strstr(TDM_Last_error(), "sendbuf"),
+          "a persistent reduce_scatter in place in chunks: got %d: %s", rc, TDM_Last_error());
+}
+
+/* With one tag (TANDEM_TAG_RANGE=1) the chunks of a call are one: past INT_MAX elements, refused
+ * before any buffer is touched. */
+static void too_few_tags(void)
+{
+    const char *range = getenv("TANDEM_TAG_RANGE");
+    if (!range || strcmp(range, "1") != 0)
+        return;
+    TDM_Request req;
+    int rc = TDM_Iallreduce_c(in, ours, (MPI_Count)INT_MAX + 1, MPI_BYTE, MPI_BXOR, MPI_COMM_WORLD, &req);
+    check(rc == MPI_ERR_COUNT && strstr(TDM_Last_error(), "TANDEM_TAG_RANGE") && strstr(TDM_Last_error(), "count"),
+          "more than INT_MAX elements with one tag: got %d: %s", rc, TDM_Last_error());
 }
 
 int main(int argc, char **argv)
@@ -186,6 +217,8 @@ int main(int argc, char **argv)
     for (int form = 0; form < 3; form++)
         collectives(form);
     beyond_int();
+    in_place_in_chunks();
+    too_few_tags();
     MPI_Comm_free(&ring);
     return harness_finish();
 }

@@ -104,7 +104,7 @@ static inline void *tdm_rank_block(const void *buf, const tdm_typeinfo *t, int c
 /* Offsets of p consecutive blocks of the given counts (schedule memory; NULL if out of memory). */
 MPI_Aint *tdm_prefix_offsets(tdm_schedule *s, const int *counts, int p);
 /* The int displacements of a v-collective as MPI_Aint offsets (schedule memory). */
-MPI_Aint *tdm_aint_offsets(tdm_schedule *s, const int *displs, int p);
+MPI_Aint *tdm_aint_offsets(tdm_schedule *s, tdm_displs displs, int p);
 
 /* count elements split into nblocks nearly equal blocks, the first count % nblocks one larger. */
 static inline int tdm_block_count(int count, int nblocks, int i)

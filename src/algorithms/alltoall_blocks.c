@@ -14,7 +14,7 @@ static int snapshot_typed_blocks(tdm_schedule *s, const tdm_coll_args *a, tdm_ou
             s->error = MPI_ERR_TYPE; /* its bounds unknown, the block would be copied past the snapshot */
             return 0;
         }
-        MPI_Aint first = a->rdispls[j] + true_lb, end = first + (a->recvcounts[j] - 1) * extent + true_extent;
+        MPI_Aint first = tdm_displ(a->rdispls, j) + true_lb, end = first + (a->recvcounts[j] - 1) * extent + true_extent;
         lo = any && lo < first ? lo : first;
         hi = any && hi > end ? hi : end;
         any = 1;
@@ -24,8 +24,8 @@ static int snapshot_typed_blocks(tdm_schedule *s, const tdm_coll_args *a, tdm_ou
         return 0;
     char *base = snapshot ? snapshot - lo : NULL;
     for (int j = 0; j < a->size && base; j++)
-        tdm_sched_copy(s, (char *)a->recvbuf + a->rdispls[j], a->recvcounts[j], a->recvtypes[j],
-                       base + a->rdispls[j], a->recvcounts[j], a->recvtypes[j]);
+        tdm_sched_copy(s, (char *)a->recvbuf + tdm_displ(a->rdispls, j), a->recvcounts[j], a->recvtypes[j],
+                       base + tdm_displ(a->rdispls, j), a->recvcounts[j], a->recvtypes[j]);
     *out = (tdm_outgoing_blocks){.base = base, .counts = a->recvcounts, .displs = a->rdispls,
                                  .types = a->recvtypes};
     return 1;
@@ -46,8 +46,8 @@ int tdm_outgoing_blocks_init(tdm_schedule *s, const tdm_coll_args *a, tdm_outgoi
     if (a->recvcounts) {
         span = 0;
         for (int j = 0; j < a->size; j++)
-            if (a->recvcounts[j] > 0 && a->rdispls[j] + (MPI_Aint)a->recvcounts[j] > span)
-                span = a->rdispls[j] + (MPI_Aint)a->recvcounts[j];
+            if (a->recvcounts[j] > 0 && tdm_displ(a->rdispls, j) + (MPI_Aint)a->recvcounts[j] > span)
+                span = tdm_displ(a->rdispls, j) + (MPI_Aint)a->recvcounts[j];
     }
     void *snapshot = tdm_tmp_elems(s, &a->rtype, span);
     if (span > 0 && !snapshot)
@@ -56,7 +56,7 @@ int tdm_outgoing_blocks_init(tdm_schedule *s, const tdm_coll_args *a, tdm_outgoi
         int count;
         MPI_Datatype type;
         void *block = tdm_incoming_block(a, j, &count, &type);
-        MPI_Aint first = a->rdispls ? a->rdispls[j] : (MPI_Aint)j * a->recvcount;
+        MPI_Aint first = a->recvcounts ? tdm_displ(a->rdispls, j) : (MPI_Aint)j * a->recvcount;
         tdm_sched_copy(s, block, count, a->recvtype, tdm_elem(snapshot, &a->rtype, first), count, a->recvtype);
     }
     *out = (tdm_outgoing_blocks){.base = snapshot, .type = a->recvtype, .t = &a->rtype,
@@ -71,10 +71,10 @@ void tdm_outgoing_block(const tdm_outgoing_blocks *out, int j, const void **buf,
     *count = out->counts ? out->counts[j] : out->count;
     if (out->types) {
         *type = out->types[j];
-        *buf = (const char *)out->base + out->displs[j];
+        *buf = (const char *)out->base + tdm_displ(out->displs, j);
         return;
     }
     *type = out->type;
-    MPI_Aint first = out->displs ? out->displs[j] : (MPI_Aint)j * out->count;
+    MPI_Aint first = out->counts ? tdm_displ(out->displs, j) : (MPI_Aint)j * out->count;
     *buf = tdm_elem(out->base, out->t, first);
 }

@@ -13,7 +13,8 @@ typedef struct {
     const void *base;      /* sendbuf, or the snapshot of recvbuf */
     MPI_Datatype type;
     const tdm_typeinfo *t;
-    const int *counts, *displs; /* NULL: uniform blocks of `count` */
+    const int *counts;     /* NULL: uniform blocks of `count` */
+    tdm_displs displs;
     int count;
     const MPI_Datatype *types;  /* alltoallw: the type of each block; displs are in bytes */
 } tdm_outgoing_blocks;
@@ -29,10 +30,10 @@ static inline void *tdm_incoming_block(const tdm_coll_args *a, int j, int *count
     *count = a->recvcounts ? a->recvcounts[j] : a->recvcount;
     if (a->recvtypes) {
         *type = a->recvtypes[j];
-        return (char *)a->recvbuf + a->rdispls[j];
+        return (char *)a->recvbuf + tdm_displ(a->rdispls, j);
     }
     *type = a->recvtype;
-    MPI_Aint first = a->rdispls ? a->rdispls[j] : (MPI_Aint)j * a->recvcount;
+    MPI_Aint first = a->recvcounts ? tdm_displ(a->rdispls, j) : (MPI_Aint)j * a->recvcount;
     return tdm_elem(a->recvbuf, &a->rtype, first);
 }
 

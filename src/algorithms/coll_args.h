@@ -40,6 +40,18 @@ typedef enum {
     TDM_NCOLLECTIVES
 } tdm_coll_kind;
 
+/* Displacements as the caller gave them: MPI-3's int arrays, or MPI_Aint ones (the large-count forms,
+ * neighbour alltoallw, a call run in chunks). At most one is set; neither: none given. */
+typedef struct tdm_displs {
+    const int *ints;
+    const MPI_Aint *aints;
+} tdm_displs;
+
+static inline tdm_displs tdm_displs_of_ints(const int *d) { return (tdm_displs){.ints = d, .aints = NULL}; }
+static inline tdm_displs tdm_displs_of_aints(const MPI_Aint *d) { return (tdm_displs){.ints = NULL, .aints = d}; }
+static inline int tdm_displs_given(tdm_displs d) { return d.ints || d.aints; }
+static inline MPI_Aint tdm_displ(tdm_displs d, int i) { return d.aints ? d.aints[i] : d.ints[i]; }
+
 /* Geometry of count elements of a datatype in memory. */
 typedef struct tdm_typeinfo {
     MPI_Aint extent;      /* stride between consecutive elements */
@@ -72,17 +84,15 @@ typedef struct tdm_coll_args {
     int sendcount, recvcount;
     MPI_Datatype sendtype, recvtype;
     tdm_typeinfo stype, rtype;
-    const int *sendcounts, *sdispls;
-    const int *recvcounts, *rdispls; /* also reduce_scatter's recvcounts */
-    /* alltoallw: a datatype per rank; its sdispls and rdispls count bytes */
+    const int *sendcounts, *recvcounts; /* recvcounts: also reduce_scatter's */
+    tdm_displs sdispls, rdispls;        /* in elements; alltoallw's in bytes */
+    /* alltoallw: a datatype per rank */
     const MPI_Datatype *sendtypes, *recvtypes;
     /* neighbourhood collectives: the topology's neighbours, in MPI's order (MPI_PROC_NULL where a
-     * Cartesian dimension ends); counts, displacements and datatypes index these lists; alltoallw's
-     * displacements are bytes */
+     * Cartesian dimension ends); counts, displacements and datatypes index these lists */
     int nsources, ndests;
     const int *sources, *dests;
     int cartesian;          /* sources and dests are a Cartesian topology's (negative, positive) pairs */
-    const MPI_Aint *sdispls_bytes, *rdispls_bytes;
 
     int root;
 

@@ -21,10 +21,10 @@ static const void *send_block(const tdm_coll_args *a, int j, int *count, MPI_Dat
         return tdm_elem(a->sendbuf, &a->stype, (MPI_Aint)j * a->sendcount);
     case TDM_COLL_NEIGHBOR_ALLTOALLV:
         *count = a->sendcounts[j], *type = a->sendtype;
-        return tdm_elem(a->sendbuf, &a->stype, a->sdispls[j]);
+        return tdm_elem(a->sendbuf, &a->stype, tdm_displ(a->sdispls, j));
     default: /* alltoallw */
         *count = a->sendcounts[j], *type = a->sendtypes[j];
-        return (const char *)a->sendbuf + a->sdispls_bytes[j];
+        return (const char *)a->sendbuf + tdm_displ(a->sdispls, j);
     }
 }
 
@@ -38,10 +38,10 @@ static void *recv_block(const tdm_coll_args *a, int i, int *count, MPI_Datatype 
     case TDM_COLL_NEIGHBOR_ALLGATHERV:
     case TDM_COLL_NEIGHBOR_ALLTOALLV:
         *count = a->recvcounts[i], *type = a->recvtype;
-        return tdm_elem(a->recvbuf, &a->rtype, a->rdispls[i]);
+        return tdm_elem(a->recvbuf, &a->rtype, tdm_displ(a->rdispls, i));
     default: /* alltoallw */
         *count = a->recvcounts[i], *type = a->recvtypes[i];
-        return (char *)a->recvbuf + a->rdispls_bytes[i];
+        return (char *)a->recvbuf + tdm_displ(a->rdispls, i);
     }
 }
 

@@ -26,12 +26,12 @@ MPI_Aint *tdm_prefix_offsets(tdm_schedule *s, const int *counts, int p)
     return offset;
 }
 
-MPI_Aint *tdm_aint_offsets(tdm_schedule *s, const int *displs, int p)
+MPI_Aint *tdm_aint_offsets(tdm_schedule *s, tdm_displs displs, int p)
 {
     MPI_Aint *offset = tdm_sched_tmp(s, sizeof(MPI_Aint) * (size_t)p);
     if (offset)
         for (int b = 0; b < p; b++)
-            offset[b] = displs[b];
+            offset[b] = tdm_displ(displs, b);
     return offset;
 }
 

@@ -1,7 +1,7 @@
 /* Linear scatter and scatterv: the root sends every rank its block at once. */
 #include "alg_util.h"
 
-static int scatter_linear(tdm_schedule *s, const tdm_coll_args *a, const int *counts, const int *displs)
+static int scatter_linear(tdm_schedule *s, const tdm_coll_args *a, const int *counts, tdm_displs displs)
 {
     if (a->rank != a->root) {
         tdm_sched_recv(s, a->recvbuf, a->recvcount, a->recvtype, a->root);
@@ -9,7 +9,7 @@ static int scatter_linear(tdm_schedule *s, const tdm_coll_args *a, const int *co
     }
     for (int i = 0; i < a->size; i++) {
         const void *block =
-            tdm_elem(a->sendbuf, &a->stype, displs ? displs[i] : (MPI_Aint)i * a->sendcount);
+            tdm_elem(a->sendbuf, &a->stype, counts ? tdm_displ(displs, i) : (MPI_Aint)i * a->sendcount);
         int count = counts ? counts[i] : a->sendcount;
         if (i != a->root)
             tdm_sched_send(s, block, count, a->sendtype, i);
@@ -21,7 +21,7 @@ static int scatter_linear(tdm_schedule *s, const tdm_coll_args *a, const int *co
 
 int tdm_scatter_linear(tdm_schedule *s, const tdm_coll_args *a)
 {
-    return scatter_linear(s, a, NULL, NULL);
+    return scatter_linear(s, a, NULL, (tdm_displs){0});
 }
 
 int tdm_scatterv_linear(tdm_schedule *s, const tdm_coll_args *a)

@@ -14,6 +14,7 @@ typedef struct tdm_state {
     int verbose;              /* TANDEM_VERBOSE */
     int dump_schedules;       /* TANDEM_DUMP_SCHEDULE */
     size_t segment_bytes;     /* TANDEM_SEGMENT_BYTES; 0: the model chooses */
+    long long chunk_bytes;    /* TANDEM_CHUNK_BYTES: the most data one schedule carries (chunked_calls.h) */
     tdm_loggp loggp;          /* TANDEM_LOGGP or the defaults */
     int bucket_chains;        /* TANDEM_BUCKET_CHAINS: chains of a torus bucket call; 0: chosen by size */
     int color_threads;        /* TANDEM_COLOR_THREADS: lanes of a torus bucket call (1: one schedule) */

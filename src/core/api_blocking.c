@@ -39,7 +39,7 @@ int TDM_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
 int TDM_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     TDM_Request request;
-    int rc = tdm_igatherv("TDM_Gatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, &request);
+    int rc = tdm_igatherv("TDM_Gatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, tdm_displs_of_ints(displs), recvtype, root, comm, &request);
     return rc != MPI_SUCCESS ? rc : tdm_wait("TDM_Gatherv", &request, MPI_STATUS_IGNORE);
 }
 
@@ -53,7 +53,7 @@ int TDM_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 int TDM_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     TDM_Request request;
-    int rc = tdm_iscatterv("TDM_Scatterv", sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, &request);
+    int rc = tdm_iscatterv("TDM_Scatterv", sendbuf, sendcounts, tdm_displs_of_ints(displs), sendtype, recvbuf, recvcount, recvtype, root, comm, &request);
     return rc != MPI_SUCCESS ? rc : tdm_wait("TDM_Scatterv", &request, MPI_STATUS_IGNORE);
 }
 
@@ -67,7 +67,7 @@ int TDM_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 int TDM_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     TDM_Request request;
-    int rc = tdm_iallgatherv("TDM_Allgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &request);
+    int rc = tdm_iallgatherv("TDM_Allgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, tdm_displs_of_ints(displs), recvtype, comm, &request);
     return rc != MPI_SUCCESS ? rc : tdm_wait("TDM_Allgatherv", &request, MPI_STATUS_IGNORE);
 }
 
@@ -95,14 +95,14 @@ int TDM_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 int TDM_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     TDM_Request request;
-    int rc = tdm_ialltoallv("TDM_Alltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, &request);
+    int rc = tdm_ialltoallv("TDM_Alltoallv", sendbuf, sendcounts, tdm_displs_of_ints(sdispls), sendtype, recvbuf, recvcounts, tdm_displs_of_ints(rdispls), recvtype, comm, &request);
     return rc != MPI_SUCCESS ? rc : tdm_wait("TDM_Alltoallv", &request, MPI_STATUS_IGNORE);
 }
 
 int TDM_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
     TDM_Request request;
-    int rc = tdm_ialltoallw("TDM_Alltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, &request);
+    int rc = tdm_ialltoallw("TDM_Alltoallw", sendbuf, sendcounts, tdm_displs_of_ints(sdispls), sendtypes, recvbuf, recvcounts, tdm_displs_of_ints(rdispls), recvtypes, comm, &request);
     return rc != MPI_SUCCESS ? rc : tdm_wait("TDM_Alltoallw", &request, MPI_STATUS_IGNORE);
 }
 

@@ -9,12 +9,15 @@
 #include "../select/select.h"
 #include "api_internal.h"
 #include "check.h"
+#include "chunked_calls.h"
 #include "op_hold.h"
 #include "op_rules.h"
 #include "persistent.h"
 #include "request.h"
 #include "sched_cache.h"
 #include "typed_blocks.h"
+
+#include <stdlib.h>
 
 #define CHECK(call)                                                                                     \
     do {                                                                                                \
@@ -125,9 +128,69 @@ static __thread int building_persistent;
 
 void tdm_build_persistent(int on) { building_persistent = on; }
 
-/* A built call starts, or becomes an inactive persistent request. */
+int tdm_building_persistent(void) { return building_persistent; }
+
+/* A call run in chunks (chunked_calls.h): the calls of its chunks, built while `grouping`, are
+ * collected here, then joined as the lanes of one request. */
+static __thread int grouping;
+static __thread struct tdm_request *group_first, *group_tail; /* first call; last lane of the chain */
+static __thread int group_lanes;
+
+void tdm_group_begin(void)
+{
+    grouping = 1;
+    group_first = group_tail = NULL;
+    group_lanes = 0;
+}
+
+/* A call of the group: it and its own lanes (a torus bucket's) become lanes of the first call. */
+int tdm_group_collecting(void) { return grouping; }
+
+static void group_add(struct tdm_request *req)
+{
+    if (!group_first) {
+        group_first = req;
+    } else {
+        group_tail->lane_next = req;
+        req->lane_parent = group_first;
+    }
+    for (struct tdm_request *lane = req;; lane = lane->lane_next) {
+        lane->lane_parent = lane == group_first ? NULL : group_first;
+        lane->lane = group_lanes++;
+        group_tail = lane;
+        if (!lane->lane_next)
+            break;
+    }
+}
+
+static int launch(struct tdm_request *req, TDM_Request *request);
+
+int tdm_group_end(int rc, void *memory, TDM_Request *request)
+{
+    struct tdm_request *whole = group_first;
+    grouping = 0;
+    group_first = group_tail = NULL;
+    if (!whole) {
+        free(memory);
+        return rc;
+    }
+    whole->owned_memory = memory;
+    whole->lanes_running = group_lanes;
+    if (rc != MPI_SUCCESS) { /* the chunks started give back their tags with the request */
+        tdm_request_free(whole);
+        return rc;
+    }
+    return launch(whole, request);
+}
+
+/* A built call starts, or becomes an inactive persistent request (or a chunk of a call in chunks). */
 static int launch(struct tdm_request *req, TDM_Request *request)
 {
+    if (grouping) {
+        group_add(req);
+        *request = req;
+        return MPI_SUCCESS;
+    }
     if (building_persistent) {
         tdm_persistent_keep(req);
     } else {
@@ -173,19 +236,22 @@ static int start(const char *fn, tdm_coll_args *a, const tdm_sched_key *key, MPI
         req->held_op = a->op;
         req->holds_op = 1;
     }
-    a->split_levels = tdm_split_levels_for(a->size); /* -1 unless in split-tree mode */
+    /* -1 unless in split-tree mode; the chunks of a call are lanes, never split (split schedules are trees) */
+    a->split_levels = grouping ? -1 : tdm_split_levels_for(a->size);
     const tdm_algorithm *alg = tdm_select(a);
     /* every lane holds a tag of its own: never more lanes than tags (TANDEM_TAG_RANGE tests wraps) */
-    unsigned long tags = tdm_shadow_tag_count();
+    unsigned long tags = tdm_shadow_tags_at_once();
     int per_thread;
-    a->lanes = tdm_select_lanes(alg, a, tags < TDM_MAX_LANES ? (int)tags : TDM_MAX_LANES, &per_thread);
+    /* the chunks of a call are its lanes, one each (chunked_calls.c counts their tags) */
+    int most = grouping ? 1 : tags < TDM_MAX_LANES ? (int)tags : TDM_MAX_LANES;
+    a->lanes = tdm_select_lanes(alg, a, most, &per_thread);
     a->lane = 0;
     if ((rc = build(fn, a, alg, req, tag)) != MPI_SUCCESS ||
         (rc = build_lanes(fn, a, alg, req, per_thread)) != MPI_SUCCESS)
         return abandon(req, rc);
     if (tdm_global.verbose) /* counted only when reported: an atomic add costs as much as a message */
         __atomic_add_fetch(&tdm_global.schedules_built, 1, __ATOMIC_RELAXED);
-    if (key && a->lanes <= 1) {
+    if (key && a->lanes <= 1 && !grouping) {
         req->key = *key;
         req->cacheable = tdm_sched_cache_admits(req);
     }
@@ -225,7 +291,7 @@ static int start_keyed(const char *fn, tdm_sched_key *key, MPI_Comm comm, TDM_Re
         if (!shadow && comm != MPI_COMM_NULL)
             shadow = tdm_shadow_lookup_attribute(comm);
     }
-    struct tdm_request *req = shadow ? tdm_sched_cache_take(shadow, key) : NULL;
+    struct tdm_request *req = shadow && !grouping ? tdm_sched_cache_take(shadow, key) : NULL;
     if (!req)
         return new_call(fn, key, comm, request);
     tdm_request_revive(req);
@@ -264,6 +330,26 @@ static int check_reduction(const char *fn, tdm_coll_args *a, const void *sendbuf
     return MPI_SUCCESS;
 }
 
+/* A call of one buffer with more data than a chunk runs in chunks (chunked_calls.h). */
+static int in_chunks(const char *fn, const tdm_sched_key *k, MPI_Comm comm, TDM_Request *request)
+{
+    return tdm_chunked_elementwise(fn, k->kind, k->sendbuf, k->recvbuf, k->count, k->datatype, k->op, k->root, comm,
+                                   request);
+}
+
+/* Whether a call in blocks (gather, scatter, allgather, alltoall, the neighbour ones) has blocks
+ * larger than a chunk, on the sides this rank reads (the others are 0 in a). */
+int tdm_blocks_need_chunks(const tdm_coll_args *a)
+{
+    return tdm_needs_chunks(a->sendcount, a->stype.size) || tdm_needs_chunks(a->recvcount, a->rtype.size);
+}
+
+static int blocks_in_chunks(const char *fn, const tdm_sched_key *k, MPI_Comm comm, TDM_Request *request)
+{
+    return tdm_chunked_blocks(fn, k->kind, k->sendbuf, k->sendcount, k->sendtype, k->recvbuf, k->recvcount,
+                              k->recvtype, k->root, comm, request);
+}
+
 static int new_barrier(const char *fn, tdm_sched_key *k, MPI_Comm comm, TDM_Request *request)
 {
     tdm_coll_args a;
@@ -289,6 +375,8 @@ static int new_bcast(const char *fn, tdm_sched_key *k, MPI_Comm comm, TDM_Reques
     a.count = k->count;
     a.datatype = k->datatype;
     a.root = k->root;
+    if (tdm_needs_chunks(k->count, a.dtype.size))
+        return in_chunks(fn, k, comm, request);
     return start(fn, &a, k, comm, request);
 }
 
@@ -308,6 +396,8 @@ static int new_reduce(const char *fn, tdm_sched_key *k, MPI_Comm comm, TDM_Reque
         return tdm_error(fn, MPI_ERR_BUFFER, "MPI_IN_PLACE is allowed at the root only (argument sendbuf)");
     CHECK(check_reduction(fn, &a, k->sendbuf, k->recvbuf, k->count, k->datatype, k->op, k->count, a.rank == k->root));
     a.root = k->root;
+    if (tdm_needs_chunks(k->count, a.dtype.size))
+        return in_chunks(fn, k, comm, request);
     return start(fn, &a, k, comm, request);
 }
 
@@ -323,6 +413,8 @@ static int new_allreduce(const char *fn, tdm_sched_key *k, MPI_Comm comm, TDM_Re
     tdm_coll_args a;
     CHECK(tdm_check_call(fn, comm, request, TDM_COLL_ALLREDUCE, &a));
     CHECK(check_reduction(fn, &a, k->sendbuf, k->recvbuf, k->count, k->datatype, k->op, k->count, 1));
+    if (tdm_needs_chunks(k->count, a.dtype.size))
+        return in_chunks(fn, k, comm, request);
     return start(fn, &a, k, comm, request);
 }
 
@@ -338,6 +430,8 @@ static int new_scan(const char *fn, tdm_sched_key *k, MPI_Comm comm, TDM_Request
     tdm_coll_args a;
     CHECK(tdm_check_call(fn, comm, request, TDM_COLL_SCAN, &a));
     CHECK(check_reduction(fn, &a, k->sendbuf, k->recvbuf, k->count, k->datatype, k->op, k->count, 1));
+    if (tdm_needs_chunks(k->count, a.dtype.size))
+        return in_chunks(fn, k, comm, request);
     return start(fn, &a, k, comm, request);
 }
 
@@ -354,6 +448,8 @@ static int new_exscan(const char *fn, tdm_sched_key *k, MPI_Comm comm, TDM_Reque
     CHECK(tdm_check_call(fn, comm, request, TDM_COLL_EXSCAN, &a));
     /* rank 0's k->recvbuf is not significant: MPI leaves it undefined */
     CHECK(check_reduction(fn, &a, k->sendbuf, k->recvbuf, k->count, k->datatype, k->op, k->count, a.rank > 0));
+    if (tdm_needs_chunks(k->count, a.dtype.size))
+        return in_chunks(fn, k, comm, request);
     return start(fn, &a, k, comm, request);
 }
 
@@ -369,11 +465,23 @@ int tdm_ireduce_scatter(const char *fn, const void *sendbuf, void *recvbuf, cons
 {
     tdm_coll_args a;
     CHECK(tdm_check_call(fn, comm, request, TDM_COLL_REDUCE_SCATTER, &a));
-    CHECK(tdm_check_counts(fn, "recvcounts", recvcounts, NULL, NULL, a.size));
+    CHECK(tdm_check_counts(fn, "recvcounts", recvcounts, NULL, (tdm_displs){0}, a.size));
     long long total = 0;
     for (int i = 0; i < a.size; i++)
         total += recvcounts[i];
-    if (total > 0x7fffffff)
+    CHECK(tdm_check_type(fn, "datatype", datatype, &a.dtype));
+    if (tdm_needs_chunks(total, a.dtype.size)) {
+        MPI_Count *counts = malloc(sizeof(MPI_Count) * (size_t)a.size);
+        if (!counts)
+            return tdm_error(fn, MPI_ERR_NO_MEM, "out of memory for the counts of the call");
+        for (int i = 0; i < a.size; i++)
+            counts[i] = recvcounts[i];
+        int rc = tdm_chunked_reduce_scatter(fn, TDM_COLL_REDUCE_SCATTER, sendbuf, recvbuf, counts, 0, datatype, op,
+                                            comm, request);
+        free(counts);
+        return rc;
+    }
+    if (total > 0x7fffffff) /* an empty datatype's */
         return tdm_error(fn, MPI_ERR_COUNT, "the recvcounts add up to more than INT_MAX (argument recvcounts)");
     CHECK(check_reduction(fn, &a, sendbuf, recvbuf, (int)total, datatype, op, recvcounts[a.rank], 1));
     a.recvcounts = recvcounts;
@@ -385,7 +493,11 @@ static int new_reduce_scatter_block(const char *fn, tdm_sched_key *k, MPI_Comm c
     tdm_coll_args a;
     CHECK(tdm_check_call(fn, comm, request, TDM_COLL_REDUCE_SCATTER_BLOCK, &a));
     CHECK(tdm_check_count(fn, "recvcount", k->count));
-    if ((long long)k->count * a.size > 0x7fffffff)
+    CHECK(tdm_check_type(fn, "datatype", k->datatype, &a.dtype));
+    if (tdm_needs_chunks((MPI_Count)k->count * a.size, a.dtype.size))
+        return tdm_chunked_reduce_scatter(fn, TDM_COLL_REDUCE_SCATTER_BLOCK, k->sendbuf, k->recvbuf, NULL, k->count,
+                                          k->datatype, k->op, comm, request);
+    if ((long long)k->count * a.size > 0x7fffffff) /* an empty datatype's */
         return tdm_error(fn, MPI_ERR_COUNT, "recvcount times the communicator size exceeds INT_MAX (argument recvcount)");
     CHECK(check_reduction(fn, &a, k->sendbuf, k->recvbuf, k->count * a.size, k->datatype, k->op, k->count, 1));
     a.count = k->count; /* the algorithms read the blocks from recvcounts, filled at start */
@@ -438,7 +550,7 @@ static int check_recv_side(const char *fn, tdm_coll_args *a, void *recvbuf, int 
 
 /* A v-collective's receive side: a type and the counts/displacements; the count checked is the sum. */
 static int check_recv_side_v(const char *fn, tdm_coll_args *a, void *recvbuf, const int *counts,
-                             const int *displs, MPI_Datatype recvtype)
+                             tdm_displs displs, MPI_Datatype recvtype)
 {
     CHECK(tdm_check_counts(fn, "recvcounts", counts, "displs", displs, a->size));
     CHECK(tdm_check_type(fn, "recvtype", recvtype, &a->rtype));
@@ -454,7 +566,7 @@ static int check_recv_side_v(const char *fn, tdm_coll_args *a, void *recvbuf, co
 }
 
 static int check_send_side_v(const char *fn, tdm_coll_args *a, const void *sendbuf, const int *counts,
-                             const int *displs, MPI_Datatype sendtype)
+                             tdm_displs displs, MPI_Datatype sendtype)
 {
     if (sendbuf == MPI_IN_PLACE)
         return tdm_error(fn, MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed here (argument sendbuf)");
@@ -492,6 +604,8 @@ static int new_gather(const char *fn, tdm_sched_key *k, MPI_Comm comm, TDM_Reque
             send_side_from_recv_side(&a);
     }
     a.root = k->root;
+    if (tdm_blocks_need_chunks(&a))
+        return blocks_in_chunks(fn, k, comm, request);
     return start(fn, &a, k, comm, request);
 }
 
@@ -503,7 +617,7 @@ int tdm_igather(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype
 }
 
 int tdm_igatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                 const int recvcounts[], tdm_displs displs, MPI_Datatype recvtype, int root,
                  MPI_Comm comm, TDM_Request *request)
 {
     tdm_coll_args a;
@@ -536,6 +650,8 @@ static int new_scatter(const char *fn, tdm_sched_key *k, MPI_Comm comm, TDM_Requ
         }
     }
     a.root = k->root;
+    if (tdm_blocks_need_chunks(&a))
+        return blocks_in_chunks(fn, k, comm, request);
     return start(fn, &a, k, comm, request);
 }
 
@@ -547,7 +663,7 @@ int tdm_iscatter(const char *fn, const void *sendbuf, int sendcount, MPI_Datatyp
     return start_keyed(fn, &key, comm, request, new_scatter);
 }
 
-int tdm_iscatterv(const char *fn, const void *sendbuf, const int sendcounts[], const int displs[],
+int tdm_iscatterv(const char *fn, const void *sendbuf, const int sendcounts[], tdm_displs displs,
                   MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                   MPI_Comm comm, TDM_Request *request)
 {
@@ -573,6 +689,8 @@ static int new_allgather_or_alltoall(const char *fn, tdm_sched_key *k, MPI_Comm 
         send_side_from_recv_side(&a);
     else
         CHECK(tdm_check_not_aliased(fn, k->sendbuf, k->recvbuf, k->sendcount));
+    if (tdm_blocks_need_chunks(&a))
+        return blocks_in_chunks(fn, k, comm, request);
     return start(fn, &a, k, comm, request);
 }
 
@@ -585,7 +703,7 @@ int tdm_iallgather(const char *fn, const void *sendbuf, int sendcount, MPI_Datat
 }
 
 int tdm_iallgatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                    void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                    void *recvbuf, const int recvcounts[], tdm_displs displs, MPI_Datatype recvtype,
                     MPI_Comm comm, TDM_Request *request)
 {
     tdm_coll_args a;
@@ -612,8 +730,8 @@ int tdm_ialltoall(const char *fn, const void *sendbuf, int sendcount, MPI_Dataty
     return start_keyed(fn, &key, comm, request, new_allgather_or_alltoall);
 }
 
-int tdm_ialltoallv(const char *fn, const void *sendbuf, const int sendcounts[], const int sdispls[],
-                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+int tdm_ialltoallv(const char *fn, const void *sendbuf, const int sendcounts[], tdm_displs sdispls,
+                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], tdm_displs rdispls,
                    MPI_Datatype recvtype, MPI_Comm comm, TDM_Request *request)
 {
     tdm_coll_args a;
@@ -632,8 +750,8 @@ int tdm_ialltoallv(const char *fn, const void *sendbuf, const int sendcounts[], 
     return start(fn, &a, NULL, comm, request);
 }
 
-int tdm_ialltoallw(const char *fn, const void *sendbuf, const int sendcounts[], const int sdispls[],
-                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
+int tdm_ialltoallw(const char *fn, const void *sendbuf, const int sendcounts[], tdm_displs sdispls,
+                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], tdm_displs rdispls,
                    const MPI_Datatype recvtypes[], MPI_Comm comm, TDM_Request *request)
 {
     tdm_coll_args a;
@@ -689,7 +807,7 @@ int TDM_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm,
                  TDM_Request *request)
 {
-    return tdm_igatherv("TDM_Igatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+    return tdm_igatherv("TDM_Igatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, tdm_displs_of_ints(displs), recvtype,
                         root, comm, request);
 }
 
@@ -704,7 +822,7 @@ int TDM_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[
                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                   TDM_Request *request)
 {
-    return tdm_iscatterv("TDM_Iscatterv", sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+    return tdm_iscatterv("TDM_Iscatterv", sendbuf, sendcounts, tdm_displs_of_ints(displs), sendtype, recvbuf, recvcount,
                          recvtype, root, comm, request);
 }
 
@@ -719,7 +837,7 @@ int TDM_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
                     TDM_Request *request)
 {
-    return tdm_iallgatherv("TDM_Iallgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+    return tdm_iallgatherv("TDM_Iallgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, tdm_displs_of_ints(displs),
                            recvtype, comm, request);
 }
 
@@ -748,16 +866,16 @@ int TDM_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
                    void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                    MPI_Comm comm, TDM_Request *request)
 {
-    return tdm_ialltoallv("TDM_Ialltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
-                          rdispls, recvtype, comm, request);
+    return tdm_ialltoallv("TDM_Ialltoallv", sendbuf, sendcounts, tdm_displs_of_ints(sdispls), sendtype, recvbuf, recvcounts,
+                          tdm_displs_of_ints(rdispls), recvtype, comm, request);
 }
 
 int TDM_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
                    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
                    const MPI_Datatype recvtypes[], MPI_Comm comm, TDM_Request *request)
 {
-    return tdm_ialltoallw("TDM_Ialltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
-                          rdispls, recvtypes, comm, request);
+    return tdm_ialltoallw("TDM_Ialltoallw", sendbuf, sendcounts, tdm_displs_of_ints(sdispls), sendtypes, recvbuf, recvcounts,
+                          tdm_displs_of_ints(rdispls), recvtypes, comm, request);
 }
 
 int TDM_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,

@@ -16,19 +16,19 @@ int tdm_iallreduce(const char *fn, const void *sendbuf, void *recvbuf, int count
 int tdm_igather(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, TDM_Request *request);
 int tdm_igatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                 const int recvcounts[], tdm_displs displs, MPI_Datatype recvtype, int root,
                  MPI_Comm comm, TDM_Request *request);
 int tdm_iscatter(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                  TDM_Request *request);
-int tdm_iscatterv(const char *fn, const void *sendbuf, const int sendcounts[], const int displs[],
+int tdm_iscatterv(const char *fn, const void *sendbuf, const int sendcounts[], tdm_displs displs,
                   MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                   MPI_Comm comm, TDM_Request *request);
 int tdm_iallgather(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                    void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                    TDM_Request *request);
 int tdm_iallgatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                    void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                    void *recvbuf, const int recvcounts[], tdm_displs displs, MPI_Datatype recvtype,
                     MPI_Comm comm, TDM_Request *request);
 int tdm_ireduce_scatter(const char *fn, const void *sendbuf, void *recvbuf, const int recvcounts[],
                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, TDM_Request *request);
@@ -37,11 +37,11 @@ int tdm_ireduce_scatter_block(const char *fn, const void *sendbuf, void *recvbuf
 int tdm_ialltoall(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                   TDM_Request *request);
-int tdm_ialltoallv(const char *fn, const void *sendbuf, const int sendcounts[], const int sdispls[],
-                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+int tdm_ialltoallv(const char *fn, const void *sendbuf, const int sendcounts[], tdm_displs sdispls,
+                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], tdm_displs rdispls,
                    MPI_Datatype recvtype, MPI_Comm comm, TDM_Request *request);
-int tdm_ialltoallw(const char *fn, const void *sendbuf, const int sendcounts[], const int sdispls[],
-                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
+int tdm_ialltoallw(const char *fn, const void *sendbuf, const int sendcounts[], tdm_displs sdispls,
+                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], tdm_displs rdispls,
                    const MPI_Datatype recvtypes[], MPI_Comm comm, TDM_Request *request);
 int tdm_iscan(const char *fn, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
               MPI_Op op, MPI_Comm comm, TDM_Request *request);
@@ -52,19 +52,32 @@ int tdm_ineighbor_allgather(const char *fn, const void *sendbuf, int sendcount, 
                             void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                             TDM_Request *request);
 int tdm_ineighbor_allgatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                             void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                             void *recvbuf, const int recvcounts[], tdm_displs displs, MPI_Datatype recvtype,
                              MPI_Comm comm, TDM_Request *request);
 int tdm_ineighbor_alltoall(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                            void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, TDM_Request *request);
-int tdm_ineighbor_alltoallv(const char *fn, const void *sendbuf, const int sendcounts[], const int sdispls[],
-                            MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+int tdm_ineighbor_alltoallv(const char *fn, const void *sendbuf, const int sendcounts[], tdm_displs sdispls,
+                            MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], tdm_displs rdispls,
                             MPI_Datatype recvtype, MPI_Comm comm, TDM_Request *request);
-int tdm_ineighbor_alltoallw(const char *fn, const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+int tdm_ineighbor_alltoallw(const char *fn, const void *sendbuf, const int sendcounts[], tdm_displs sdispls,
                             const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                            tdm_displs rdispls, const MPI_Datatype recvtypes[], MPI_Comm comm,
                             TDM_Request *request);
+/* Whether a call in blocks has blocks larger than a chunk on the sides this rank reads (their counts
+ * and typeinfo set in a, the others 0): it then runs in chunks (chunked_calls.h). */
+int tdm_blocks_need_chunks(const tdm_coll_args *a);
 /* A neighbourhood collective's block counts: comm's topology's in- and out-degree (0 without one). */
 int tdm_neighbor_degrees(MPI_Comm comm, int *in, int *out);
+
+/* A call in chunks (chunked_calls.h): between begin and end, the calls started on this thread are
+ * built and collected, not started; end joins them as the lanes of one request and starts it (or keeps
+ * it, for an _init function), or if rc is an error, frees them and returns rc. memory (malloc'ed, or
+ * NULL) is freed with the request. */
+void tdm_group_begin(void);
+int tdm_group_end(int rc, void *memory, TDM_Request *request);
+int tdm_group_collecting(void);
+/* Whether the call being started is an _init function's (persistent.h). */
+int tdm_building_persistent(void);
 
 /* Starts a call whose arguments were checked and described in a (see api_collectives.c). */
 int tdm_coll_start(const char *fn, tdm_coll_args *a, MPI_Comm comm, TDM_Request *request);

@@ -7,6 +7,7 @@
 #include "../base/error.h"
 #include "api_internal.h"
 #include "check.h"
+#include "chunked_calls.h"
 #include "persistent.h"
 
 #include <stdio.h>
@@ -85,7 +86,7 @@ static int check_block(const char *fn, const char *side, const void *buf, int co
 }
 
 /* Blocks at displacements (in elements of one type). */
-static int check_blocks_v(const char *fn, const char *side, const void *buf, const int *counts, const int *displs,
+static int check_blocks_v(const char *fn, const char *side, const void *buf, const int *counts, tdm_displs displs,
                           MPI_Datatype type, int n, tdm_typeinfo *info)
 {
     char counts_name[16], displs_name[16], name[16];
@@ -131,6 +132,12 @@ static int begin(const char *fn, MPI_Comm comm, TDM_Request *request, tdm_coll_k
 
 static int finish(const char *fn, tdm_coll_args *a, MPI_Comm comm, TDM_Request *request, int *lists, int rc)
 {
+    if (rc == MPI_SUCCESS && (a->kind == TDM_COLL_NEIGHBOR_ALLGATHER || a->kind == TDM_COLL_NEIGHBOR_ALLTOALL) &&
+        tdm_blocks_need_chunks(a)) {
+        free(lists);
+        return tdm_chunked_blocks(fn, a->kind, a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcount,
+                                  a->recvtype, 0, comm, request);
+    }
     if (rc == MPI_SUCCESS)
         rc = tdm_coll_start(fn, a, comm, request); /* the lists are read while building, not after */
     free(lists);
@@ -152,7 +159,7 @@ int tdm_ineighbor_allgather(const char *fn, const void *sendbuf, int sendcount, 
 }
 
 int tdm_ineighbor_allgatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                             void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                             void *recvbuf, const int recvcounts[], tdm_displs displs, MPI_Datatype recvtype,
                              MPI_Comm comm, TDM_Request *request)
 {
     tdm_coll_args a;
@@ -178,8 +185,8 @@ int tdm_ineighbor_alltoall(const char *fn, const void *sendbuf, int sendcount, M
     return finish(fn, &a, comm, request, lists, rc);
 }
 
-int tdm_ineighbor_alltoallv(const char *fn, const void *sendbuf, const int sendcounts[], const int sdispls[],
-                            MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+int tdm_ineighbor_alltoallv(const char *fn, const void *sendbuf, const int sendcounts[], tdm_displs sdispls,
+                            MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], tdm_displs rdispls,
                             MPI_Datatype recvtype, MPI_Comm comm, TDM_Request *request)
 {
     tdm_coll_args a;
@@ -192,9 +199,9 @@ int tdm_ineighbor_alltoallv(const char *fn, const void *sendbuf, const int sendc
     return finish(fn, &a, comm, request, lists, rc);
 }
 
-int tdm_ineighbor_alltoallw(const char *fn, const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+int tdm_ineighbor_alltoallw(const char *fn, const void *sendbuf, const int sendcounts[], tdm_displs sdispls,
                             const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                            tdm_displs rdispls, const MPI_Datatype recvtypes[], MPI_Comm comm,
                             TDM_Request *request)
 {
     tdm_coll_args a;
@@ -202,8 +209,8 @@ int tdm_ineighbor_alltoallw(const char *fn, const void *sendbuf, const int sendc
     if (rc == MPI_SUCCESS && (rc = no_in_place(fn, sendbuf, recvbuf)) == MPI_SUCCESS &&
         (rc = tdm_check_typed_blocks(fn, "send", sendbuf, sendcounts, sdispls, sendtypes, a.ndests)) == MPI_SUCCESS)
         rc = tdm_check_typed_blocks(fn, "recv", recvbuf, recvcounts, rdispls, recvtypes, a.nsources);
-    a.sendbuf = sendbuf, a.sendcounts = sendcounts, a.sdispls_bytes = sdispls, a.sendtypes = sendtypes;
-    a.recvbuf = recvbuf, a.recvcounts = recvcounts, a.rdispls_bytes = rdispls, a.recvtypes = recvtypes;
+    a.sendbuf = sendbuf, a.sendcounts = sendcounts, a.sdispls = sdispls, a.sendtypes = sendtypes;
+    a.recvbuf = recvbuf, a.recvcounts = recvcounts, a.rdispls = rdispls, a.recvtypes = recvtypes;
     return finish(fn, &a, comm, request, lists, rc);
 }
 
@@ -221,7 +228,7 @@ int TDM_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
                              TDM_Request *request)
 {
     return tdm_ineighbor_allgatherv("TDM_Ineighbor_allgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                                    displs, recvtype, comm, request);
+                                    tdm_displs_of_ints(displs), recvtype, comm, request);
 }
 
 int TDM_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
@@ -235,8 +242,8 @@ int TDM_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
                             void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                             MPI_Comm comm, TDM_Request *request)
 {
-    return tdm_ineighbor_alltoallv("TDM_Ineighbor_alltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                                   recvcounts, rdispls, recvtype, comm, request);
+    return tdm_ineighbor_alltoallv("TDM_Ineighbor_alltoallv", sendbuf, sendcounts, tdm_displs_of_ints(sdispls), sendtype, recvbuf,
+                                   recvcounts, tdm_displs_of_ints(rdispls), recvtype, comm, request);
 }
 
 int TDM_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
@@ -244,8 +251,8 @@ int TDM_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                             TDM_Request *request)
 {
-    return tdm_ineighbor_alltoallw("TDM_Ineighbor_alltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
-                                   recvcounts, rdispls, recvtypes, comm, request);
+    return tdm_ineighbor_alltoallw("TDM_Ineighbor_alltoallw", sendbuf, sendcounts, tdm_displs_of_aints(sdispls), sendtypes, recvbuf,
+                                   recvcounts, tdm_displs_of_aints(rdispls), recvtypes, comm, request);
 }
 
 #define BLOCKING(fn, start)                                                                             \
@@ -267,7 +274,7 @@ int TDM_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sen
 {
     BLOCKING("TDM_Neighbor_allgatherv",
              tdm_ineighbor_allgatherv("TDM_Neighbor_allgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                                      displs, recvtype, comm, &request));
+                                      tdm_displs_of_ints(displs), recvtype, comm, &request));
 }
 
 int TDM_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
@@ -282,8 +289,8 @@ int TDM_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const in
                            MPI_Comm comm)
 {
     BLOCKING("TDM_Neighbor_alltoallv",
-             tdm_ineighbor_alltoallv("TDM_Neighbor_alltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                                     recvcounts, rdispls, recvtype, comm, &request));
+             tdm_ineighbor_alltoallv("TDM_Neighbor_alltoallv", sendbuf, sendcounts, tdm_displs_of_ints(sdispls), sendtype, recvbuf,
+                                     recvcounts, tdm_displs_of_ints(rdispls), recvtype, comm, &request));
 }
 
 int TDM_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
@@ -291,8 +298,8 @@ int TDM_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MP
                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
     BLOCKING("TDM_Neighbor_alltoallw",
-             tdm_ineighbor_alltoallw("TDM_Neighbor_alltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
-                                     recvcounts, rdispls, recvtypes, comm, &request));
+             tdm_ineighbor_alltoallw("TDM_Neighbor_alltoallw", sendbuf, sendcounts, tdm_displs_of_aints(sdispls), sendtypes, recvbuf,
+                                     recvcounts, tdm_displs_of_aints(rdispls), recvtypes, comm, &request));
 }
 
 
@@ -309,7 +316,7 @@ int TDM_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatyp
                                  MPI_Info info, TDM_Request *request)
 {
     TDM_PERSISTENT(tdm_ineighbor_allgatherv("TDM_Neighbor_allgatherv_init", sendbuf, sendcount, sendtype, recvbuf,
-                                        recvcounts, displs, recvtype, comm, request));
+                                        recvcounts, tdm_displs_of_ints(displs), recvtype, comm, request));
 }
 
 int TDM_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -324,8 +331,8 @@ int TDM_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], con
                                 MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
                                 MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, TDM_Request *request)
 {
-    TDM_PERSISTENT(tdm_ineighbor_alltoallv("TDM_Neighbor_alltoallv_init", sendbuf, sendcounts, sdispls, sendtype,
-                                       recvbuf, recvcounts, rdispls, recvtype, comm, request));
+    TDM_PERSISTENT(tdm_ineighbor_alltoallv("TDM_Neighbor_alltoallv_init", sendbuf, sendcounts, tdm_displs_of_ints(sdispls), sendtype,
+                                       recvbuf, recvcounts, tdm_displs_of_ints(rdispls), recvtype, comm, request));
 }
 
 int TDM_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
@@ -333,6 +340,6 @@ int TDM_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], con
                                 const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                                 MPI_Info info, TDM_Request *request)
 {
-    TDM_PERSISTENT(tdm_ineighbor_alltoallw("TDM_Neighbor_alltoallw_init", sendbuf, sendcounts, sdispls, sendtypes,
-                                       recvbuf, recvcounts, rdispls, recvtypes, comm, request));
+    TDM_PERSISTENT(tdm_ineighbor_alltoallw("TDM_Neighbor_alltoallw_init", sendbuf, sendcounts, tdm_displs_of_aints(sdispls), sendtypes,
+                                       recvbuf, recvcounts, tdm_displs_of_aints(rdispls), recvtypes, comm, request));
 }

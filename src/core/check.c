@@ -139,11 +139,11 @@ int tdm_check_op(const char *fn, MPI_Op op, MPI_Datatype type, tdm_coll_args *a)
 }
 
 int tdm_check_counts(const char *fn, const char *counts_name, const int *counts, const char *displs_name,
-                     const int *displs, int size)
+                     tdm_displs displs, int size)
 {
     if (!counts)
         return tdm_error(fn, MPI_ERR_ARG, "%s is NULL (argument %s)", counts_name, counts_name);
-    if (displs_name && !displs)
+    if (displs_name && !tdm_displs_given(displs))
         return tdm_error(fn, MPI_ERR_ARG, "%s is NULL (argument %s)", displs_name, displs_name);
     for (int i = 0; i < size; i++)
         if (counts[i] < 0)
@@ -152,7 +152,7 @@ int tdm_check_counts(const char *fn, const char *counts_name, const int *counts,
     return MPI_SUCCESS;
 }
 
-int tdm_check_typed_blocks(const char *fn, const char *side, const void *buf, const int *counts, const void *displs,
+int tdm_check_typed_blocks(const char *fn, const char *side, const void *buf, const int *counts, tdm_displs displs,
                            const MPI_Datatype *types, int n)
 {
     char counts_name[16], displs_name[16], types_name[16], buf_name[16], one[32];
@@ -160,10 +160,10 @@ int tdm_check_typed_blocks(const char *fn, const char *side, const void *buf, co
     snprintf(displs_name, sizeof displs_name, "%sdispls", side[0] == 's' ? "s" : "r");
     snprintf(types_name, sizeof types_name, "%stypes", side);
     snprintf(buf_name, sizeof buf_name, "%sbuf", side);
-    int rc = tdm_check_counts(fn, counts_name, counts, NULL, NULL, n);
+    int rc = tdm_check_counts(fn, counts_name, counts, NULL, (tdm_displs){0}, n);
     if (rc != MPI_SUCCESS)
         return rc;
-    if (!displs)
+    if (!tdm_displs_given(displs))
         return tdm_error(fn, MPI_ERR_ARG, "%s is NULL (argument %s)", displs_name, displs_name);
     if (!types)
         return tdm_error(fn, MPI_ERR_ARG, "%s is NULL (argument %s)", types_name, types_name);

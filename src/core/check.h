@@ -22,12 +22,12 @@ int tdm_check_root(const char *fn, int root, int size);
 int tdm_check_op(const char *fn, MPI_Op op, MPI_Datatype type, tdm_coll_args *a);
 /* counts[size] (and displs[size] unless NULL is passed for displs_name) present, counts >= 0. */
 int tdm_check_counts(const char *fn, const char *counts_name, const int *counts, const char *displs_name,
-                     const int *displs, int size);
+                     tdm_displs displs, int size);
 /* sendbuf and recvbuf must not be the same memory unless MPI_IN_PLACE is used. */
-/* One side of an alltoallw (or neighbour alltoallw: n blocks): counts, displacements (any type: only
- * their presence is checked) and a datatype per block, checked where a block has elements (a datatype
+/* One side of an alltoallw (or neighbour alltoallw: n blocks): counts, displacements (only their
+ * presence is checked) and a datatype per block, checked where a block has elements (a datatype
  * is not significant for an empty block). side: "send" or "recv". */
-int tdm_check_typed_blocks(const char *fn, const char *side, const void *buf, const int *counts, const void *displs,
+int tdm_check_typed_blocks(const char *fn, const char *side, const void *buf, const int *counts, tdm_displs displs,
                            const MPI_Datatype *types, int n);
 int tdm_check_not_aliased(const char *fn, const void *sendbuf, const void *recvbuf, int count);
 

@@ -6,6 +6,7 @@
 #include "../placement/placement.h"
 #include "../schedule/tmp_pool.h"
 #include "../select/select.h"
+#include "chunked_calls.h"
 #include "op_hold.h"
 #include "op_rules.h"
 #include "request.h"
@@ -64,6 +65,16 @@ static int read_environment(const char *fn)
         tdm_shadow_set_tag_range((int)v);
     } else {
         tdm_shadow_set_tag_range(0);
+    }
+    const char *chunk = getenv("TANDEM_CHUNK_BYTES");
+    tdm_global.chunk_bytes = TDM_DEFAULT_CHUNK_BYTES;
+    if (chunk && *chunk) {
+        char *end;
+        long long v = strtoll(chunk, &end, 10);
+        if (*end != '\0' || v < 1 || v > INT_MAX)
+            return tdm_error(fn, MPI_ERR_ARG, "TANDEM_CHUNK_BYTES=%s: expected a number of bytes from 1 to %d", chunk,
+                             INT_MAX);
+        tdm_global.chunk_bytes = v;
     }
     return tdm_select_init_from_env(fn);
 }

@@ -9,15 +9,13 @@
 int tdm_count_from_large(const char *fn, const char *name, MPI_Count count, int *out)
 {
     if (count > INT_MAX)
-        return tdm_error(fn, MPI_ERR_COUNT, "count %lld exceeds INT_MAX, the most Tandem's schedules count (argument %s)",
-                         (long long)count, name);
+        return tdm_error(fn, MPI_ERR_COUNT, "count %lld exceeds INT_MAX, which a v or w form's blocks must fit in "
+                                            "(argument %s)", (long long)count, name);
     *out = count < 0 ? -1 : (int)count;
     return MPI_SUCCESS;
 }
 
-/* One conversion for both element types: in[i] read through get. */
-static int convert(const char *fn, const char *name, const void *in, int n, int **out,
-                   long long (*get)(const void *, int))
+int tdm_counts_from_large(const char *fn, const char *name, const MPI_Count *in, int n, int **out)
 {
     *out = NULL;
     if (!in)
@@ -26,43 +24,16 @@ static int convert(const char *fn, const char *name, const void *in, int n, int 
     if (!converted)
         return tdm_error(fn, MPI_ERR_NO_MEM, "out of memory converting %s", name);
     for (int i = 0; i < n; i++) {
-        long long v = get(in, i);
+        long long v = (long long)in[i];
         if (v > INT_MAX || v < INT_MIN) {
             free(converted);
-            return tdm_error(fn, MPI_ERR_COUNT, "%s[%d] = %lld is beyond int, the most Tandem's schedules count "
-                                                "(argument %s)", name, i, v, name);
+            return tdm_error(fn, MPI_ERR_COUNT, "%s[%d] = %lld is beyond INT_MAX, which a v or w form's blocks "
+                                                "must fit in (argument %s)", name, i, v, name);
         }
         converted[i] = (int)v;
     }
     *out = converted;
     return MPI_SUCCESS;
-}
-
-static long long count_at(const void *in, int i) { return (long long)((const MPI_Count *)in)[i]; }
-static long long aint_at(const void *in, int i) { return (long long)((const MPI_Aint *)in)[i]; }
-
-int tdm_counts_from_large(const char *fn, const char *name, const MPI_Count *in, int n, int **out)
-{
-    return convert(fn, name, in, n, out, count_at);
-}
-
-int tdm_displs_from_large(const char *fn, const char *name, const MPI_Aint *in, int n, int **out)
-{
-    return convert(fn, name, in, n, out, aint_at);
-}
-
-int tdm_large_agree(const char *fn, MPI_Comm comm, int rc)
-{
-    int inter = 0, refused = rc != MPI_SUCCESS, anywhere = refused;
-    if (!tdm_global.initialized || comm == MPI_COMM_NULL || MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS ||
-        inter)
-        return rc;
-    if (MPI_Allreduce(&refused, &anywhere, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
-        return rc;
-    if (anywhere && !refused)
-        return tdm_error(fn, MPI_ERR_COUNT, "another rank's counts or displacements do not fit in int: every rank "
-                                            "refuses the call (arguments counts, displs)");
-    return rc;
 }
 
 int tdm_large_blocks(MPI_Comm comm)

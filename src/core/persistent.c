@@ -160,7 +160,7 @@ int TDM_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
                      const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm,
                      MPI_Info info, TDM_Request *request)
 {
-    TDM_PERSISTENT(tdm_igatherv("TDM_Gatherv_init", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+    TDM_PERSISTENT(tdm_igatherv("TDM_Gatherv_init", sendbuf, sendcount, sendtype, recvbuf, recvcounts, tdm_displs_of_ints(displs),
                             recvtype, root, comm, request));
 }
 
@@ -175,7 +175,7 @@ int TDM_Scatterv_init(const void *sendbuf, const int sendcounts[], const int dis
                       void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                       MPI_Info info, TDM_Request *request)
 {
-    TDM_PERSISTENT(tdm_iscatterv("TDM_Scatterv_init", sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+    TDM_PERSISTENT(tdm_iscatterv("TDM_Scatterv_init", sendbuf, sendcounts, tdm_displs_of_ints(displs), sendtype, recvbuf, recvcount,
                              recvtype, root, comm, request));
 }
 
@@ -190,7 +190,7 @@ int TDM_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
                         const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
                         MPI_Info info, TDM_Request *request)
 {
-    TDM_PERSISTENT(tdm_iallgatherv("TDM_Allgatherv_init", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+    TDM_PERSISTENT(tdm_iallgatherv("TDM_Allgatherv_init", sendbuf, sendcount, sendtype, recvbuf, recvcounts, tdm_displs_of_ints(displs),
                                recvtype, comm, request));
 }
 
@@ -219,16 +219,16 @@ int TDM_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sd
                        void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                        MPI_Comm comm, MPI_Info info, TDM_Request *request)
 {
-    TDM_PERSISTENT(tdm_ialltoallv("TDM_Alltoallv_init", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
-                              rdispls, recvtype, comm, request));
+    TDM_PERSISTENT(tdm_ialltoallv("TDM_Alltoallv_init", sendbuf, sendcounts, tdm_displs_of_ints(sdispls), sendtype, recvbuf, recvcounts,
+                              tdm_displs_of_ints(rdispls), recvtype, comm, request));
 }
 
 int TDM_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
                        const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
                        const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, TDM_Request *request)
 {
-    TDM_PERSISTENT(tdm_ialltoallw("TDM_Alltoallw_init", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
-                              rdispls, recvtypes, comm, request));
+    TDM_PERSISTENT(tdm_ialltoallw("TDM_Alltoallw_init", sendbuf, sendcounts, tdm_displs_of_ints(sdispls), sendtypes, recvbuf, recvcounts,
+                              tdm_displs_of_ints(rdispls), recvtypes, comm, request));
 }
 
 int TDM_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,

@@ -73,6 +73,8 @@ void tdm_request_release(struct tdm_request *req)
     for (int i = 0; i < req->nowned; i++)
         MPI_Type_free(&req->owned_types[i]);
     req->nowned = 0;
+    free(req->owned_memory);
+    req->owned_memory = NULL;
     if (req->typed_blocks || req->typed_dups)
         tdm_release_typed_blocks(req);
     if (req->holds_op)

@@ -48,6 +48,8 @@ struct tdm_request {
     int ntyped_dups;
     int persistent;            /* made by an _init function: started again and again (persistent.h) */
     int active;                /* persistent: started and not yet completed by Wait or Test */
+    void *owned_memory;        /* freed with the request: an in-place reduce_scatter in chunks' input
+                                  (chunked_calls.c) */
     MPI_Op held_op;            /* a user op the call applies, held against MPI_Op_free (op_hold.h) */
     int holds_op;
     struct tdm_request *active_prev, *active_next; /* the agent's list of running requests */

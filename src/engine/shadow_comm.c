@@ -229,7 +229,7 @@ int tdm_shadow_ready(tdm_shadow *sh, int *error)
     return done;
 }
 
-unsigned long tdm_shadow_tag_count(void) { return tag_range; }
+unsigned long tdm_shadow_tags_at_once(void) { return largest_window(tag_range); }
 
 /* Doubles the window, every call keeping its sequence number's slot in it; 0 if out of memory. */
 static int grow_window(tdm_shadow *sh)

@@ -140,8 +140,10 @@ static inline void tdm_shadow_put(tdm_shadow *sh)
 /* Tandem is inside an MPI call that may complete duplication requests (see on_user_comm_delete). */
 void tdm_shadow_testing_dups(int on);
 
-/* Tags in use (distinct tags for that many collectives outstanding on one communicator). */
-unsigned long tdm_shadow_tag_count(void);
+/* Calls that may hold a tag at once on one communicator: the largest power of two among the tags in
+ * use (the window of holders is a power of two). A further claim first completes the holder of
+ * that many claims before. */
+unsigned long tdm_shadow_tags_at_once(void);
 /* Fixes the number of tags used, at TDM_Init: range > 0 (a testing hook), or 0 for MPI_TAG_UB. */
 void tdm_shadow_set_tag_range(int range);
 
