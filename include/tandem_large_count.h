@@ -13,8 +13,8 @@ extern "C" {
 
 /* The large-count forms of MPI 4 (MPI_Count counts, MPI_Aint displacements). A call with more data
  * than TANDEM_CHUNK_BYTES runs in chunks of int counts; the v and w forms take any displacement, but
- * a count of theirs beyond INT_MAX is refused with MPI_ERR_COUNT naming it (the interposer then
- * leaves the call to MPI). */
+ * a count of theirs beyond INT_MAX is refused with MPI_ERR_COUNT naming it, on every rank (they
+ * agree with one small allreduce per call; the interposer then leaves the call to MPI). */
 int TDM_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm);
 int TDM_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, TDM_Request *request);
 int TDM_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, TDM_Request *request);

@@ -129,8 +129,8 @@ def header():
            "#ifdef __cplusplus\nextern \"C\" {\n#endif\n#if defined(__GNUC__)\n#pragma GCC visibility push(default)\n#endif\n\n"
            "/* The large-count forms of MPI 4 (MPI_Count counts, MPI_Aint displacements). A call with more data\n"
            " * than TANDEM_CHUNK_BYTES runs in chunks of int counts; the v and w forms take any displacement, but\n"
-           " * a count of theirs beyond INT_MAX is refused with MPI_ERR_COUNT naming it (the interposer then\n"
-           " * leaves the call to MPI). */\n"]
+           " * a count of theirs beyond INT_MAX is refused with MPI_ERR_COUNT naming it, on every rank (they\n"
+           " * agree with one small allreduce per call; the interposer then leaves the call to MPI). */\n"]
     for name, cap, plist in COLLECTIVES:
         for fname, extra, _ in forms(name, cap, plist):
             out.append(f"int TDM_{fname}({params(plist)}{extra});\n")
@@ -168,13 +168,14 @@ def conversions(name, plist, fn):
             args.append(f"tdm_displs_of_aints({cname})")
         else:
             args.append(cname)
+    code.append(f"    rc = tdm_large_agree({fn}, comm, rc);\n")
     return "".join(code), ", ".join(args), frees
 
 
 def api_source():
     out = [GENERATED, "/*\n * The large-count functions of the API. The collectives of one count run in chunks where their data\n"
            " * needs them (chunked_calls.h); the v and w forms convert their counts to int (refusing what does not\n"
-           " * fit) and keep their MPI_Aint displacements. Either way the int functions' checks and schedules run,\n"
+           " * fit, on every rank: tdm_large_agree) and keep their MPI_Aint displacements. Either way the int functions' checks and schedules run,\n"
            " * under the large-count function's name.\n */\n"
            "#include \"api_internal.h\"\n#include \"chunked_calls.h\"\n#include \"large_count.h\"\n"
            "#include \"persistent.h\"\n\n#include <stdlib.h>\n"]
@@ -211,7 +212,7 @@ def api_source():
 
 def interposer_source():
     out = [GENERATED, "/*\n * The program's large-count collectives (MPI 4): to Tandem's _c functions; what they refuse (a v or\n"
-           " * w form's count beyond INT_MAX) goes to MPI, as every call Tandem refuses.\n */\n#include \"interpose.h\"\n\n"
+           " * w form's count beyond INT_MAX, on every rank) goes to MPI, as every call Tandem refuses.\n */\n#include \"interpose.h\"\n\n"
            "#if MPI_VERSION >= 4\n"]
     for name, cap, plist in COLLECTIVES:
         for fname, extra, form in forms(name, cap, plist):

@@ -148,6 +148,20 @@ static void beyond_int(void)
     int rc = TDM_Alltoallv_c(in, counts, cdispls, MPI_INT, ours, counts, cdispls, MPI_INT, MPI_COMM_WORLD);
     check(rc == MPI_ERR_COUNT && strstr(TDM_Last_error(), "sendcounts["), "counts beyond INT_MAX: got %d: %s", rc,
           TDM_Last_error());
+    /* beyond INT_MAX between ranks 0 and p-1 only (a valid call): every rank refuses, none is left
+     * waiting (nor, under the interposer, left in Tandem's call while the others go to MPI's) */
+    MPI_Count scounts[MAXP], rcounts[MAXP];
+    for (int i = 0; i < p; i++)
+        scounts[i] = rcounts[i] = 1;
+    if (rank == 0)
+        scounts[p - 1] = big;
+    if (rank == p - 1)
+        rcounts[0] = big;
+    TDM_Request one;
+    rc = TDM_Ialltoallv_c(in, scounts, cdispls, MPI_INT, ours, rcounts, cdispls, MPI_INT, MPI_COMM_WORLD, &one);
+    const char *expected = rank == 0 ? "sendcounts[" : rank == p - 1 ? "recvcounts[" : "another rank";
+    check(rc == MPI_ERR_COUNT && strstr(TDM_Last_error(), expected), "a count beyond INT_MAX on ranks 0 and %d only: "
+          "got %d: %s", p - 1, rc, TDM_Last_error());
     /* displacements beyond INT_MAX are taken: the same blocks, addressed from a base that far below the
      * buffer (a valid call: MPI adds displacement times extent to the base) */
     MPI_Aint far = (MPI_Aint)INT_MAX + 5, displs[MAXP];
@@ -179,6 +193,38 @@ static void in_place_in_chunks(void)
                                              MPI_INFO_NULL, &req);
     check(rc == MPI_ERR_COUNT && strstr(TDM_Last_error(), "persistent") && strstr(TDM_Last_error(), "sendbuf"),
           "a persistent reduce_scatter in place in chunks: got %d: %s", rc, TDM_Last_error());
+}
+
+/* In chunks: ranks that describe the same data with datatypes of other sizes cut it at the same bytes
+ * (a dense datatype's data travels as bytes); a datatype with gaps whose size does not divide the
+ * chunk is refused, naming it. */
+static void mixed_datatypes_in_chunks(void)
+{
+    if (!getenv("TANDEM_CHUNK_BYTES"))
+        return;
+    MPI_Datatype triple, gappy;
+    MPI_Type_contiguous(3, MPI_INT, &triple);
+    MPI_Type_vector(2, 1, 2, MPI_INT, &gappy); /* 8 bytes of data in 12 */
+    MPI_Type_commit(&triple);
+    MPI_Type_commit(&gappy);
+    int root = p - 1;
+    reset(0);
+    if (rank == root)
+        memcpy(ours, in, sizeof(int) * 3 * B), memcpy(theirs, in, sizeof(int) * 3 * B);
+    if (rank == root)
+        CHECK_TDM(TDM_Bcast_c(ours, (MPI_Count)B, triple, root, MPI_COMM_WORLD));
+    else
+        CHECK_TDM(TDM_Bcast_c(ours, (MPI_Count)3 * B, MPI_INT, root, MPI_COMM_WORLD));
+    MPI_Bcast(theirs, 3 * B, MPI_INT, root, MPI_COMM_WORLD);
+    same("bcast of 3-int elements at the root, ints elsewhere", 0, 3 * B);
+    int rc = TDM_Bcast_c(ours, (MPI_Count)B, gappy, root, MPI_COMM_WORLD);
+    long chunk = atol(getenv("TANDEM_CHUNK_BYTES"));
+    check(chunk % 8 == 0 ? rc == MPI_SUCCESS
+                         : rc == MPI_ERR_TYPE && strstr(TDM_Last_error(), "datatype") &&
+                               strstr(TDM_Last_error(), "TANDEM_CHUNK_BYTES"),
+          "a datatype with gaps whose size does not divide the chunk: got %d: %s", rc, TDM_Last_error());
+    MPI_Type_free(&triple);
+    MPI_Type_free(&gappy);
 }
 
 /* With one tag (TANDEM_TAG_RANGE=1) the chunks of a call are one: past INT_MAX elements, refused
@@ -218,6 +264,7 @@ int main(int argc, char **argv)
         collectives(form);
     beyond_int();
     in_place_in_chunks();
+    mixed_datatypes_in_chunks();
     too_few_tags();
     MPI_Comm_free(&ring);
     return harness_finish();

@@ -41,26 +41,26 @@ int tdm_outgoing_blocks_init(tdm_schedule *s, const tdm_coll_args *a, tdm_outgoi
     }
     if (a->recvtypes)
         return snapshot_typed_blocks(s, a, out);
-    /* elements of recvbuf the blocks cover; copied block by block (their total may pass INT_MAX) */
-    MPI_Aint span = (MPI_Aint)a->recvcount * a->size;
+    /* the blocks, copied one after another into a snapshot of their total (which may pass INT_MAX:
+     * block by block); the blocks of a call in chunks are a chunk each, spread over recvbuf */
+    MPI_Aint *offsets = NULL, total = (MPI_Aint)a->recvcount * a->size;
     if (a->recvcounts) {
-        span = 0;
-        for (int j = 0; j < a->size; j++)
-            if (a->recvcounts[j] > 0 && tdm_displ(a->rdispls, j) + (MPI_Aint)a->recvcounts[j] > span)
-                span = tdm_displ(a->rdispls, j) + (MPI_Aint)a->recvcounts[j];
+        if (!(offsets = tdm_prefix_offsets(s, a->recvcounts, a->size)))
+            return 0;
+        total = offsets[a->size - 1] + a->recvcounts[a->size - 1];
     }
-    void *snapshot = tdm_tmp_elems(s, &a->rtype, span);
-    if (span > 0 && !snapshot)
+    void *snapshot = tdm_tmp_elems(s, &a->rtype, total);
+    if (total > 0 && !snapshot)
         return 0;
     for (int j = 0; j < a->size; j++) {
         int count;
         MPI_Datatype type;
         void *block = tdm_incoming_block(a, j, &count, &type);
-        MPI_Aint first = a->recvcounts ? tdm_displ(a->rdispls, j) : (MPI_Aint)j * a->recvcount;
+        MPI_Aint first = offsets ? offsets[j] : (MPI_Aint)j * a->recvcount;
         tdm_sched_copy(s, block, count, a->recvtype, tdm_elem(snapshot, &a->rtype, first), count, a->recvtype);
     }
     *out = (tdm_outgoing_blocks){.base = snapshot, .type = a->recvtype, .t = &a->rtype,
-                                 .counts = a->recvcounts, .displs = a->rdispls,
+                                 .counts = a->recvcounts, .displs = tdm_displs_of_aints(offsets),
                                  .count = a->recvcount};
     return 1;
 }

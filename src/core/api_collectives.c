@@ -341,7 +341,7 @@ static int in_chunks(const char *fn, const tdm_sched_key *k, MPI_Comm comm, TDM_
  * larger than a chunk, on the sides this rank reads (the others are 0 in a). */
 int tdm_blocks_need_chunks(const tdm_coll_args *a)
 {
-    return tdm_needs_chunks(a->sendcount, a->stype.size) || tdm_needs_chunks(a->recvcount, a->rtype.size);
+    return tdm_data_needs_chunks(a->sendcount, a->stype.size) || tdm_data_needs_chunks(a->recvcount, a->rtype.size);
 }
 
 static int blocks_in_chunks(const char *fn, const tdm_sched_key *k, MPI_Comm comm, TDM_Request *request)
@@ -375,7 +375,7 @@ static int new_bcast(const char *fn, tdm_sched_key *k, MPI_Comm comm, TDM_Reques
     a.count = k->count;
     a.datatype = k->datatype;
     a.root = k->root;
-    if (tdm_needs_chunks(k->count, a.dtype.size))
+    if (tdm_data_needs_chunks(k->count, a.dtype.size))
         return in_chunks(fn, k, comm, request);
     return start(fn, &a, k, comm, request);
 }
@@ -396,7 +396,7 @@ static int new_reduce(const char *fn, tdm_sched_key *k, MPI_Comm comm, TDM_Reque
         return tdm_error(fn, MPI_ERR_BUFFER, "MPI_IN_PLACE is allowed at the root only (argument sendbuf)");
     CHECK(check_reduction(fn, &a, k->sendbuf, k->recvbuf, k->count, k->datatype, k->op, k->count, a.rank == k->root));
     a.root = k->root;
-    if (tdm_needs_chunks(k->count, a.dtype.size))
+    if (tdm_reduction_needs_chunks(k->count, a.dtype.size))
         return in_chunks(fn, k, comm, request);
     return start(fn, &a, k, comm, request);
 }
@@ -413,7 +413,7 @@ static int new_allreduce(const char *fn, tdm_sched_key *k, MPI_Comm comm, TDM_Re
     tdm_coll_args a;
     CHECK(tdm_check_call(fn, comm, request, TDM_COLL_ALLREDUCE, &a));
     CHECK(check_reduction(fn, &a, k->sendbuf, k->recvbuf, k->count, k->datatype, k->op, k->count, 1));
-    if (tdm_needs_chunks(k->count, a.dtype.size))
+    if (tdm_reduction_needs_chunks(k->count, a.dtype.size))
         return in_chunks(fn, k, comm, request);
     return start(fn, &a, k, comm, request);
 }
@@ -430,7 +430,7 @@ static int new_scan(const char *fn, tdm_sched_key *k, MPI_Comm comm, TDM_Request
     tdm_coll_args a;
     CHECK(tdm_check_call(fn, comm, request, TDM_COLL_SCAN, &a));
     CHECK(check_reduction(fn, &a, k->sendbuf, k->recvbuf, k->count, k->datatype, k->op, k->count, 1));
-    if (tdm_needs_chunks(k->count, a.dtype.size))
+    if (tdm_reduction_needs_chunks(k->count, a.dtype.size))
         return in_chunks(fn, k, comm, request);
     return start(fn, &a, k, comm, request);
 }
@@ -448,7 +448,7 @@ static int new_exscan(const char *fn, tdm_sched_key *k, MPI_Comm comm, TDM_Reque
     CHECK(tdm_check_call(fn, comm, request, TDM_COLL_EXSCAN, &a));
     /* rank 0's k->recvbuf is not significant: MPI leaves it undefined */
     CHECK(check_reduction(fn, &a, k->sendbuf, k->recvbuf, k->count, k->datatype, k->op, k->count, a.rank > 0));
-    if (tdm_needs_chunks(k->count, a.dtype.size))
+    if (tdm_reduction_needs_chunks(k->count, a.dtype.size))
         return in_chunks(fn, k, comm, request);
     return start(fn, &a, k, comm, request);
 }
@@ -470,7 +470,7 @@ int tdm_ireduce_scatter(const char *fn, const void *sendbuf, void *recvbuf, cons
     for (int i = 0; i < a.size; i++)
         total += recvcounts[i];
     CHECK(tdm_check_type(fn, "datatype", datatype, &a.dtype));
-    if (tdm_needs_chunks(total, a.dtype.size)) {
+    if (tdm_reduction_needs_chunks(total, a.dtype.size)) {
         MPI_Count *counts = malloc(sizeof(MPI_Count) * (size_t)a.size);
         if (!counts)
             return tdm_error(fn, MPI_ERR_NO_MEM, "out of memory for the counts of the call");
@@ -494,7 +494,7 @@ static int new_reduce_scatter_block(const char *fn, tdm_sched_key *k, MPI_Comm c
     CHECK(tdm_check_call(fn, comm, request, TDM_COLL_REDUCE_SCATTER_BLOCK, &a));
     CHECK(tdm_check_count(fn, "recvcount", k->count));
     CHECK(tdm_check_type(fn, "datatype", k->datatype, &a.dtype));
-    if (tdm_needs_chunks((MPI_Count)k->count * a.size, a.dtype.size))
+    if (tdm_reduction_needs_chunks((MPI_Count)k->count * a.size, a.dtype.size))
         return tdm_chunked_reduce_scatter(fn, TDM_COLL_REDUCE_SCATTER_BLOCK, k->sendbuf, k->recvbuf, NULL, k->count,
                                           k->datatype, k->op, comm, request);
     if ((long long)k->count * a.size > 0x7fffffff) /* an empty datatype's */

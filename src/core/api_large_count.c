@@ -2,7 +2,7 @@
 /*
  * The large-count functions of the API. The collectives of one count run in chunks where their data
  * needs them (chunked_calls.h); the v and w forms convert their counts to int (refusing what does not
- * fit) and keep their MPI_Aint displacements. Either way the int functions' checks and schedules run,
+ * fit, on every rank: tdm_large_agree) and keep their MPI_Aint displacements. Either way the int functions' checks and schedules run,
  * under the large-count function's name.
  */
 #include "api_internal.h"
@@ -99,6 +99,7 @@ int TDM_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
     int *recvcounts_ = NULL;
     if (rc == MPI_SUCCESS && at_root)
         rc = tdm_counts_from_large("TDM_Gatherv_c", "recvcounts", recvcounts, n, &recvcounts_);
+    rc = tdm_large_agree("TDM_Gatherv_c", comm, rc);
     TDM_Request request;
     if (rc == MPI_SUCCESS)
         rc = tdm_igatherv("TDM_Gatherv_c", sendbuf, sendcount_, sendtype, recvbuf, recvcounts_, tdm_displs_of_aints(displs), recvtype, root, comm, &request);
@@ -119,6 +120,7 @@ int TDM_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
     int *recvcounts_ = NULL;
     if (rc == MPI_SUCCESS && at_root)
         rc = tdm_counts_from_large("TDM_Igatherv_c", "recvcounts", recvcounts, n, &recvcounts_);
+    rc = tdm_large_agree("TDM_Igatherv_c", comm, rc);
     if (rc == MPI_SUCCESS)
         rc = tdm_igatherv("TDM_Igatherv_c", sendbuf, sendcount_, sendtype, recvbuf, recvcounts_, tdm_displs_of_aints(displs), recvtype, root, comm, request);
     free(recvcounts_);
@@ -136,6 +138,7 @@ int TDM_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype se
     int *recvcounts_ = NULL;
     if (rc == MPI_SUCCESS && at_root)
         rc = tdm_counts_from_large("TDM_Gatherv_init_c", "recvcounts", recvcounts, n, &recvcounts_);
+    rc = tdm_large_agree("TDM_Gatherv_init_c", comm, rc);
     (void)info;
     if (rc == MPI_SUCCESS) {
         tdm_build_persistent(1);
@@ -176,6 +179,7 @@ int TDM_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_
     int recvcount_ = 0;
     if (rc == MPI_SUCCESS)
         rc = tdm_count_from_large("TDM_Scatterv_c", "recvcount", recvcount, &recvcount_);
+    rc = tdm_large_agree("TDM_Scatterv_c", comm, rc);
     TDM_Request request;
     if (rc == MPI_SUCCESS)
         rc = tdm_iscatterv("TDM_Scatterv_c", sendbuf, sendcounts_, tdm_displs_of_aints(displs), sendtype, recvbuf, recvcount_, recvtype, root, comm, &request);
@@ -196,6 +200,7 @@ int TDM_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI
     int recvcount_ = 0;
     if (rc == MPI_SUCCESS)
         rc = tdm_count_from_large("TDM_Iscatterv_c", "recvcount", recvcount, &recvcount_);
+    rc = tdm_large_agree("TDM_Iscatterv_c", comm, rc);
     if (rc == MPI_SUCCESS)
         rc = tdm_iscatterv("TDM_Iscatterv_c", sendbuf, sendcounts_, tdm_displs_of_aints(displs), sendtype, recvbuf, recvcount_, recvtype, root, comm, request);
     free(sendcounts_);
@@ -213,6 +218,7 @@ int TDM_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const
     int recvcount_ = 0;
     if (rc == MPI_SUCCESS)
         rc = tdm_count_from_large("TDM_Scatterv_init_c", "recvcount", recvcount, &recvcount_);
+    rc = tdm_large_agree("TDM_Scatterv_init_c", comm, rc);
     (void)info;
     if (rc == MPI_SUCCESS) {
         tdm_build_persistent(1);
@@ -252,6 +258,7 @@ int TDM_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
     int *recvcounts_ = NULL;
     if (rc == MPI_SUCCESS && 1)
         rc = tdm_counts_from_large("TDM_Allgatherv_c", "recvcounts", recvcounts, n, &recvcounts_);
+    rc = tdm_large_agree("TDM_Allgatherv_c", comm, rc);
     TDM_Request request;
     if (rc == MPI_SUCCESS)
         rc = tdm_iallgatherv("TDM_Allgatherv_c", sendbuf, sendcount_, sendtype, recvbuf, recvcounts_, tdm_displs_of_aints(displs), recvtype, comm, &request);
@@ -271,6 +278,7 @@ int TDM_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
     int *recvcounts_ = NULL;
     if (rc == MPI_SUCCESS && 1)
         rc = tdm_counts_from_large("TDM_Iallgatherv_c", "recvcounts", recvcounts, n, &recvcounts_);
+    rc = tdm_large_agree("TDM_Iallgatherv_c", comm, rc);
     if (rc == MPI_SUCCESS)
         rc = tdm_iallgatherv("TDM_Iallgatherv_c", sendbuf, sendcount_, sendtype, recvbuf, recvcounts_, tdm_displs_of_aints(displs), recvtype, comm, request);
     free(recvcounts_);
@@ -287,6 +295,7 @@ int TDM_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype
     int *recvcounts_ = NULL;
     if (rc == MPI_SUCCESS && 1)
         rc = tdm_counts_from_large("TDM_Allgatherv_init_c", "recvcounts", recvcounts, n, &recvcounts_);
+    rc = tdm_large_agree("TDM_Allgatherv_init_c", comm, rc);
     (void)info;
     if (rc == MPI_SUCCESS) {
         tdm_build_persistent(1);
@@ -364,6 +373,7 @@ int TDM_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI
     int *recvcounts_ = NULL;
     if (rc == MPI_SUCCESS && 1)
         rc = tdm_counts_from_large("TDM_Alltoallv_c", "recvcounts", recvcounts, n, &recvcounts_);
+    rc = tdm_large_agree("TDM_Alltoallv_c", comm, rc);
     TDM_Request request;
     if (rc == MPI_SUCCESS)
         rc = tdm_ialltoallv("TDM_Alltoallv_c", sendbuf, sendcounts_, tdm_displs_of_aints(sdispls), sendtype, recvbuf, recvcounts_, tdm_displs_of_aints(rdispls), recvtype, comm, &request);
@@ -384,6 +394,7 @@ int TDM_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
     int *recvcounts_ = NULL;
     if (rc == MPI_SUCCESS && 1)
         rc = tdm_counts_from_large("TDM_Ialltoallv_c", "recvcounts", recvcounts, n, &recvcounts_);
+    rc = tdm_large_agree("TDM_Ialltoallv_c", comm, rc);
     if (rc == MPI_SUCCESS)
         rc = tdm_ialltoallv("TDM_Ialltoallv_c", sendbuf, sendcounts_, tdm_displs_of_aints(sdispls), sendtype, recvbuf, recvcounts_, tdm_displs_of_aints(rdispls), recvtype, comm, request);
     free(sendcounts_);
@@ -401,6 +412,7 @@ int TDM_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], cons
     int *recvcounts_ = NULL;
     if (rc == MPI_SUCCESS && 1)
         rc = tdm_counts_from_large("TDM_Alltoallv_init_c", "recvcounts", recvcounts, n, &recvcounts_);
+    rc = tdm_large_agree("TDM_Alltoallv_init_c", comm, rc);
     (void)info;
     if (rc == MPI_SUCCESS) {
         tdm_build_persistent(1);
@@ -422,6 +434,7 @@ int TDM_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI
     int *recvcounts_ = NULL;
     if (rc == MPI_SUCCESS && 1)
         rc = tdm_counts_from_large("TDM_Alltoallw_c", "recvcounts", recvcounts, n, &recvcounts_);
+    rc = tdm_large_agree("TDM_Alltoallw_c", comm, rc);
     TDM_Request request;
     if (rc == MPI_SUCCESS)
         rc = tdm_ialltoallw("TDM_Alltoallw_c", sendbuf, sendcounts_, tdm_displs_of_aints(sdispls), sendtypes, recvbuf, recvcounts_, tdm_displs_of_aints(rdispls), recvtypes, comm, &request);
@@ -442,6 +455,7 @@ int TDM_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
     int *recvcounts_ = NULL;
     if (rc == MPI_SUCCESS && 1)
         rc = tdm_counts_from_large("TDM_Ialltoallw_c", "recvcounts", recvcounts, n, &recvcounts_);
+    rc = tdm_large_agree("TDM_Ialltoallw_c", comm, rc);
     if (rc == MPI_SUCCESS)
         rc = tdm_ialltoallw("TDM_Ialltoallw_c", sendbuf, sendcounts_, tdm_displs_of_aints(sdispls), sendtypes, recvbuf, recvcounts_, tdm_displs_of_aints(rdispls), recvtypes, comm, request);
     free(sendcounts_);
@@ -459,6 +473,7 @@ int TDM_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], cons
     int *recvcounts_ = NULL;
     if (rc == MPI_SUCCESS && 1)
         rc = tdm_counts_from_large("TDM_Alltoallw_init_c", "recvcounts", recvcounts, n, &recvcounts_);
+    rc = tdm_large_agree("TDM_Alltoallw_init_c", comm, rc);
     (void)info;
     if (rc == MPI_SUCCESS) {
         tdm_build_persistent(1);
@@ -538,6 +553,7 @@ int TDM_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Data
     int *recvcounts_ = NULL;
     if (rc == MPI_SUCCESS && 1)
         rc = tdm_counts_from_large("TDM_Neighbor_allgatherv_c", "recvcounts", recvcounts, n_in, &recvcounts_);
+    rc = tdm_large_agree("TDM_Neighbor_allgatherv_c", comm, rc);
     TDM_Request request;
     if (rc == MPI_SUCCESS)
         rc = tdm_ineighbor_allgatherv("TDM_Neighbor_allgatherv_c", sendbuf, sendcount_, sendtype, recvbuf, recvcounts_, tdm_displs_of_aints(displs), recvtype, comm, &request);
@@ -558,6 +574,7 @@ int TDM_Ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Dat
     int *recvcounts_ = NULL;
     if (rc == MPI_SUCCESS && 1)
         rc = tdm_counts_from_large("TDM_Ineighbor_allgatherv_c", "recvcounts", recvcounts, n_in, &recvcounts_);
+    rc = tdm_large_agree("TDM_Ineighbor_allgatherv_c", comm, rc);
     if (rc == MPI_SUCCESS)
         rc = tdm_ineighbor_allgatherv("TDM_Ineighbor_allgatherv_c", sendbuf, sendcount_, sendtype, recvbuf, recvcounts_, tdm_displs_of_aints(displs), recvtype, comm, request);
     free(recvcounts_);
@@ -575,6 +592,7 @@ int TDM_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI
     int *recvcounts_ = NULL;
     if (rc == MPI_SUCCESS && 1)
         rc = tdm_counts_from_large("TDM_Neighbor_allgatherv_init_c", "recvcounts", recvcounts, n_in, &recvcounts_);
+    rc = tdm_large_agree("TDM_Neighbor_allgatherv_init_c", comm, rc);
     (void)info;
     if (rc == MPI_SUCCESS) {
         tdm_build_persistent(1);
@@ -615,6 +633,7 @@ int TDM_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], 
     int *recvcounts_ = NULL;
     if (rc == MPI_SUCCESS && 1)
         rc = tdm_counts_from_large("TDM_Neighbor_alltoallv_c", "recvcounts", recvcounts, n_in, &recvcounts_);
+    rc = tdm_large_agree("TDM_Neighbor_alltoallv_c", comm, rc);
     TDM_Request request;
     if (rc == MPI_SUCCESS)
         rc = tdm_ineighbor_alltoallv("TDM_Neighbor_alltoallv_c", sendbuf, sendcounts_, tdm_displs_of_aints(sdispls), sendtype, recvbuf, recvcounts_, tdm_displs_of_aints(rdispls), recvtype, comm, &request);
@@ -636,6 +655,7 @@ int TDM_Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
     int *recvcounts_ = NULL;
     if (rc == MPI_SUCCESS && 1)
         rc = tdm_counts_from_large("TDM_Ineighbor_alltoallv_c", "recvcounts", recvcounts, n_in, &recvcounts_);
+    rc = tdm_large_agree("TDM_Ineighbor_alltoallv_c", comm, rc);
     if (rc == MPI_SUCCESS)
         rc = tdm_ineighbor_alltoallv("TDM_Ineighbor_alltoallv_c", sendbuf, sendcounts_, tdm_displs_of_aints(sdispls), sendtype, recvbuf, recvcounts_, tdm_displs_of_aints(rdispls), recvtype, comm, request);
     free(sendcounts_);
@@ -654,6 +674,7 @@ int TDM_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcount
     int *recvcounts_ = NULL;
     if (rc == MPI_SUCCESS && 1)
         rc = tdm_counts_from_large("TDM_Neighbor_alltoallv_init_c", "recvcounts", recvcounts, n_in, &recvcounts_);
+    rc = tdm_large_agree("TDM_Neighbor_alltoallv_init_c", comm, rc);
     (void)info;
     if (rc == MPI_SUCCESS) {
         tdm_build_persistent(1);
@@ -676,6 +697,7 @@ int TDM_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], 
     int *recvcounts_ = NULL;
     if (rc == MPI_SUCCESS && 1)
         rc = tdm_counts_from_large("TDM_Neighbor_alltoallw_c", "recvcounts", recvcounts, n_in, &recvcounts_);
+    rc = tdm_large_agree("TDM_Neighbor_alltoallw_c", comm, rc);
     TDM_Request request;
     if (rc == MPI_SUCCESS)
         rc = tdm_ineighbor_alltoallw("TDM_Neighbor_alltoallw_c", sendbuf, sendcounts_, tdm_displs_of_aints(sdispls), sendtypes, recvbuf, recvcounts_, tdm_displs_of_aints(rdispls), recvtypes, comm, &request);
@@ -697,6 +719,7 @@ int TDM_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
     int *recvcounts_ = NULL;
     if (rc == MPI_SUCCESS && 1)
         rc = tdm_counts_from_large("TDM_Ineighbor_alltoallw_c", "recvcounts", recvcounts, n_in, &recvcounts_);
+    rc = tdm_large_agree("TDM_Ineighbor_alltoallw_c", comm, rc);
     if (rc == MPI_SUCCESS)
         rc = tdm_ineighbor_alltoallw("TDM_Ineighbor_alltoallw_c", sendbuf, sendcounts_, tdm_displs_of_aints(sdispls), sendtypes, recvbuf, recvcounts_, tdm_displs_of_aints(rdispls), recvtypes, comm, request);
     free(sendcounts_);
@@ -715,6 +738,7 @@ int TDM_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcount
     int *recvcounts_ = NULL;
     if (rc == MPI_SUCCESS && 1)
         rc = tdm_counts_from_large("TDM_Neighbor_alltoallw_init_c", "recvcounts", recvcounts, n_in, &recvcounts_);
+    rc = tdm_large_agree("TDM_Neighbor_alltoallw_init_c", comm, rc);
     (void)info;
     if (rc == MPI_SUCCESS) {
         tdm_build_persistent(1);

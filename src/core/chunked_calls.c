@@ -26,17 +26,46 @@ static MPI_Aint type_extent(MPI_Datatype type)
     return MPI_Type_get_extent(type, &lb, &extent) == MPI_SUCCESS ? extent : 0;
 }
 
-/* Elements of a datatype of `size` bytes in one chunk (at least one). */
+/* Elements of a datatype of `size` bytes (> 0) in one chunk: at least one. */
 static MPI_Count chunk_elements(MPI_Count size)
 {
     MPI_Count n = tdm_global.chunk_bytes / size;
     return n > 0 ? n : 1;
 }
 
-int tdm_needs_chunks(MPI_Count count, MPI_Count size)
+/* A chunk is never cut again (one may be larger than a chunk: see elements_per_chunk). */
+int tdm_reduction_needs_chunks(MPI_Count count, MPI_Count size)
 {
-    /* a chunk is never cut again (one may be larger than a chunk: see elements_per_chunk) */
-    return size > 0 && count > 1 && count > chunk_elements(size) && !tdm_group_collecting();
+    return size > 0 && count > chunk_elements(size) && !tdm_group_collecting();
+}
+
+int tdm_data_needs_chunks(MPI_Count count, MPI_Count size)
+{
+    return size > 0 && count > tdm_global.chunk_bytes / size && !tdm_group_collecting();
+}
+
+/* count elements of a datatype as a data-movement call cuts them: where the datatype is dense, as
+ * bytes (every rank then cuts at the same byte, whatever its datatype); else as elements, a chunk
+ * holding a whole number of them (so the datatype's size must divide the chunk). */
+typedef struct {
+    MPI_Datatype type;
+    MPI_Count count, size;
+    MPI_Aint extent;
+} data_view;
+
+static int view_data(const char *fn, const char *name, MPI_Datatype type, MPI_Count count, data_view *v)
+{
+    tdm_typeinfo t;
+    *v = (data_view){.type = type, .count = count, .size = type_size(type), .extent = type_extent(type)};
+    if (v->size > 0 && tdm_typeinfo_get(type, &t) == MPI_SUCCESS && t.contiguous) {
+        *v = (data_view){.type = MPI_BYTE, .count = count * v->size, .size = 1, .extent = 1};
+        return MPI_SUCCESS;
+    }
+    if (v->size <= 0 || tdm_global.chunk_bytes % v->size != 0)
+        return tdm_error(fn, MPI_ERR_TYPE, "%s, of %lld bytes with gaps, does not divide the chunk (%lld bytes, "
+                                           "TANDEM_CHUNK_BYTES) that a call of more data is cut into (argument %s)",
+                         name, (long long)v->size, (long long)tdm_global.chunk_bytes, name);
+    return MPI_SUCCESS;
 }
 
 /* The elements of each chunk of `count` elements of `size` bytes: a chunk's, or a multiple of it where
@@ -46,7 +75,7 @@ int tdm_needs_chunks(MPI_Count count, MPI_Count size)
 static int elements_per_chunk(const char *fn, MPI_Count count, MPI_Count size, MPI_Count *per)
 {
     MPI_Count tags = (MPI_Count)tdm_shadow_tags_at_once(), n;
-    *per = chunk_elements(size);
+    *per = size > 0 ? chunk_elements(size) : INT_MAX;
     if ((n = (count + *per - 1) / *per) > tags)
         *per *= (n + tags - 1) / tags;
     if (*per > INT_MAX)
@@ -80,6 +109,29 @@ static void *shift(const void *buf, MPI_Count n, MPI_Aint extent)
     return (void *)((uintptr_t)buf + (uintptr_t)(n * extent));
 }
 
+/* A chunk that failed to start ends the call, and this rank would not claim the tags the others claim
+ * for the chunks after it: it claims and gives them back, so that the ranks' tags stay in step. */
+static void skip_chunks(MPI_Comm comm, MPI_Count chunks)
+{
+    tdm_shadow *sh;
+    if (chunks <= 0 || tdm_shadow_get(comm, &sh) != MPI_SUCCESS)
+        return;
+    for (MPI_Count i = 0; i < chunks; i++) {
+        tdm_tag_hold hold = {0};
+        int tag;
+        if (tdm_shadow_claim_tag(sh, &hold, &tag) != MPI_SUCCESS)
+            break;
+        tdm_shadow_release(sh, &hold);
+    }
+    tdm_shadow_put(sh);
+}
+
+/* The chunks of per elements left from `first` on, of count. */
+static MPI_Count chunks_left(MPI_Count count, MPI_Count first, MPI_Count per)
+{
+    return first < count ? (count - first + per - 1) / per : 0;
+}
+
 /* ---- bcast, reduce, allreduce, scan, exscan ---- */
 
 static int start_elementwise(const char *fn, tdm_coll_kind kind, const void *sendbuf, void *recvbuf, int count,
@@ -103,22 +155,28 @@ int tdm_chunked_elementwise(const char *fn, tdm_coll_kind kind, const void *send
                             MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
                             TDM_Request *request)
 {
+    int bcast = kind == TDM_COLL_BCAST;
     MPI_Count size = type_size(datatype);
-    if (!tdm_needs_chunks(count, size))
+    if (bcast ? !tdm_data_needs_chunks(count, size) : !tdm_reduction_needs_chunks(count, size))
         return start_elementwise(fn, kind, sendbuf, recvbuf, as_int(count), datatype, op, root, comm, request);
     tdm_coll_args a;
     int rc = tdm_check_call(fn, comm, request, kind, &a);
     if (rc != MPI_SUCCESS)
         return rc;
-    MPI_Aint extent = type_extent(datatype);
+    /* a reduction's chunks are whole elements of its datatype, the same on every rank; a bcast's data
+     * may be described by another datatype on each */
+    data_view v = {.type = datatype, .count = count, .size = size, .extent = type_extent(datatype)};
     MPI_Count per;
-    if ((rc = elements_per_chunk(fn, count, size, &per)) != MPI_SUCCESS)
+    if ((bcast && (rc = view_data(fn, "datatype", datatype, count, &v)) != MPI_SUCCESS) ||
+        (rc = elements_per_chunk(fn, v.count, v.size, &per)) != MPI_SUCCESS)
         return rc;
     tdm_group_begin();
-    for (MPI_Count first = 0; first < count && rc == MPI_SUCCESS; first += per) {
+    for (MPI_Count first = 0; first < v.count && rc == MPI_SUCCESS; first += per) {
         TDM_Request chunk;
-        rc = start_elementwise(fn, kind, shift(sendbuf, first, extent), shift(recvbuf, first, extent),
-                               part(count, first, per), datatype, op, root, comm, &chunk);
+        rc = start_elementwise(fn, kind, shift(sendbuf, first, v.extent), shift(recvbuf, first, v.extent),
+                               part(v.count, first, per), v.type, op, root, comm, &chunk);
+        if (rc != MPI_SUCCESS)
+            skip_chunks(comm, chunks_left(v.count, first + per, per));
     }
     return tdm_group_end(rc, NULL, request);
 }
@@ -138,8 +196,8 @@ typedef struct {
     MPI_Aint *displs;
 } block_side;
 
-static int side_init(const char *fn, block_side *s, const void *buf, MPI_Count count, MPI_Datatype type,
-                     int significant, int nblocks)
+static int side_init(const char *fn, const char *name, block_side *s, const void *buf, MPI_Count count,
+                     MPI_Datatype type, int significant, int nblocks)
 {
     *s = (block_side){.buf = (void *)buf, .count = count, .type = type, .significant = significant, .nblocks = nblocks};
     s->counts = malloc(sizeof(int) * (size_t)(nblocks + 1));
@@ -148,8 +206,12 @@ static int side_init(const char *fn, block_side *s, const void *buf, MPI_Count c
         return tdm_error(fn, MPI_ERR_NO_MEM, "out of memory for the chunks of the call");
     if (!significant)
         return MPI_SUCCESS;
-    s->extent = type_extent(type);
-    return elements_per_chunk(fn, count, type_size(type), &s->per);
+    data_view v;
+    int rc = view_data(fn, name, type, count, &v);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    s->type = v.type, s->count = v.count, s->extent = v.extent;
+    return elements_per_chunk(fn, v.count, v.size, &s->per);
 }
 
 static void side_free(block_side *s)
@@ -230,10 +292,12 @@ int tdm_chunked_blocks(const char *fn, tdm_coll_kind kind, const void *sendbuf, 
                        int root, MPI_Comm comm, TDM_Request *request)
 {
     tdm_coll_args a;
-    int rc = tdm_check_call(fn, comm, request, kind, &a);
+    if (tdm_check_call(fn, comm, request, kind, &a) != MPI_SUCCESS) /* the int function reports it */
+        return start_blocks(fn, kind, sendbuf, as_int(sendcount), sendtype, recvbuf, as_int(recvcount), recvtype,
+                            root, comm, request);
     int neighbor = kind == TDM_COLL_NEIGHBOR_ALLGATHER || kind == TDM_COLL_NEIGHBOR_ALLTOALL;
-    int in = a.size, out = a.size, is_root = a.rank == root;
-    if (rc == MPI_SUCCESS && neighbor)
+    int in = a.size, out = a.size, is_root = a.rank == root, rc = MPI_SUCCESS;
+    if (neighbor)
         tdm_neighbor_degrees(comm, &in, &out);
     /* which sides this rank reads, and which are v forms in a chunk */
     int send_significant = sendbuf != MPI_IN_PLACE, recv_significant = recvbuf != MPI_IN_PLACE;
@@ -258,20 +322,22 @@ int tdm_chunked_blocks(const char *fn, tdm_coll_kind kind, const void *sendbuf, 
         send_blocks = out, recv_blocks = in;
         break;
     }
-    int chunks = rc == MPI_SUCCESS &&
-                 ((send_significant && tdm_needs_chunks(sendcount, type_size(sendtype))) ||
-                  (recv_significant && tdm_needs_chunks(recvcount, type_size(recvtype))));
+    int chunks = (send_significant && tdm_data_needs_chunks(sendcount, type_size(sendtype))) ||
+                 (recv_significant && tdm_data_needs_chunks(recvcount, type_size(recvtype)));
     if (!chunks)
         return start_blocks(fn, kind, sendbuf, as_int(sendcount), sendtype, recvbuf, as_int(recvcount), recvtype,
                             root, comm, request);
     block_side snd = {0}, rcv = {0};
-    if ((rc = side_init(fn, &snd, sendbuf, sendcount, sendtype, send_significant, send_blocks)) == MPI_SUCCESS)
-        rc = side_init(fn, &rcv, recvbuf, recvcount, recvtype, recv_significant, recv_blocks);
+    if ((rc = side_init(fn, "sendtype", &snd, sendbuf, sendcount, sendtype, send_significant, send_blocks)) ==
+        MPI_SUCCESS)
+        rc = side_init(fn, "recvtype", &rcv, recvbuf, recvcount, recvtype, recv_significant, recv_blocks);
     MPI_Count n = side_chunks(&snd) > side_chunks(&rcv) ? side_chunks(&snd) : side_chunks(&rcv);
     tdm_group_begin();
     for (MPI_Count chunk = 0; chunk < n && rc == MPI_SUCCESS; chunk++) {
         TDM_Request one;
         rc = start_blocks_chunk(fn, kind, &snd, &rcv, chunk, root, comm, &one);
+        if (rc != MPI_SUCCESS)
+            skip_chunks(comm, n - chunk - 1);
     }
     side_free(&snd);
     side_free(&rcv);
@@ -307,8 +373,10 @@ int tdm_chunked_reduce_scatter(const char *fn, tdm_coll_kind kind, const void *s
     int block = kind == TDM_COLL_REDUCE_SCATTER_BLOCK;
     tdm_coll_args a;
     int rc = tdm_check_call(fn, comm, request, kind, &a);
+    if (rc != MPI_SUCCESS)
+        return rc;
     MPI_Count total = 0, mine_first = 0, size = type_size(datatype);
-    int valid = rc == MPI_SUCCESS && (block ? recvcount >= 0 : recvcounts != NULL);
+    int valid = block ? recvcount >= 0 : recvcounts != NULL;
     for (int r = 0; valid && !block && r < a.size; r++) {
         valid &= recvcounts[r] >= 0;
         if (r == a.rank)
@@ -320,7 +388,7 @@ int tdm_chunked_reduce_scatter(const char *fn, tdm_coll_kind kind, const void *s
     int *counts = malloc(sizeof(int) * (size_t)(a.size + 1));
     if (!counts)
         return tdm_error(fn, MPI_ERR_NO_MEM, "out of memory for the counts of the call");
-    if (!valid || !tdm_needs_chunks(total, size)) { /* the int function: the call, or its error */
+    if (!valid || !tdm_reduction_needs_chunks(total, size)) { /* the int function: the call, or its error */
         for (int r = 0; recvcounts && r < a.size; r++)
             counts[r] = as_int(recvcounts[r]);
         rc = !block ? tdm_ireduce_scatter(fn, sendbuf, recvbuf, recvcounts ? counts : NULL, datatype, op, comm,
@@ -352,6 +420,8 @@ int tdm_chunked_reduce_scatter(const char *fn, tdm_coll_kind kind, const void *s
         rc = tdm_ireduce_scatter(fn, shift(sendbuf, first, extent),
                                  shift(recvbuf, into_mine < mine ? into_mine : 0, extent), counts, datatype, op,
                                  comm, &chunk);
+        if (rc != MPI_SUCCESS)
+            skip_chunks(comm, chunks_left(total, first + per, per));
     }
     free(counts);
     return tdm_group_end(rc, snapshot, request);

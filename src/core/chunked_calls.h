@@ -10,9 +10,11 @@
  *     chunk, each chunk of the blocks one call of the v form;
  *   - reduce_scatter(_block): the whole vector, chunk by chunk, each one reduce_scatter whose blocks
  *     are the parts of the ranks' blocks it holds.
- * A datatype's elements per chunk are chunk / size: the default chunk, 2^24 * 105 bytes, is a multiple
- * of the size of every predefined type and most small structs of them; two ranks that describe one
- * block with datatypes of other sizes cut it at different places (MPI reports the mismatch).
+ * A reduction's chunks are whole elements of its datatype (the same on every rank). A bcast's or a
+ * block's data may be described by other datatypes on each rank, so it is cut at multiples of the
+ * chunk in bytes: a dense datatype's data is sent as bytes, and a datatype with gaps must have a size
+ * that divides the chunk (the default chunk, 2^24 * 105 bytes, is a multiple of the size of every
+ * predefined type and most small structs of them), else the call is refused with MPI_ERR_TYPE.
  * The v and w forms take no chunks: their blocks may differ in length, which no rank knows of the
  * others, so a count past INT_MAX there is refused (large_count.h).
  */
@@ -24,8 +26,11 @@
 
 #define TDM_DEFAULT_CHUNK_BYTES 1761607680LL /* 2^24 * 3 * 5 * 7 */
 
-/* Whether count elements of `size` bytes take more than one chunk. */
-int tdm_needs_chunks(MPI_Count count, MPI_Count size);
+/* Whether a reduction of count elements of `size` bytes takes more than one chunk (its chunks are
+ * whole elements, at least one), or data (a bcast's buffer, a block) of them more than a chunk of
+ * bytes. Never while the chunks of a call are started. */
+int tdm_reduction_needs_chunks(MPI_Count count, MPI_Count size);
+int tdm_data_needs_chunks(MPI_Count count, MPI_Count size);
 
 /* bcast (buffer in recvbuf), reduce, allreduce, scan, exscan: any count; in chunks if needed, else the
  * int function. root: bcast and reduce only. */

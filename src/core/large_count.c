@@ -2,6 +2,7 @@
 
 #include "../base/error.h"
 #include "../base/state.h"
+#include "../base/state.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -34,6 +35,20 @@ int tdm_counts_from_large(const char *fn, const char *name, const MPI_Count *in,
     }
     *out = converted;
     return MPI_SUCCESS;
+}
+
+int tdm_large_agree(const char *fn, MPI_Comm comm, int rc)
+{
+    int inter = 0, refused = rc != MPI_SUCCESS, anywhere = refused;
+    if (!tdm_global.initialized || comm == MPI_COMM_NULL || MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS ||
+        inter)
+        return rc;
+    if (MPI_Allreduce(&refused, &anywhere, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
+        return rc;
+    if (anywhere && !refused)
+        return tdm_error(fn, MPI_ERR_COUNT, "another rank's counts do not fit in int: every rank refuses the "
+                                            "call (arguments sendcounts, recvcounts)");
+    return rc;
 }
 
 int tdm_large_blocks(MPI_Comm comm)
