@@ -13,6 +13,12 @@
  *       of its schedules, built for every rank (beta and gamma per byte; doubles; without --dims, a
  *       ring of --ranks ranks).
  *
+ *   tandem-model dcp --ranks N [--bytes B] [--compute T] [--overhead O] [--loggp FILE | --alpha A ...]
+ *                    [--json]
+ *       for each ratio 1:R of application ranks per dedicated collective process, the allreduce's
+ *       predicted latency, the application's overhead and the iteration time with a computation of T,
+ *       the DCPs taken from the job's N ranks or added to them, and the ratio the model recommends.
+ *
  *   mpirun -np 2 tandem-model loggp [--reps R] [--save FILE]
  *       measures alpha, beta and gamma on this machine (ping-pong and MPI_Reduce_local) and saves them
  *       for TANDEM_LOGGP=FILE, tandem-bench's model column and --loggp.
@@ -21,6 +27,7 @@
  *       every option, printed from the tables the parser reads.
  */
 #include "../src/model/collective_costs.h"
+#include "../src/model/dcp_model.h"
 #include "../src/model/loggp.h"
 #include "../src/model/schedule_cost.h"
 #include "../src/model/split_tree_model.h"
@@ -45,12 +52,13 @@ typedef struct {
     tdm_loggp m;
     const char *save; /* loggp */
     int reps;
+    double compute, overhead; /* dcp */
 } model_options;
 
 /* The defaults, which --help says too; the machine of bounds: 1 us per message, 10 GB/s links, 4 GB/s
  * reductions. */
 static const model_options defaults = {.collective = "allreduce", .bytes = 1 << 20, .m = {1e-6, 1e-10, 2.5e-10, 0},
-                                       .reps = 21};
+                                       .reps = 21, .overhead = 5e-7};
 
 /*
  * The options: a table per command, which the parser reads and --help prints, so that the help lists
@@ -224,6 +232,29 @@ static const model_option bounds_options[] = {
     {"--json", NULL, set_json, "the costs as JSON"},
 };
 
+static int set_compute(model_options *o, const char *name, const char *value)
+{
+    return number_value(name, value, "seconds", 0, &o->compute);
+}
+
+static int set_overhead(model_options *o, const char *name, const char *value)
+{
+    return number_value(name, value, "seconds", 0, &o->overhead);
+}
+
+static const model_option dcp_options[] = {
+    {"--ranks", "N", set_ranks, "the job's ranks, 2 or more (required)"},
+    {"--bytes", "B", set_bytes, "the allreduce's bytes (default 1048576)"},
+    {"--compute", "T", set_compute, "seconds of computation per iteration on N ranks, overlapped (default 0)"},
+    {"--overhead", "O", set_overhead, "the application's CPU seconds per message posted and completed (default 5e-07)"},
+    {"--alpha", "A", set_alpha, "seconds per message (default 1e-06)"},
+    {"--beta", "B", set_beta, "seconds per byte sent (default 1e-10)"},
+    {"--gamma", "G", set_gamma, "seconds per byte reduced (default 2.5e-10)"},
+    {"--latency", "L", set_latency, "the part of alpha that messages arriving at once share, 0 to alpha (default 0)"},
+    {"--loggp", "FILE", set_loggp, "alpha, beta, gamma and latency from a file of tandem-model loggp --save"},
+    {"--json", NULL, set_json, "every ratio, as JSON"},
+};
+
 static const model_option loggp_options[] = {
     {"--reps", "R", set_reps, "repetitions of each measurement, whose median counts, 1 to 100000 (default 21)"},
     {"--save", "FILE", set_save, "also write the parameters to FILE, for TANDEM_LOGGP=FILE and --loggp"},
@@ -232,6 +263,7 @@ static const model_option loggp_options[] = {
 static int split_tree(const model_options *o);
 static int bounds(const model_options *o);
 static int loggp(const model_options *o);
+static int dcp(const model_options *o);
 
 typedef struct {
     const char *name, *synopsis, *what;
@@ -251,6 +283,11 @@ static const model_command commands[] = {
      "                           [--loggp FILE | --alpha A --beta B --gamma G [--latency L]] [--unidirectional] [--json]",
      "the lower bound of a collective on a torus, and each algorithm's closed-form and schedule costs",
      OPTIONS(bounds_options), bounds, 0},
+    {"dcp",
+     "tandem-model dcp --ranks N [--bytes B] [--compute T] [--overhead O]\n"
+     "                           [--loggp FILE | --alpha A --beta B --gamma G [--latency L]] [--json]",
+     "an allreduce through dedicated collective processes, per ratio 1:R: latency, overhead, iteration time",
+     OPTIONS(dcp_options), dcp, 0},
     {"loggp", "mpirun -n 2 tandem-model loggp [--reps R] [--save FILE]",
      "alpha, beta and gamma of this machine, measured between ranks 0 and 1", OPTIONS(loggp_options), loggp, 1},
 };
@@ -465,6 +502,79 @@ static int bounds(const model_options *o)
     printf("(closed forms: a round per step, whose messages pay alpha each but the shared latency once;\n"
            " schedules: every rank's schedule as Tandem builds it, steps cut into the segments the model\n"
            " chooses, costed round by round, the slowest rank of each round)\n");
+    return 0;
+}
+
+static void print_dcp_row(const tdm_dcp_prediction *job, const tdm_dcp_prediction *added, int json, int last)
+{
+    if (json) {
+        printf("  {\"ratio\": %d, \"from_job\": {\"dcps\": %d, \"app_ranks\": %d, \"latency\": %.9g, "
+               "\"overhead\": %.9g, \"iteration\": %.9g}, \"added\": {\"dcps\": %d, \"app_ranks\": %d, "
+               "\"latency\": %.9g, \"overhead\": %.9g, \"iteration\": %.9g}}%s\n",
+               job->ratio, job->dcps, job->app_ranks, job->latency, job->overhead, job->iteration, added->dcps,
+               added->app_ranks, added->latency, added->overhead, added->iteration, last ? "" : ",");
+        return;
+    }
+    printf("  1:%-6d %6d %6d %12.3f %12.3f %12.3f %6d %12.3f %12.3f\n", job->ratio, job->dcps, job->app_ranks,
+           job->latency * 1e6, job->overhead * 1e6, job->iteration * 1e6, added->dcps, added->latency * 1e6,
+           added->iteration * 1e6);
+}
+
+static int dcp(const model_options *o)
+{
+    tdm_dcp_model d = {.m = o->m, .overhead = o->overhead, .bytes = o->bytes, .compute = o->compute};
+    int n = o->ranks;
+    if (n < 2) {
+        say("needs --ranks N, 2 or more (a DCP and an application rank); see tandem-model dcp --help");
+        return 2;
+    }
+    if (!tdm_loggp_latency_valid(&d.m)) {
+        say("--latency %g: expected 0 to alpha (%g)", d.m.latency, d.m.alpha);
+        return 2;
+    }
+    int best = tdm_dcp_best_ratio(&d, n);
+    tdm_dcp_prediction best_job = tdm_dcp_predict(&d, n, best, TDM_DCP_FROM_JOB);
+    double direct = tdm_dcp_t_direct(&d, n), direct_iteration = tdm_dcp_iteration_direct(&d, n);
+    if (o->json) {
+        printf("{\"model\": \"dcp\", \"ranks\": %d, \"bytes\": %.0f, \"compute\": %g, \"overhead\": %g, "
+               "\"alpha\": %g, \"beta\": %g, \"gamma\": %g, \"latency\": %g, \"direct\": {\"latency\": %.9g, "
+               "\"iteration\": %.9g}, \"best_ratio\": %d, \"ratios\": [\n",
+               n, d.bytes, d.compute, d.overhead, d.m.alpha, d.m.beta, d.m.gamma, d.m.latency, direct,
+               direct_iteration, best);
+        for (int r = 1; r < n; r++) {
+            tdm_dcp_prediction job = tdm_dcp_predict(&d, n, r, TDM_DCP_FROM_JOB);
+            tdm_dcp_prediction added = tdm_dcp_predict(&d, n, r, TDM_DCP_ADDED);
+            print_dcp_row(&job, &added, 1, r == n - 1);
+        }
+        printf("]}\n");
+        return 0;
+    }
+    printf("allreduce of %.0f bytes, %d ranks, through dedicated collective processes (alpha %g s, beta %g s/B, "
+           "gamma %g s/B, shared latency %g s, overhead %g s per message, computation %g s per iteration)\n",
+           d.bytes, n, d.m.alpha, d.m.beta, d.m.gamma, d.m.latency, d.overhead, d.compute);
+    printf("  without DCPs (binomial, blocking): latency %.3f us, iteration %.3f us\n", direct * 1e6,
+           direct_iteration * 1e6);
+    printf("  %-8s %-52s %s\n", "", "DCPs from the job's ranks", "DCPs added");
+    printf("  %-8s %6s %6s %12s %12s %12s %6s %12s %12s\n", "ratio", "DCPs", "apps", "latency us", "overhead us",
+           "iteration us", "DCPs", "latency us", "iteration us");
+    int shown_best = 0;
+    for (int r = 1; r < n; r = r < n / 2 ? r * 2 : (r == n - 1 ? n : n - 1)) {
+        if (!shown_best && best < r) { /* the recommended ratio in its place */
+            tdm_dcp_prediction added = tdm_dcp_predict(&d, n, best, TDM_DCP_ADDED);
+            print_dcp_row(&best_job, &added, 0, 0);
+        }
+        shown_best |= best <= r;
+        tdm_dcp_prediction job = tdm_dcp_predict(&d, n, r, TDM_DCP_FROM_JOB);
+        tdm_dcp_prediction added = tdm_dcp_predict(&d, n, r, TDM_DCP_ADDED);
+        print_dcp_row(&job, &added, 0, 0);
+    }
+    printf("recommended: 1:%d (%d DCPs of the %d ranks): %s %.3f us, %.2fx the blocking allreduce's %s\n", best,
+           best_job.dcps, n, d.compute > 0 ? "iteration" : "latency",
+           (d.compute > 0 ? best_job.iteration : best_job.latency) * 1e6,
+           (d.compute > 0 ? best_job.iteration / direct_iteration : best_job.latency / direct),
+           d.compute > 0 ? "iteration" : "latency");
+    printf("(ratios: powers of two and the recommended one; --json gives every ratio. The DCP-side terms are\n"
+           " the busiest DCP's: its clients' messages arrive at once, paying the shared latency once)\n");
     return 0;
 }
 
