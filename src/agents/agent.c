@@ -4,6 +4,7 @@
  * change between collectives).
  */
 #include "agent.h"
+#include "dcp.h"
 
 #include "../base/error.h"
 #include "../base/smpi_support.h"
@@ -20,9 +21,16 @@
 static tdm_progress_mode mode = TDM_PROGRESS_INLINE;
 static int mode_asked;       /* a mode was set before TDM_Init: applied there */
 static tdm_progress_mode asked;
+static int dcp_asked;        /* "dcp": dedicated collective processes (dcp.h), the rest inline */
 
 static int parse_mode(const char *fn, const char *name, tdm_progress_mode *out)
 {
+    int is_dcp = name && strcmp(name, "dcp") == 0;
+    if (is_dcp) {
+        *out = TDM_PROGRESS_INLINE;
+        dcp_asked = 1;
+        return MPI_SUCCESS;
+    }
     if (name && strcmp(name, "inline") == 0)
         *out = TDM_PROGRESS_INLINE;
     else if (name && strcmp(name, "thread") == 0)
@@ -31,7 +39,7 @@ static int parse_mode(const char *fn, const char *name, tdm_progress_mode *out)
         *out = TDM_PROGRESS_SPLIT;
     else
         return tdm_error(fn, MPI_ERR_ARG,
-                         "unknown progress mode \"%s\" (argument mode); known: inline thread split",
+                         "unknown progress mode \"%s\" (argument mode); known: inline thread split dcp",
                          name ? name : "(null)");
     return MPI_SUCCESS;
 }
@@ -70,6 +78,8 @@ static int switch_to(const char *fn, tdm_progress_mode wanted)
 int tdm_progress_set(const char *fn, const char *name)
 {
     tdm_progress_mode wanted = TDM_PROGRESS_INLINE;
+    if (tdm_global.initialized && name && strcmp(name, "dcp") == 0) /* the job's ranks are divided at TDM_Init */
+        return tdm_error(fn, MPI_ERR_OTHER, "dcp progress is chosen before TDM_Init (argument mode)");
     int rc = parse_mode(fn, name, &wanted);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -137,9 +147,14 @@ int tdm_agents_init(const char *fn)
     } else if (env && *env) {
         rc = parse_mode(fn, env, &wanted);
         if (rc != MPI_SUCCESS)
-            return tdm_error(fn, rc, "TANDEM_PROGRESS=%s: unknown progress mode; known: inline thread split", env);
+            return tdm_error(fn, rc, "TANDEM_PROGRESS=%s: unknown progress mode; known: inline thread split dcp",
+                             env);
     }
     mode_asked = 0;
+    if (dcp_asked) {
+        dcp_asked = 0;
+        return tdm_dcp_init(fn); /* on a dedicated collective process: does not return */
+    }
     if (wanted != TDM_PROGRESS_INLINE && switch_to(fn, wanted) != MPI_SUCCESS)
         fprintf(stderr, "tandem: %s\n", TDM_Last_error());
     return MPI_SUCCESS;

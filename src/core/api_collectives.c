@@ -4,6 +4,7 @@
  * the agent runs it.
  */
 #include "../agents/agent.h"
+#include "../agents/dcp.h"
 #include "../base/error.h"
 #include "../base/state.h"
 #include "../select/select.h"
@@ -200,13 +201,34 @@ static int launch(struct tdm_request *req, TDM_Request *request)
     return MPI_SUCCESS;
 }
 
+/* The application's side of a call its dedicated collective process serves: one schedule, never
+ * cached (its shadow is the link's, not the communicator's). */
+static int through_dcp_start(const char *fn, tdm_coll_args *a, struct tdm_request *req, int tag, int server,
+                             TDM_Request *request)
+{
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    tdm_sched_init(&req->sched, "allreduce_dcp", rank, size);
+    int rc = tdm_dcp_build_client(&req->sched, a, server);
+    if (rc == MPI_SUCCESS)
+        rc = tdm_exec_init(&req->exec, &req->sched, MPI_COMM_NULL, tag);
+    if (rc != MPI_SUCCESS)
+        return abandon(req, tdm_error(fn, rc, "out of memory building the call to the dedicated collective process"));
+    if (tdm_global.dump_schedules)
+        tdm_request_dump(req, stderr);
+    return launch(req, request);
+}
+
 /* Starts a call whose arguments were checked. key: the call's raw arguments if its schedule may be
  * cached (see sched_cache.h), else NULL. */
 static int start(const char *fn, tdm_coll_args *a, const tdm_sched_key *key, MPI_Comm comm,
                  TDM_Request *request)
 {
     tdm_shadow *shadow;
-    int rc = tdm_shadow_get(comm, &shadow);
+    /* a call a dedicated collective process serves runs on the link to it (agents/dcp.h) */
+    int server = -1, through_dcp = tdm_dcp_serves(a, comm, &shadow, &server);
+    int rc = through_dcp ? MPI_SUCCESS : tdm_shadow_get(comm, &shadow);
     if (rc != MPI_SUCCESS)
         return tdm_mpi_error(fn, "creating Tandem's private communicator", rc);
     struct tdm_request *req = tdm_request_alloc();
@@ -238,6 +260,8 @@ static int start(const char *fn, tdm_coll_args *a, const tdm_sched_key *key, MPI
     }
     /* -1 unless in split-tree mode; the chunks of a call are lanes, never split (split schedules are trees) */
     a->split_levels = grouping ? -1 : tdm_split_levels_for(a->size);
+    if (through_dcp)
+        return through_dcp_start(fn, a, req, tag, server, request);
     const tdm_algorithm *alg = tdm_select(a);
     /* every lane holds a tag of its own: never more lanes than tags (TANDEM_TAG_RANGE tests wraps) */
     unsigned long tags = tdm_shadow_tags_at_once();

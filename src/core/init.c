@@ -1,5 +1,6 @@
 /* Life cycle and settings: TDM_Init, TDM_Finalize, the environment, algorithm forcing. */
 #include "../agents/agent.h"
+#include "../agents/dcp.h"
 #include "../base/error.h"
 #include "../base/state.h"
 #include "../engine/shadow_comm.h"
@@ -120,7 +121,8 @@ int TDM_Init(int *argc, char ***argv)
         if (rank == 0)
             fprintf(stderr, "tandem %d.%d: %s progress, placement %s, segment %zu bytes (0: the model's)\n",
                     TANDEM_VERSION_MAJOR, TANDEM_VERSION_MINOR,
-                    tdm_progress_current() == TDM_PROGRESS_THREAD ? "thread" : "inline", placement_text,
+                    tdm_dcp_active() ? "dcp (the rest inline)"
+                    : tdm_progress_current() == TDM_PROGRESS_THREAD ? "thread" : "inline", placement_text,
                     tdm_global.segment_bytes);
     }
     return MPI_SUCCESS;
@@ -146,6 +148,7 @@ int TDM_Finalize(void)
             fprintf(stderr, "tandem: rank %d: of the progress thread's calls, %lu completed on it and %lu by "
                             "application threads driving while they waited\n", rank, by_workers, by_application);
     }
+    tdm_dcp_finalize();    /* this rank's dedicated collective process stops serving it */
     tdm_agents_finalize(); /* the progress thread stops before its shadows go */
     tdm_shadow_module_finalize();
     tdm_placement_finalize();
@@ -171,7 +174,7 @@ int TDM_Initialized(int *flag)
     return MPI_SUCCESS;
 }
 
-MPI_Comm TDM_Comm_world(void) { return MPI_COMM_WORLD; }
+MPI_Comm TDM_Comm_world(void) { return tdm_dcp_app_world(); }
 
 int TDM_Set_algorithm(const char *collective, const char *algorithm)
 {

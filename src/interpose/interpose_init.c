@@ -105,9 +105,13 @@ static int needs_threads(void)
 static void choose_progress(int program_level)
 {
     const char *env = getenv("TANDEM_PROGRESS");
-    if (!env || !*env)
+    if (!env || !*env) {
         TDM_Set_progress("thread");
-    else if (program_level == MPI_THREAD_MULTIPLE && strcmp(env, "thread") != 0) {
+    } else if (strcmp(env, "dcp") == 0) { /* its DCP ranks would be missing from the program's world */
+        fprintf(stderr, "tandem: TANDEM_PROGRESS=dcp is not available under the interposer yet (the program's "
+                        "MPI_COMM_WORLD would still count the dedicated processes): inline progress\n");
+        TDM_Set_progress("inline");
+    } else if (program_level == MPI_THREAD_MULTIPLE && strcmp(env, "thread") != 0) {
         fprintf(stderr, "tandem: TANDEM_PROGRESS=%s serves one application thread at a time; this program asked "
                         "for MPI_THREAD_MULTIPLE: thread progress\n", env);
         TDM_Set_progress("thread");
