@@ -34,7 +34,8 @@ int TDM_Initialized(int *flag);
  * are done (MPI_Op_free itself would pull it from under them; under the interposer, MPI_Op_free is
  * this). *op becomes MPI_OP_NULL at once. */
 int TDM_Op_free(MPI_Op *op);
-/* The communicator of the application's ranks (MPI_COMM_WORLD for now). */
+/* The communicator of the application's ranks: MPI_COMM_WORLD, or in dcp progress the ranks that are not
+ * dedicated collective processes. */
 MPI_Comm TDM_Comm_world(void);
 
 /* Completion. A completed request is set to TDM_REQUEST_NULL; MPI_STATUS(ES)_IGNORE are accepted. */
