@@ -1,8 +1,9 @@
 /*
  * Dedicated collective processes (TANDEM_PROGRESS=dcp, TANDEM_DCP_COUNT or TANDEM_DCP_RATIO): the
- * application ranks see TDM_Comm_world() without the DCPs; allreduces of predefined datatypes and ops
- * through the DCPs give MPI's own results on it (one at a time, in place, 40 outstanding completed in
- * any order); calls the DCPs do not serve yet (a user op, a bcast) run inline and give MPI's results;
+ * application ranks see TDM_Comm_world() without the DCPs; allreduce, reduce, bcast and barrier of
+ * predefined datatypes and ops through the DCPs give MPI's own results on it (one at a time, in place,
+ * every root, 40 outstanding completed in any order); calls the DCPs do not serve yet (a user op, an
+ * allgather) run inline and give MPI's results;
  * every rank, DCPs included, exits with status 0.
  */
 #include "harness.h"
@@ -21,6 +22,13 @@ static void user_sum(void *in, void *inout, int *len, MPI_Datatype *type)
         ((int *)inout)[i] += ((int *)in)[i];
 }
 
+static void served(TDM_Request req, const char *name)
+{
+    const char *running = TDM_Request_algorithm(req);
+    check(running && strcmp(running, name) == 0, "a call the DCP serves runs %s, not %s", running ? running : "(null)",
+          name);
+}
+
 static void same_as_mpi(MPI_Comm app, MPI_Datatype type, MPI_Op op, int count, int in_place)
 {
     static long long in[N], ours[N], theirs[N];
@@ -32,9 +40,7 @@ static void same_as_mpi(MPI_Comm app, MPI_Datatype type, MPI_Op op, int count, i
     memcpy(ours, in, sizeof in);
     TDM_Request req;
     CHECK_TDM(TDM_Iallreduce(in_place ? MPI_IN_PLACE : in, ours, count, type, op, app, &req));
-    const char *running = TDM_Request_algorithm(req);
-    check(running && strcmp(running, "allreduce_dcp") == 0, "an allreduce the DCP serves runs %s",
-          running ? running : "(null)");
+    served(req, "allreduce_dcp");
     CHECK_TDM(TDM_Wait(&req, MPI_STATUS_IGNORE));
     MPI_Allreduce(in, theirs, count, type, op, app);
     int bytes;
@@ -80,6 +86,36 @@ int main(int argc, char **argv)
         check(memcmp(out[k], ref[k], sizeof ref[k]) == 0, "outstanding allreduce %d: not MPI's", k);
     }
 
+    /* reduce and bcast from every root, barrier */
+    for (int root = 0; root < size; root++) {
+        int data[N], got[N], want[N];
+        for (int i = 0; i < N; i++)
+            data[i] = rank * 31 + root + i % 17;
+        TDM_Request req;
+        CHECK_TDM(TDM_Ireduce(data, got, N, MPI_INT, MPI_MAX, root, app, &req));
+        served(req, "reduce_dcp");
+        CHECK_TDM(TDM_Wait(&req, MPI_STATUS_IGNORE));
+        MPI_Reduce(data, want, N, MPI_INT, MPI_MAX, root, app);
+        check(rank != root || memcmp(got, want, sizeof want) == 0, "reduce to %d: not MPI's", root);
+        if (rank == root) /* in place at the root */
+            memcpy(got, data, sizeof data);
+        CHECK_TDM(TDM_Reduce(rank == root ? MPI_IN_PLACE : data, got, N, MPI_INT, MPI_SUM, root, app));
+        MPI_Reduce(data, want, N, MPI_INT, MPI_SUM, root, app);
+        check(rank != root || memcmp(got, want, sizeof want) == 0, "reduce in place to %d: not MPI's", root);
+        for (int i = 0; i < N; i++)
+            got[i] = rank == root ? data[i] : -1;
+        CHECK_TDM(TDM_Ibcast(got, N, MPI_INT, root, app, &req));
+        served(req, "bcast_dcp");
+        CHECK_TDM(TDM_Wait(&req, MPI_STATUS_IGNORE));
+        memcpy(want, data, sizeof data);
+        MPI_Bcast(want, N, MPI_INT, root, app);
+        check(memcmp(got, want, sizeof want) == 0, "bcast from %d: not MPI's", root);
+    }
+    TDM_Request barrier;
+    CHECK_TDM(TDM_Ibarrier(app, &barrier));
+    served(barrier, "barrier_dcp");
+    CHECK_TDM(TDM_Wait(&barrier, MPI_STATUS_IGNORE));
+
     /* not served by the DCPs yet: inline */
     MPI_Op mine;
     MPI_Op_create(user_sum, 1, &mine);
@@ -87,9 +123,10 @@ int main(int argc, char **argv)
     MPI_Allreduce(in[0], ref[0], 64, MPI_INT, MPI_SUM, app);
     check(memcmp(out[0], ref[0], sizeof ref[0]) == 0, "allreduce with a user op: not MPI's");
     MPI_Op_free(&mine);
-    int value = rank == 0 ? 4242 : -1;
-    CHECK_TDM(TDM_Bcast(&value, 1, MPI_INT, 0, app));
-    check(value == 4242, "bcast: got %d", value);
+    int mine_int = rank * 3 + 1, all[64];
+    CHECK_TDM(TDM_Allgather(&mine_int, 1, MPI_INT, all, 1, MPI_INT, app));
+    for (int r = 0; r < size; r++)
+        check(all[r] == r * 3 + 1, "allgather: block %d is %d", r, all[r]);
 
     int rc = TDM_Set_progress("dcp");
     check(rc == MPI_ERR_OTHER && strstr(TDM_Last_error(), "before TDM_Init"), "dcp progress after TDM_Init: got %d: %s",

@@ -26,15 +26,17 @@ static const MPI_Op carried_ops[] = {MPI_SUM,  MPI_PROD, MPI_MAX,  MPI_MIN,  MPI
 #define NTYPES ((int)(sizeof carried_types / sizeof carried_types[0]))
 #define NOPS ((int)(sizeof carried_ops / sizeof carried_ops[0]))
 
-/* What a client's message to its DCP starts with; the contribution's bytes follow. */
+/* What a client's message to its DCP starts with; its contribution's bytes follow (allreduce, reduce,
+ * the root's bcast). Every client of a call sends one, so that every DCP learns of the call. */
 typedef struct {
-    int kind;  /* DCP_ALLREDUCE, or DCP_FINALIZED: the client is done */
+    int kind;  /* DCP_ALLREDUCE ... DCP_BARRIER, or DCP_FINALIZED: the client is done */
     int type;  /* index in carried_types */
     int op;    /* index in carried_ops */
     int count;
+    int root;  /* reduce, bcast: an application rank */
 } dcp_header;
 
-enum { DCP_ALLREDUCE = 1, DCP_FINALIZED = 2 };
+enum { DCP_ALLREDUCE = 1, DCP_REDUCE, DCP_BCAST, DCP_BARRIER, DCP_FINALIZED };
 
 static struct {
     int active;
@@ -80,11 +82,12 @@ typedef struct contribution {
 /* A call the DCPs run among themselves, then answer. */
 typedef struct call {
     struct call *next;
-    TDM_Request req; /* the allreduce among the DCPs; done: NULL */
+    TDM_Request req; /* the collective among the DCPs; done: NULL */
     char *combined, *result;
-    int count;
+    int count;       /* elements of type in the answer */
     MPI_Datatype type;
     int *tags;             /* per client */
+    int *answered;         /* per client: whether it gets the result */
     MPI_Request *answers;  /* per client, once the result is there */
 } call;
 
@@ -107,6 +110,66 @@ static void fail(const char *what, int rc)
 {
     fprintf(stderr, "tandem: dedicated collective process: %s failed (MPI error %d); aborting\n", what, rc);
     MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+/* The rank among the serving DCPs (dcp_world) of the DCP that serves application rank a. */
+static int dcp_world_rank_of(int a)
+{
+    int d = dcp.map.server[a], rank = 0;
+    for (int e = 0; e < d; e++)
+        rank += dcp.map.clients[e] > 0;
+    return rank;
+}
+
+/* Starts the call whose contributions are oldest[0..clients-1] (its clients from application rank
+ * `first` on) among the DCPs, and frees the contributions. */
+static call *start_call(contribution **oldest, int clients, int first)
+{
+    dcp_header h = oldest[0]->h;
+    call *x = calloc(1, sizeof *x);
+    if (!x || !(x->tags = malloc(sizeof(int) * (size_t)clients)) ||
+        !(x->answered = malloc(sizeof(int) * (size_t)clients)) ||
+        !(x->answers = malloc(sizeof(MPI_Request) * (size_t)clients)))
+        fail("allocating a call", MPI_ERR_NO_MEM);
+    int barrier = h.kind == DCP_BARRIER, size = 1;
+    x->type = barrier ? MPI_BYTE : carried_types[h.type];
+    x->count = barrier ? 1 : h.count; /* a barrier answers with a byte */
+    MPI_Type_size(x->type, &size);
+    size_t bytes = (size_t)x->count * (size_t)size;
+    if (!(x->result = malloc(bytes + 1)))
+        fail("allocating a call's buffers", MPI_ERR_NO_MEM);
+    int root_dcp = h.kind == DCP_REDUCE || h.kind == DCP_BCAST ? dcp_world_rank_of(h.root) : -1, rc;
+    for (int c = 0; c < clients; c++) {
+        x->tags[c] = oldest[c]->tag;
+        x->answers[c] = MPI_REQUEST_NULL;
+        x->answered[c] = h.kind == DCP_REDUCE ? first + c == h.root : h.kind == DCP_BCAST ? first + c != h.root : 1;
+        if (h.kind == DCP_BCAST && first + c == h.root) /* the root's data, to bcast from here */
+            memcpy(x->result, oldest[c]->data + sizeof(dcp_header), bytes);
+    }
+    if (h.kind == DCP_ALLREDUCE || h.kind == DCP_REDUCE)
+        if (!(x->combined = combine(oldest, clients, x->type, carried_ops[h.op], h.count)))
+            fail("allocating a call's buffers", MPI_ERR_NO_MEM);
+    for (int c = 0; c < clients; c++) {
+        free(oldest[c]->data);
+        free(oldest[c]);
+    }
+    switch (h.kind) {
+    case DCP_ALLREDUCE:
+        rc = TDM_Iallreduce(x->combined, x->result, h.count, x->type, carried_ops[h.op], dcp.dcp_world, &x->req);
+        break;
+    case DCP_REDUCE:
+        rc = TDM_Ireduce(x->combined, x->result, h.count, x->type, carried_ops[h.op], root_dcp, dcp.dcp_world, &x->req);
+        break;
+    case DCP_BCAST:
+        rc = TDM_Ibcast(x->result, h.count, x->type, root_dcp, dcp.dcp_world, &x->req);
+        break;
+    default:
+        rc = TDM_Ibarrier(dcp.dcp_world, &x->req);
+        break;
+    }
+    if (rc != MPI_SUCCESS)
+        fail("the collective among the DCPs", rc);
+    return x;
 }
 
 /* Serves the clients of DCP d until they all finalized. */
@@ -158,26 +221,7 @@ static void serve(int d)
                 if (!head[c])
                     tail[c] = NULL;
             }
-            dcp_header h = oldest[0]->h;
-            call *x = calloc(1, sizeof *x);
-            if (!x || !(x->tags = malloc(sizeof(int) * (size_t)clients)) ||
-                !(x->answers = malloc(sizeof(MPI_Request) * (size_t)clients)))
-                fail("allocating a call", MPI_ERR_NO_MEM);
-            x->count = h.count;
-            x->type = carried_types[h.type];
-            int size;
-            MPI_Type_size(x->type, &size);
-            if (!(x->combined = combine(oldest, clients, x->type, carried_ops[h.op], h.count)) ||
-                !(x->result = malloc((size_t)h.count * (size_t)size + 1)))
-                fail("allocating a call's buffers", MPI_ERR_NO_MEM);
-            for (int c = 0; c < clients; c++) {
-                x->tags[c] = oldest[c]->tag;
-                free(oldest[c]->data);
-                free(oldest[c]);
-            }
-            if ((rc = TDM_Iallreduce(x->combined, x->result, h.count, x->type, carried_ops[h.op], dcp.dcp_world,
-                                     &x->req)) != MPI_SUCCESS)
-                fail("the allreduce among the DCPs", rc);
+            call *x = start_call(oldest, clients, first);
             *calls_end = x;
             calls_end = &x->next;
             moved = 1;
@@ -188,12 +232,13 @@ static void serve(int d)
             int done = 0;
             if (x->req) {
                 if ((rc = TDM_Test(&x->req, &done, MPI_STATUS_IGNORE)) != MPI_SUCCESS)
-                    fail("the allreduce among the DCPs", rc);
+                    fail("the collective among the DCPs", rc);
                 if (done) {
                     x->req = NULL;
                     for (int c = 0; c < clients; c++)
-                        MPI_Isend(x->result, x->count, x->type, dcp.map.app_world[first + c], x->tags[c], dcp.link_shadow->comm,
-                                  &x->answers[c]);
+                        if (x->answered[c])
+                            MPI_Isend(x->result, x->count, x->type, dcp.map.app_world[first + c], x->tags[c],
+                                      dcp.link_shadow->comm, &x->answers[c]);
                     moved = 1;
                 }
                 done = 0;
@@ -213,6 +258,7 @@ static void serve(int d)
                 free(x->combined);
                 free(x->result);
                 free(x->tags);
+                free(x->answered);
                 free(x->answers);
                 free(x);
                 moved = 1;
@@ -305,16 +351,18 @@ int tdm_dcp_serves(const struct tdm_coll_args *a, MPI_Comm comm, struct tdm_shad
 {
     if (!dcp.active)
         return 0;
-    int served = a->kind == TDM_COLL_ALLREDUCE && comm == dcp.app_world && a->count > 0 &&
-                 index_of_type(a->datatype) >= 0 && index_of_op(a->op) >= 0;
+    int typed = a->count > 0 && index_of_type(a->datatype) >= 0;
+    int served = comm == dcp.app_world &&
+                 (((a->kind == TDM_COLL_ALLREDUCE || a->kind == TDM_COLL_REDUCE) && typed && index_of_op(a->op) >= 0) ||
+                  (a->kind == TDM_COLL_BCAST && typed) || a->kind == TDM_COLL_BARRIER);
     if (!served) {
         if (tdm_global.verbose && !dcp.said_inline && comm == dcp.app_world) {
             dcp.said_inline = 1;
             int rank;
             MPI_Comm_rank(dcp.app_world, &rank);
             if (rank == 0)
-                fprintf(stderr, "tandem: dcp progress serves allreduce of predefined datatypes and ops on "
-                                "TDM_Comm_world(); other calls run inline\n");
+                fprintf(stderr, "tandem: dcp progress serves allreduce, reduce, bcast and barrier of predefined "
+                                "datatypes and ops on TDM_Comm_world(); other calls run inline\n");
         }
         return 0;
     }
@@ -323,20 +371,41 @@ int tdm_dcp_serves(const struct tdm_coll_args *a, MPI_Comm comm, struct tdm_shad
     return 1;
 }
 
+const char *tdm_dcp_client_name(const struct tdm_coll_args *a)
+{
+    return a->kind == TDM_COLL_ALLREDUCE ? "allreduce_dcp"
+           : a->kind == TDM_COLL_REDUCE  ? "reduce_dcp"
+           : a->kind == TDM_COLL_BCAST   ? "bcast_dcp"
+                                         : "barrier_dcp";
+}
+
 int tdm_dcp_build_client(void *sched, const struct tdm_coll_args *a, int server)
 {
     tdm_schedule *s = sched;
-    dcp_header h = {.kind = DCP_ALLREDUCE, .type = index_of_type(a->datatype), .op = index_of_op(a->op),
-                    .count = a->count};
-    int bytes = a->count * a->dtype.size;
-    char *message = tdm_sched_tmp(s, sizeof h + (size_t)bytes);
+    int kind = a->kind == TDM_COLL_ALLREDUCE ? DCP_ALLREDUCE
+               : a->kind == TDM_COLL_REDUCE  ? DCP_REDUCE
+               : a->kind == TDM_COLL_BCAST   ? DCP_BCAST
+                                             : DCP_BARRIER;
+    dcp_header h = {.kind = kind, .type = index_of_type(a->datatype), .op = index_of_op(a->op), .count = a->count,
+                    .root = a->root};
+    /* what this client sends besides the header, and whether a result comes back */
+    int contributes = kind == DCP_ALLREDUCE || kind == DCP_REDUCE || (kind == DCP_BCAST && a->rank == a->root);
+    int receives = kind == DCP_ALLREDUCE || kind == DCP_BARRIER || (kind == DCP_REDUCE && a->rank == a->root) ||
+                   (kind == DCP_BCAST && a->rank != a->root);
+    int bytes = contributes ? a->count * a->dtype.size : 0;
+    char *message = tdm_sched_tmp(s, sizeof h + (size_t)bytes + (kind == DCP_BARRIER));
     if (!message)
         return tdm_sched_finish(s);
     memcpy(message, &h, sizeof h);
-    const void *mine = a->in_place ? a->recvbuf : a->sendbuf;
-    tdm_sched_copy(s, mine, a->count, a->datatype, message + sizeof h, bytes, MPI_PACKED);
+    if (contributes) {
+        const void *mine = kind == DCP_BCAST || a->in_place ? a->recvbuf : a->sendbuf;
+        tdm_sched_copy(s, mine, a->count, a->datatype, message + sizeof h, bytes, MPI_PACKED);
+    }
     tdm_sched_send(s, message, (int)sizeof h + bytes, MPI_BYTE, server);
-    tdm_sched_recv(s, a->recvbuf, a->count, a->datatype, server);
+    if (receives && kind == DCP_BARRIER)
+        tdm_sched_recv(s, message + sizeof h, 1, MPI_BYTE, server); /* the DCPs' barrier passed */
+    else if (receives)
+        tdm_sched_recv(s, a->recvbuf, a->count, a->datatype, server);
     return tdm_sched_finish(s);
 }
 

@@ -209,7 +209,7 @@ static int through_dcp_start(const char *fn, tdm_coll_args *a, struct tdm_reques
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    tdm_sched_init(&req->sched, "allreduce_dcp", rank, size);
+    tdm_sched_init(&req->sched, tdm_dcp_client_name(a), rank, size);
     int rc = tdm_dcp_build_client(&req->sched, a, server);
     if (rc == MPI_SUCCESS)
         rc = tdm_exec_init(&req->exec, &req->sched, MPI_COMM_NULL, tag);
