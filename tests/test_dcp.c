@@ -2,9 +2,11 @@
  * Dedicated collective processes (TANDEM_PROGRESS=dcp, TANDEM_DCP_COUNT or TANDEM_DCP_RATIO): the
  * application ranks see TDM_Comm_world() without the DCPs; allreduce, reduce, bcast and barrier of
  * predefined datatypes and ops through the DCPs give MPI's own results on it (one at a time, in place,
- * every root, 40 outstanding completed in any order); calls the DCPs do not serve yet (a user op, an
- * allgather) run inline and give MPI's results;
- * every rank, DCPs included, exits with status 0.
+ * every root, 40 outstanding completed in any order) and on communicators made from it (halves,
+ * reversed, every other rank, a duplicate; two named by first calls started in opposite orders; thirty
+ * made and freed with a call pending); calls the DCPs do not serve yet (a user op, an allgather, a
+ * communicator of one rank) run inline and give MPI's results; every rank, DCPs included, exits with
+ * status 0.
  */
 #include "harness.h"
 
@@ -29,24 +31,161 @@ static void served(TDM_Request req, const char *name)
           name);
 }
 
-static void same_as_mpi(MPI_Comm app, MPI_Datatype type, MPI_Op op, int count, int in_place)
+static void same_as_mpi(MPI_Comm comm, MPI_Datatype type, MPI_Op op, int count, int in_place)
 {
     static long long in[N], ours[N], theirs[N];
+    int me;
+    MPI_Comm_rank(comm, &me);
     for (int i = 0; i < count; i++)
-        in[i] = (rank + 1) * 7 + i % 13;
+        in[i] = (me + 1) * 7 + i % 13;
     if (type == MPI_DOUBLE)
         for (int i = 0; i < count; i++)
-            ((double *)in)[i] = (double)((rank + 1) * 7 + i % 13);
+            ((double *)in)[i] = (double)((me + 1) * 7 + i % 13);
     memcpy(ours, in, sizeof in);
     TDM_Request req;
-    CHECK_TDM(TDM_Iallreduce(in_place ? MPI_IN_PLACE : in, ours, count, type, op, app, &req));
+    CHECK_TDM(TDM_Iallreduce(in_place ? MPI_IN_PLACE : in, ours, count, type, op, comm, &req));
     served(req, "allreduce_dcp");
     CHECK_TDM(TDM_Wait(&req, MPI_STATUS_IGNORE));
-    MPI_Allreduce(in, theirs, count, type, op, app);
+    MPI_Allreduce(in, theirs, count, type, op, comm);
     int bytes;
     MPI_Type_size(type, &bytes);
     check(memcmp(ours, theirs, (size_t)count * (size_t)bytes) == 0, "allreduce of %d elements (in place %d): not MPI's",
           count, in_place);
+}
+
+/* Every call the DCPs serve on comm against MPI's: allreduce (every type and op of the matrix, or two
+ * of each), 40 outstanding completed in reverse order, reduce and bcast from every root, barrier. */
+static void served_calls(MPI_Comm comm, int whole_matrix)
+{
+    int me, n;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &n);
+    MPI_Datatype types[] = {MPI_INT, MPI_DOUBLE, MPI_LONG_LONG, MPI_UNSIGNED_CHAR};
+    MPI_Op ops[] = {MPI_SUM, MPI_MAX, MPI_MIN, MPI_BXOR};
+    int kinds = whole_matrix ? 4 : 2;
+    for (int t = 0; t < kinds; t++)
+        for (int o = 0; o < kinds; o++)
+            if (!(types[t] == MPI_DOUBLE && ops[o] == MPI_BXOR))
+                for (int in_place = 0; in_place < 2; in_place++) {
+                    same_as_mpi(comm, types[t], ops[o], 1, in_place);
+                    same_as_mpi(comm, types[t], ops[o], N, in_place);
+                }
+
+    static int in[OUTSTANDING][64], out[OUTSTANDING][64], ref[OUTSTANDING][64];
+    TDM_Request reqs[OUTSTANDING];
+    for (int k = 0; k < OUTSTANDING; k++) {
+        for (int i = 0; i < 64; i++)
+            in[k][i] = me * 100 + k * 3 + i;
+        CHECK_TDM(TDM_Iallreduce(in[k], out[k], 64, MPI_INT, MPI_SUM, comm, &reqs[k]));
+    }
+    for (int k = OUTSTANDING - 1; k >= 0; k--)
+        CHECK_TDM(TDM_Wait(&reqs[k], MPI_STATUS_IGNORE));
+    for (int k = 0; k < OUTSTANDING; k++) {
+        MPI_Allreduce(in[k], ref[k], 64, MPI_INT, MPI_SUM, comm);
+        check(memcmp(out[k], ref[k], sizeof ref[k]) == 0, "outstanding allreduce %d: not MPI's", k);
+    }
+
+    for (int root = 0; root < n; root++) {
+        int data[N], got[N], want[N];
+        for (int i = 0; i < N; i++)
+            data[i] = me * 31 + root + i % 17;
+        TDM_Request req;
+        CHECK_TDM(TDM_Ireduce(data, got, N, MPI_INT, MPI_MAX, root, comm, &req));
+        served(req, "reduce_dcp");
+        CHECK_TDM(TDM_Wait(&req, MPI_STATUS_IGNORE));
+        MPI_Reduce(data, want, N, MPI_INT, MPI_MAX, root, comm);
+        check(me != root || memcmp(got, want, sizeof want) == 0, "reduce to %d: not MPI's", root);
+        if (me == root) /* in place at the root */
+            memcpy(got, data, sizeof data);
+        CHECK_TDM(TDM_Reduce(me == root ? MPI_IN_PLACE : data, got, N, MPI_INT, MPI_SUM, root, comm));
+        MPI_Reduce(data, want, N, MPI_INT, MPI_SUM, root, comm);
+        check(me != root || memcmp(got, want, sizeof want) == 0, "reduce in place to %d: not MPI's", root);
+        for (int i = 0; i < N; i++)
+            got[i] = me == root ? data[i] : -1;
+        CHECK_TDM(TDM_Ibcast(got, N, MPI_INT, root, comm, &req));
+        served(req, "bcast_dcp");
+        CHECK_TDM(TDM_Wait(&req, MPI_STATUS_IGNORE));
+        memcpy(want, data, sizeof data);
+        MPI_Bcast(want, N, MPI_INT, root, comm);
+        check(memcmp(got, want, sizeof want) == 0, "bcast from %d: not MPI's", root);
+    }
+    TDM_Request barrier;
+    CHECK_TDM(TDM_Ibarrier(comm, &barrier));
+    served(barrier, "barrier_dcp");
+    CHECK_TDM(TDM_Wait(&barrier, MPI_STATUS_IGNORE));
+}
+
+/* An allreduce on comm against MPI's, whoever runs it (a communicator of one rank: not the DCPs). */
+static void allreduce_right(MPI_Comm comm, const char *what)
+{
+    int me, sum = 0, want = 0;
+    MPI_Comm_rank(comm, &me);
+    int mine = rank * 5 + 3;
+    CHECK_TDM(TDM_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, comm));
+    MPI_Allreduce(&mine, &want, 1, MPI_INT, MPI_SUM, comm);
+    check(sum == want, "%s: allreduce gave %d, MPI %d", what, sum, want);
+}
+
+/* Sub-communicators of the application world: each named among its DCPs at its first call. */
+static void sub_communicators(MPI_Comm app)
+{
+    MPI_Comm halves, reversed, odd_even, dup, alone;
+    MPI_Comm_split(app, rank < size / 2, rank, &halves);
+    MPI_Comm_split(app, 0, size - rank, &reversed);
+    /* every other rank: a DCP serves some of its clients' neighbours in it, not the others */
+    MPI_Comm_split(app, rank % 2, rank, &odd_even);
+    MPI_Comm_dup(app, &dup);
+    MPI_Comm_split(app, rank, 0, &alone);
+    MPI_Comm all[] = {halves, reversed, odd_even, dup};
+    for (int c = 0; c < 4; c++) {
+        int n;
+        MPI_Comm_size(all[c], &n);
+        if (n > 1)
+            served_calls(all[c], 0);
+        else
+            allreduce_right(all[c], "a communicator of one rank");
+    }
+    allreduce_right(alone, "MPI_Comm_split to single ranks");
+
+    /* first calls on two new communicators started in opposite orders on even and odd ranks (MPI allows
+     * it for non-blocking calls): naming them must not wait for the other ranks */
+    MPI_Comm x, y;
+    MPI_Comm_dup(app, &x);
+    MPI_Comm_dup(reversed, &y);
+    int vx = rank + 1, vy = 2 * rank + 1, sx = 0, sy = 0, wx = 0, wy = 0;
+    TDM_Request rx, ry;
+    if (rank % 2) {
+        CHECK_TDM(TDM_Iallreduce(&vy, &sy, 1, MPI_INT, MPI_SUM, y, &ry));
+        CHECK_TDM(TDM_Iallreduce(&vx, &sx, 1, MPI_INT, MPI_SUM, x, &rx));
+    } else {
+        CHECK_TDM(TDM_Iallreduce(&vx, &sx, 1, MPI_INT, MPI_SUM, x, &rx));
+        CHECK_TDM(TDM_Iallreduce(&vy, &sy, 1, MPI_INT, MPI_SUM, y, &ry));
+    }
+    CHECK_TDM(TDM_Wait(&ry, MPI_STATUS_IGNORE));
+    CHECK_TDM(TDM_Wait(&rx, MPI_STATUS_IGNORE));
+    MPI_Allreduce(&vx, &wx, 1, MPI_INT, MPI_SUM, x);
+    MPI_Allreduce(&vy, &wy, 1, MPI_INT, MPI_SUM, y);
+    check(sx == wx && sy == wy, "first calls in opposite orders: %d %d, MPI %d %d", sx, sy, wx, wy);
+    MPI_Comm_free(&x);
+    MPI_Comm_free(&y);
+
+    /* communicators made and freed again and again, a call pending on each when it is freed */
+    for (int k = 0; k < 30; k++) {
+        MPI_Comm c;
+        MPI_Comm_split(app, (rank + k) % 3 == 0, (k % 2 ? -1 : 1) * rank, &c);
+        int v = rank + k, s = 0, w = 0;
+        TDM_Request r;
+        CHECK_TDM(TDM_Iallreduce(&v, &s, 1, MPI_INT, MPI_MAX, c, &r));
+        MPI_Allreduce(&v, &w, 1, MPI_INT, MPI_MAX, c);
+        MPI_Comm_free(&c);
+        CHECK_TDM(TDM_Wait(&r, MPI_STATUS_IGNORE));
+        check(s == w, "communicator %d, freed with a call pending: %d, MPI %d", k, s, w);
+    }
+    MPI_Comm_free(&halves);
+    MPI_Comm_free(&odd_even);
+    MPI_Comm_free(&alone);
+    /* reversed and dup are left to TDM_Finalize */
+    (void)dup;
 }
 
 int main(int argc, char **argv)
@@ -61,67 +200,18 @@ int main(int argc, char **argv)
     check(count && size == world - atoi(count), "TDM_Comm_world() has %d ranks of %d, with %s DCPs", size, world,
           count ? count : "?");
 
-    MPI_Datatype types[] = {MPI_INT, MPI_DOUBLE, MPI_LONG_LONG, MPI_UNSIGNED_CHAR};
-    MPI_Op ops[] = {MPI_SUM, MPI_MAX, MPI_MIN, MPI_BXOR};
-    for (int t = 0; t < 4; t++)
-        for (int o = 0; o < 4; o++)
-            if (!(types[t] == MPI_DOUBLE && ops[o] == MPI_BXOR))
-                for (int in_place = 0; in_place < 2; in_place++) {
-                    same_as_mpi(app, types[t], ops[o], 1, in_place);
-                    same_as_mpi(app, types[t], ops[o], N, in_place);
-                }
-
-    /* 40 outstanding, completed in reverse order */
-    static int in[OUTSTANDING][64], out[OUTSTANDING][64], ref[OUTSTANDING][64];
-    TDM_Request reqs[OUTSTANDING];
-    for (int k = 0; k < OUTSTANDING; k++) {
-        for (int i = 0; i < 64; i++)
-            in[k][i] = rank * 100 + k * 3 + i;
-        CHECK_TDM(TDM_Iallreduce(in[k], out[k], 64, MPI_INT, MPI_SUM, app, &reqs[k]));
-    }
-    for (int k = OUTSTANDING - 1; k >= 0; k--)
-        CHECK_TDM(TDM_Wait(&reqs[k], MPI_STATUS_IGNORE));
-    for (int k = 0; k < OUTSTANDING; k++) {
-        MPI_Allreduce(in[k], ref[k], 64, MPI_INT, MPI_SUM, app);
-        check(memcmp(out[k], ref[k], sizeof ref[k]) == 0, "outstanding allreduce %d: not MPI's", k);
-    }
-
-    /* reduce and bcast from every root, barrier */
-    for (int root = 0; root < size; root++) {
-        int data[N], got[N], want[N];
-        for (int i = 0; i < N; i++)
-            data[i] = rank * 31 + root + i % 17;
-        TDM_Request req;
-        CHECK_TDM(TDM_Ireduce(data, got, N, MPI_INT, MPI_MAX, root, app, &req));
-        served(req, "reduce_dcp");
-        CHECK_TDM(TDM_Wait(&req, MPI_STATUS_IGNORE));
-        MPI_Reduce(data, want, N, MPI_INT, MPI_MAX, root, app);
-        check(rank != root || memcmp(got, want, sizeof want) == 0, "reduce to %d: not MPI's", root);
-        if (rank == root) /* in place at the root */
-            memcpy(got, data, sizeof data);
-        CHECK_TDM(TDM_Reduce(rank == root ? MPI_IN_PLACE : data, got, N, MPI_INT, MPI_SUM, root, app));
-        MPI_Reduce(data, want, N, MPI_INT, MPI_SUM, root, app);
-        check(rank != root || memcmp(got, want, sizeof want) == 0, "reduce in place to %d: not MPI's", root);
-        for (int i = 0; i < N; i++)
-            got[i] = rank == root ? data[i] : -1;
-        CHECK_TDM(TDM_Ibcast(got, N, MPI_INT, root, app, &req));
-        served(req, "bcast_dcp");
-        CHECK_TDM(TDM_Wait(&req, MPI_STATUS_IGNORE));
-        memcpy(want, data, sizeof data);
-        MPI_Bcast(want, N, MPI_INT, root, app);
-        check(memcmp(got, want, sizeof want) == 0, "bcast from %d: not MPI's", root);
-    }
-    TDM_Request barrier;
-    CHECK_TDM(TDM_Ibarrier(app, &barrier));
-    served(barrier, "barrier_dcp");
-    CHECK_TDM(TDM_Wait(&barrier, MPI_STATUS_IGNORE));
+    served_calls(app, 1);
+    sub_communicators(app);
 
     /* not served by the DCPs yet: inline */
     MPI_Op mine;
     MPI_Op_create(user_sum, 1, &mine);
-    CHECK_TDM(TDM_Allreduce(in[0], out[0], 64, MPI_INT, mine, app));
-    MPI_Allreduce(in[0], ref[0], 64, MPI_INT, MPI_SUM, app);
-    check(memcmp(out[0], ref[0], sizeof ref[0]) == 0, "allreduce with a user op: not MPI's");
+    int in[64], out[64], ref[64];
+    for (int i = 0; i < 64; i++)
+        in[i] = rank * 64 + i;
+    CHECK_TDM(TDM_Allreduce(in, out, 64, MPI_INT, mine, app));
+    MPI_Allreduce(in, ref, 64, MPI_INT, MPI_SUM, app);
+    check(memcmp(out, ref, sizeof ref) == 0, "allreduce with a user op: not MPI's");
     MPI_Op_free(&mine);
     int mine_int = rank * 3 + 1, all[64];
     CHECK_TDM(TDM_Allgather(&mine_int, 1, MPI_INT, all, 1, MPI_INT, app));

@@ -186,9 +186,16 @@ int tdm_inline_block(unsigned long mark)
         tdm_inline_progress();
         return MPI_SUCCESS;
     }
-    int total = 0;
-    for (struct tdm_request *req = running; req; req = req->active_next)
+    int total = 0, preludes = 0;
+    for (struct tdm_request *req = running; req; req = req->active_next) {
         total += req->exec.posted > 0 ? req->exec.posted : 0;
+        preludes += req->prelude != NULL;
+    }
+    if (preludes) { /* their MPI requests are not the engine's: poll (only at a communicator's first use) */
+        sched_yield();
+        tdm_inline_progress();
+        return MPI_SUCCESS;
+    }
     for (tdm_shadow *sh = tdm_shadow_first(); sh; sh = sh->next)
         total++;
     if (total == 0)

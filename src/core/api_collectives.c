@@ -201,16 +201,21 @@ static int launch(struct tdm_request *req, TDM_Request *request)
     return MPI_SUCCESS;
 }
 
+/* The group shadow the next call of this thread runs on (tdm_coll_on_group), or NULL. */
+static __thread tdm_shadow *on_group;
+
+void tdm_coll_on_group(struct tdm_shadow *group) { on_group = group; }
+
 /* The application's side of a call its dedicated collective process serves: one schedule, never
  * cached (its shadow is the link's, not the communicator's). */
-static int through_dcp_start(const char *fn, tdm_coll_args *a, struct tdm_request *req, int tag, int server,
-                             TDM_Request *request)
+static int through_dcp_start(const char *fn, tdm_coll_args *a, struct tdm_request *req, int tag,
+                             struct tdm_dcp_comm *via, TDM_Request *request)
 {
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     tdm_sched_init(&req->sched, tdm_dcp_client_name(a), rank, size);
-    int rc = tdm_dcp_build_client(&req->sched, a, server);
+    int rc = tdm_dcp_build_client(req, a, via);
     if (rc == MPI_SUCCESS)
         rc = tdm_exec_init(&req->exec, &req->sched, MPI_COMM_NULL, tag);
     if (rc != MPI_SUCCESS)
@@ -225,12 +230,18 @@ static int through_dcp_start(const char *fn, tdm_coll_args *a, struct tdm_reques
 static int start(const char *fn, tdm_coll_args *a, const tdm_sched_key *key, MPI_Comm comm,
                  TDM_Request *request)
 {
-    tdm_shadow *shadow;
+    tdm_shadow *shadow = on_group;
     /* a call a dedicated collective process serves runs on the link to it (agents/dcp.h) */
-    int server = -1, through_dcp = tdm_dcp_serves(a, comm, &shadow, &server);
-    int rc = through_dcp ? MPI_SUCCESS : tdm_shadow_get(comm, &shadow);
+    struct tdm_dcp_comm *via = NULL; /* persistent calls run here: their schedules start again unchanged */
+    int through_dcp = !on_group && !building_persistent && tdm_dcp_serves(a, comm, &shadow, &via);
+    int rc = through_dcp || on_group ? MPI_SUCCESS : tdm_shadow_get(comm, &shadow);
     if (rc != MPI_SUCCESS)
         return tdm_mpi_error(fn, "creating Tandem's private communicator", rc);
+    if (on_group) { /* the group's ranks, not the communicator's: one schedule, not cached */
+        a->rank = on_group->rank;
+        a->size = on_group->size;
+        key = NULL;
+    }
     struct tdm_request *req = tdm_request_alloc();
     if (!req)
         return tdm_error(fn, MPI_ERR_NO_MEM, "out of memory for the request");
@@ -259,20 +270,22 @@ static int start(const char *fn, tdm_coll_args *a, const tdm_sched_key *key, MPI
         req->holds_op = 1;
     }
     /* -1 unless in split-tree mode; the chunks of a call are lanes, never split (split schedules are trees) */
-    a->split_levels = grouping ? -1 : tdm_split_levels_for(a->size);
+    a->split_levels = grouping || on_group ? -1 : tdm_split_levels_for(a->size);
     if (through_dcp)
-        return through_dcp_start(fn, a, req, tag, server, request);
+        return through_dcp_start(fn, a, req, tag, via, request);
     const tdm_algorithm *alg = tdm_select(a);
     /* every lane holds a tag of its own: never more lanes than tags (TANDEM_TAG_RANGE tests wraps) */
     unsigned long tags = tdm_shadow_tags_at_once();
     int per_thread;
     /* the chunks of a call are its lanes, one each (chunked_calls.c counts their tags) */
-    int most = grouping ? 1 : tags < TDM_MAX_LANES ? (int)tags : TDM_MAX_LANES;
+    int most = grouping || on_group ? 1 : tags < TDM_MAX_LANES ? (int)tags : TDM_MAX_LANES;
     a->lanes = tdm_select_lanes(alg, a, most, &per_thread);
     a->lane = 0;
     if ((rc = build(fn, a, alg, req, tag)) != MPI_SUCCESS ||
         (rc = build_lanes(fn, a, alg, req, per_thread)) != MPI_SUCCESS)
         return abandon(req, rc);
+    if (shadow->peers)
+        tdm_sched_map_peers(&req->sched, shadow->peers);
     if (tdm_global.verbose) /* counted only when reported: an atomic add costs as much as a message */
         __atomic_add_fetch(&tdm_global.schedules_built, 1, __ATOMIC_RELAXED);
     if (key && a->lanes <= 1 && !grouping) {
@@ -310,7 +323,7 @@ static int start_keyed(const char *fn, tdm_sched_key *key, MPI_Comm comm, TDM_Re
 {
     key->settings_epoch = tdm_global.settings_epoch;
     tdm_shadow *shadow = NULL;
-    if (tdm_global.initialized && request) {
+    if (tdm_global.initialized && request && !on_group) {
         shadow = tdm_shadow_lookup_memo(comm); /* never MPI_COMM_NULL's */
         if (!shadow && comm != MPI_COMM_NULL)
             shadow = tdm_shadow_lookup_attribute(comm);

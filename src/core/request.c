@@ -100,6 +100,13 @@ int tdm_request_bind_comm_slow(struct tdm_request *req)
 {
     tdm_exec *e = &req->exec;
     int error = MPI_SUCCESS;
+    if (req->prelude) {
+        if (!req->prelude(req, &error) && error == MPI_SUCCESS)
+            return 0;
+        req->prelude = NULL;
+        if (error != MPI_SUCCESS)
+            tdm_exec_fail(e, error);
+    }
     if (!tdm_shadow_ready(req->shadow, &error)) {
         if (error == MPI_SUCCESS)
             return 0;

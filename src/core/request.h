@@ -38,6 +38,11 @@ struct tdm_request {
     void (*on_complete)(void *arg, int error);
     void *on_complete_arg;
     int hook_gate;                   /* atomic: 1 once the first of the two passed */
+    /* A step before the schedule may start (a dedicated collective process's client agreeing on its
+     * communicator's name, agents/dcp_client.c): the agent calls it until it returns 1 (0: not yet;
+     * an error fails the call); then the schedule starts. */
+    int (*prelude)(struct tdm_request *req, int *error);
+    void *prelude_arg;
     tdm_exec exec;
     tdm_shadow *shadow;
     MPI_Datatype owned_types[2]; /* duplicates of the caller's derived datatypes, freed at the end */

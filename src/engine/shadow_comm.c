@@ -51,6 +51,12 @@ void tdm_shadow_destroy(tdm_shadow *sh)
 {
     __atomic_add_fetch(&tdm_shadow_generation, 1, __ATOMIC_SEQ_CST);
     hooks.free_cache(sh);
+    if (sh->peers) { /* a group shadow: its communicator is borrowed, and it is on no registry */
+        free(sh->peers);
+        free(sh->window);
+        free(sh);
+        return;
+    }
     if (!sh->ready)
         MPI_Wait(&sh->dup_request, MPI_STATUS_IGNORE);
     if (sh->comm != MPI_COMM_NULL)
@@ -145,19 +151,46 @@ static int start_duplication(MPI_Comm comm, tdm_shadow *sh)
 #endif
 }
 
-static int create_shadow(MPI_Comm comm, tdm_shadow **out)
+/* A shadow's memory, with its window of tag holders, for tags 0 .. tags-1. */
+static tdm_shadow *new_shadow(unsigned long tags)
 {
     tdm_shadow *sh = calloc(1, sizeof *sh);
     if (!sh)
-        return MPI_ERR_NO_MEM;
-    sh->user = comm;
-    sh->tags = tag_range;
-    sh->window_mask = (tag_range < FIRST_WINDOW ? largest_window(tag_range) : FIRST_WINDOW) - 1;
+        return NULL;
+    sh->tags = tags;
+    sh->window_mask = (tags < FIRST_WINDOW ? largest_window(tags) : FIRST_WINDOW) - 1;
     sh->window = calloc(sh->window_mask + 1, sizeof *sh->window);
     if (!sh->window) {
         free(sh);
-        return MPI_ERR_NO_MEM;
+        return NULL;
     }
+    return sh;
+}
+
+int tdm_shadow_create_group(MPI_Comm comm, int rank, int size, int *peers, int tag_base, unsigned long tags,
+                            tdm_shadow **out)
+{
+    tdm_shadow *sh = new_shadow(tags < tag_range ? tags : tag_range);
+    if (!sh)
+        return MPI_ERR_NO_MEM;
+    sh->user = MPI_COMM_NULL;
+    sh->comm = comm;
+    sh->dup_request = MPI_REQUEST_NULL;
+    sh->rank = rank;
+    sh->size = size;
+    sh->peers = peers;
+    sh->tag_base = tag_base;
+    sh->ready = 1;
+    *out = sh;
+    return MPI_SUCCESS;
+}
+
+static int create_shadow(MPI_Comm comm, tdm_shadow **out)
+{
+    tdm_shadow *sh = new_shadow(tag_range);
+    if (!sh)
+        return MPI_ERR_NO_MEM;
+    sh->user = comm;
     sh->comm = MPI_COMM_NULL;
     sh->dup_request = MPI_REQUEST_NULL;
     int rc = MPI_Comm_rank(comm, &sh->rank);

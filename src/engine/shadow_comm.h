@@ -44,6 +44,10 @@ typedef struct tdm_shadow {
     tdm_tag_hold **window;
     unsigned long window_mask;
     int user_freed;            /* the user freed the communicator while requests were out */
+    /* A group shadow (tdm_shadow_create_group): no user communicator; its collectives run among
+     * peers[0..size-1], ranks of comm (borrowed, not freed with it), with tags tag_base + 0..tags-1. */
+    int *peers;
+    int tag_base;
     /* Finished schedules kept for reuse: the schedule cache's (src/core/sched_cache.c), opaque here and
      * freed through the hooks when the shadow goes. */
     void *cache[TDM_SHADOW_CACHE_SLOTS];
@@ -63,6 +67,13 @@ int tdm_shadow_module_init(const tdm_shadow_hooks *hooks);
 void tdm_shadow_module_finalize(void);
 /* The shadow of comm, created on first use. */
 int tdm_shadow_get(MPI_Comm comm, tdm_shadow **shadow);
+/* A shadow for collectives among a group of the ranks of comm, without a communicator of their own
+ * (a dedicated collective process's calls among the DCPs of a communicator, agents/dcp_server.c):
+ * this rank is rank of the size processes peers[] (ranks of comm; the shadow owns the array), and its
+ * calls take tags tag_base .. tag_base + tags - 1 of comm, which outlives the shadow. Ready at once;
+ * freed with tdm_shadow_destroy once no request refers to it. */
+int tdm_shadow_create_group(MPI_Comm comm, int rank, int size, int *peers, int tag_base, unsigned long tags,
+                            tdm_shadow **out);
 /* The shadow of comm if it has one, else NULL. The last communicator each thread looked up is
  * remembered with its shadow (most programs use one communicator): the memo is valid while no shadow was
  * destroyed since (MPI may reuse a freed communicator's handle value). Inline: every call looks up. */
@@ -115,7 +126,7 @@ static inline int tdm_shadow_claim_tag(tdm_shadow *sh, tdm_tag_hold *hold, int *
     hold->held = 1;
     sh->window[s & sh->window_mask] = hold;
     sh->outstanding++;
-    *tag = claimed;
+    *tag = sh->tag_base + claimed;
     return MPI_SUCCESS;
 }
 

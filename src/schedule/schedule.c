@@ -135,6 +135,13 @@ static void add_message(tdm_schedule *s, tdm_action_kind kind, const void *src, 
     s->open_round_messages++;
 }
 
+void tdm_sched_map_peers(tdm_schedule *s, const int *peers)
+{
+    for (int i = 0; i < s->nactions; i++)
+        if (s->actions[i].kind == TDM_ACT_SEND || s->actions[i].kind == TDM_ACT_RECV)
+            s->actions[i].peer = peers[s->actions[i].peer];
+}
+
 void tdm_sched_send(tdm_schedule *s, const void *buf, int count, MPI_Datatype type, int peer)
 {
     add_message(s, TDM_ACT_SEND, buf, NULL, count, type, peer);

@@ -107,6 +107,9 @@ void tdm_sched_reduce(tdm_schedule *s, const void *in, void *inout, int count, M
                       MPI_Op op);
 void tdm_sched_copy(tdm_schedule *s, const void *src, int src_count, MPI_Datatype src_type, void *dst,
                     int dst_count, MPI_Datatype dst_type);
+/* Every send and receive goes to peers[its peer] instead: a schedule built for a group of ranks runs
+ * on a communicator where they have other ranks. */
+void tdm_sched_map_peers(tdm_schedule *s, const int *peers);
 /* Ends the current round (no-op if it is empty). */
 void tdm_sched_round(tdm_schedule *s);
 /* Split-tree builders: the rounds from here on run in the background (first call counts), or from

@@ -1,0 +1,320 @@
+/*
+ * The application's side of dedicated collective processes (see dcp.h, dcp_protocol.h). A call the DCP
+ * serves is one schedule on the link's shadow: the header and the contribution out to the DCP, the
+ * result back. A communicator other than the application world is named at its first such call: its
+ * rank 0 sends the others a dcp_key on the communicator's shadow (a tag above its calls'), and the calls
+ * wait for it (the request's prelude); each client's first call also carries the members, so that its
+ * DCP learns who the communicator's ranks are. Freeing the communicator tells the DCP how many calls
+ * there were.
+ */
+#include "../algorithms/coll_args.h"
+#include "../base/error.h"
+#include "../base/state.h"
+#include "../core/request.h"
+#include "../schedule/schedule.h"
+#include "dcp.h"
+#include "dcp_protocol.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A communicator, as a client of the DCPs sees it. */
+typedef struct tdm_dcp_comm {
+    MPI_Comm comm;            /* the user's (while it lives) */
+    int served;               /* intracommunicator of two application ranks or more */
+    int size, rank;
+    int *members;             /* world ranks, in its order */
+    dcp_key key;              /* its name among the DCPs, once named */
+    int named;
+    int announced;            /* the members went to the DCP with a call */
+    int calls;                /* calls through the DCP so far */
+    tdm_shadow *shadow;       /* its shadow, where it is named (held until named) */
+    MPI_Request *naming;      /* rank 0: a send to each other rank; the others: one receive */
+    int naming_started;
+    int refs;                 /* its attribute, and each call waiting for its name */
+    struct tdm_dcp_comm *prev, *next; /* the live ones, freed at TDM_Finalize */
+} tdm_dcp_comm;
+
+static tdm_dcp_comm app_world_state;
+static tdm_dcp_comm *live;
+static int keyval = MPI_KEYVAL_INVALID;
+static int names_given;   /* by this rank, as some communicators' rank 0 */
+static int said_inline;   /* TANDEM_VERBOSE said once that some calls run inline */
+
+static void tell_server(const dcp_header *h)
+{
+    MPI_Send(h, (int)sizeof *h, MPI_BYTE, tdm_dcp.server, 0, tdm_dcp.link_shadow->comm);
+}
+
+static void drop(tdm_dcp_comm *cc)
+{
+    if (--cc->refs > 0)
+        return;
+    if (cc->calls > 0 && cc->named) { /* its DCP may forget it after that many calls */
+        dcp_header h = {.kind = DCP_FREED, .key = cc->key, .call = cc->calls};
+        tell_server(&h);
+    }
+    if (cc->shadow)
+        tdm_shadow_put(cc->shadow);
+    if (cc->prev)
+        cc->prev->next = cc->next;
+    else
+        live = cc->next;
+    if (cc->next)
+        cc->next->prev = cc->prev;
+    free(cc->naming);
+    free(cc->members);
+    free(cc);
+}
+
+static int on_comm_delete(MPI_Comm comm, int key, void *value, void *extra)
+{
+    (void)comm, (void)key, (void)extra;
+    tdm_dcp_comm *cc = value;
+    cc->comm = MPI_COMM_NULL;
+    drop(cc);
+    return MPI_SUCCESS;
+}
+
+int tdm_dcp_client_init(const char *fn)
+{
+    int rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, on_comm_delete, &keyval, NULL);
+    if (rc != MPI_SUCCESS)
+        return tdm_mpi_error(fn, "creating an attribute key", rc);
+    int size, rank;
+    MPI_Comm_size(tdm_dcp.app_world, &size);
+    MPI_Comm_rank(tdm_dcp.app_world, &rank);
+    /* its DCPs know its members from the mapping, and its name */
+    app_world_state = (tdm_dcp_comm){.comm = tdm_dcp.app_world, .served = size > 1, .size = size, .rank = rank,
+                                     .key = DCP_APP_WORLD_KEY, .named = 1, .announced = 1};
+    return MPI_SUCCESS;
+}
+
+/* The state of comm, made at its first call through the DCPs; NULL if out of memory. */
+static tdm_dcp_comm *state_of(MPI_Comm comm)
+{
+    void *value;
+    int found = 0, inter = 0;
+    if (MPI_Comm_get_attr(comm, keyval, &value, &found) == MPI_SUCCESS && found)
+        return value;
+    tdm_dcp_comm *cc = calloc(1, sizeof *cc);
+    if (!cc)
+        return NULL;
+    cc->comm = comm;
+    cc->refs = 1;
+    MPI_Comm_test_inter(comm, &inter);
+    MPI_Comm_size(comm, &cc->size);
+    MPI_Comm_rank(comm, &cc->rank);
+    cc->served = !inter && cc->size > 1;
+    if (cc->served) { /* its ranks in the world: all of them application ranks? */
+        MPI_Group group, world;
+        int *ranks = malloc(sizeof(int) * (size_t)cc->size);
+        cc->members = malloc(sizeof(int) * (size_t)cc->size);
+        if (!ranks || !cc->members) {
+            free(ranks);
+            free(cc->members);
+            free(cc);
+            return NULL;
+        }
+        for (int r = 0; r < cc->size; r++)
+            ranks[r] = r;
+        MPI_Comm_group(comm, &group);
+        MPI_Comm_group(MPI_COMM_WORLD, &world);
+        MPI_Group_translate_ranks(group, cc->size, ranks, world, cc->members);
+        MPI_Group_free(&group);
+        MPI_Group_free(&world);
+        free(ranks);
+        for (int r = 0; r < cc->size && cc->served; r++)
+            cc->served = cc->members[r] != MPI_UNDEFINED && tdm_dcp.map.app_index[cc->members[r]] >= 0;
+    }
+    if (cc->served && tdm_shadow_get(comm, &cc->shadow) != MPI_SUCCESS)
+        cc->served = 0; /* then its calls run inline, and report the error there */
+    if (cc->shadow)
+        cc->shadow->outstanding++; /* kept until the communicator is named */
+    if (MPI_Comm_set_attr(comm, keyval, cc) != MPI_SUCCESS) {
+        if (cc->shadow)
+            tdm_shadow_put(cc->shadow);
+        free(cc->members);
+        free(cc);
+        return NULL;
+    }
+    cc->next = live;
+    if (live)
+        live->prev = cc;
+    live = cc;
+    return cc;
+}
+
+static void say_inline(MPI_Comm comm)
+{
+    if (!tdm_global.verbose || said_inline)
+        return;
+    said_inline = 1;
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0)
+        fprintf(stderr, "tandem: dcp progress serves allreduce, reduce, bcast and barrier of predefined datatypes "
+                        "and ops; other calls run inline\n");
+}
+
+int tdm_dcp_serves(const struct tdm_coll_args *a, MPI_Comm comm, struct tdm_shadow **link, tdm_dcp_comm **via)
+{
+    if (!tdm_dcp.active || tdm_dcp.is_dcp)
+        return 0;
+    int typed = a->count > 0 && tdm_dcp_type_index(a->datatype) >= 0;
+    int reduction = (a->kind == TDM_COLL_ALLREDUCE || a->kind == TDM_COLL_REDUCE) && typed &&
+                    tdm_dcp_op_index(a->op) >= 0;
+    if (!reduction && !(a->kind == TDM_COLL_BCAST && typed) && a->kind != TDM_COLL_BARRIER) {
+        say_inline(comm);
+        return 0;
+    }
+    tdm_dcp_comm *cc = comm == tdm_dcp.app_world ? &app_world_state : state_of(comm);
+    if (!cc || !cc->served)
+        return 0;
+    *link = tdm_dcp.link_shadow;
+    *via = cc;
+    return 1;
+}
+
+const char *tdm_dcp_client_name(const struct tdm_coll_args *a)
+{
+    return a->kind == TDM_COLL_ALLREDUCE ? "allreduce_dcp"
+           : a->kind == TDM_COLL_REDUCE  ? "reduce_dcp"
+           : a->kind == TDM_COLL_BCAST   ? "bcast_dcp"
+                                         : "barrier_dcp";
+}
+
+/* ---- naming a communicator ---- */
+
+/* Advances the naming of cc; 1 once named. */
+static int naming_progress(tdm_dcp_comm *cc, int *error)
+{
+    if (cc->named)
+        return 1;
+    if (!cc->naming_started) {
+        if (!tdm_shadow_ready(cc->shadow, error))
+            return 0;
+        int others = cc->rank == 0 ? cc->size - 1 : 1, rc = MPI_SUCCESS;
+        if (!(cc->naming = malloc(sizeof(MPI_Request) * (size_t)others))) {
+            *error = MPI_ERR_NO_MEM;
+            return 0;
+        }
+        if (cc->rank == 0) {
+            cc->key = (dcp_key){.leader = cc->members[0], .number = ++names_given};
+            for (int r = 1; r < cc->size && rc == MPI_SUCCESS; r++)
+                rc = MPI_Isend(&cc->key, 2, MPI_INT, r, tdm_dcp.agree_tag, cc->shadow->comm, &cc->naming[r - 1]);
+        } else {
+            rc = MPI_Irecv(&cc->key, 2, MPI_INT, 0, tdm_dcp.agree_tag, cc->shadow->comm, &cc->naming[0]);
+        }
+        if (rc != MPI_SUCCESS) {
+            *error = rc;
+            return 0;
+        }
+        cc->naming_started = others;
+    }
+    int done = 1;
+    for (int i = 0; i < cc->naming_started && done; i++) {
+        int rc = MPI_Test(&cc->naming[i], &done, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS) {
+            *error = rc;
+            return 0;
+        }
+    }
+    if (done) {
+        cc->named = 1;
+        tdm_shadow_put(cc->shadow);
+        cc->shadow = NULL;
+    }
+    return done;
+}
+
+/* What a call waiting for its communicator's name holds. */
+typedef struct naming_wait {
+    tdm_dcp_comm *cc;
+    dcp_header *header; /* in the schedule's message: the key goes there */
+} naming_wait;
+
+static int wait_for_name(struct tdm_request *req, int *error)
+{
+    naming_wait *w = req->prelude_arg;
+    int named = naming_progress(w->cc, error);
+    if (named)
+        w->header->key = w->cc->key;
+    if (named || *error != MPI_SUCCESS)
+        drop(w->cc);
+    return named;
+}
+
+/* ---- a call ---- */
+
+int tdm_dcp_build_client(struct tdm_request *req, const tdm_coll_args *a, tdm_dcp_comm *cc)
+{
+    tdm_schedule *s = &req->sched;
+    int kind = a->kind == TDM_COLL_ALLREDUCE ? DCP_ALLREDUCE
+               : a->kind == TDM_COLL_REDUCE  ? DCP_REDUCE
+               : a->kind == TDM_COLL_BCAST   ? DCP_BCAST
+                                             : DCP_BARRIER;
+    int announce = !cc->announced;
+    dcp_header h = {.kind = kind, .type = tdm_dcp_type_index(a->datatype), .op = tdm_dcp_op_index(a->op),
+                    .count = a->count, .root = a->root, .key = cc->key, .call = cc->calls,
+                    .members = announce ? cc->size : 0};
+    /* what this client sends besides the header, and whether a result comes back */
+    int contributes = kind == DCP_ALLREDUCE || kind == DCP_REDUCE || (kind == DCP_BCAST && a->rank == a->root);
+    int receives = kind == DCP_ALLREDUCE || kind == DCP_BARRIER || (kind == DCP_REDUCE && a->rank == a->root) ||
+                   (kind == DCP_BCAST && a->rank != a->root);
+    size_t members = announce ? sizeof(int) * (size_t)cc->size : 0;
+    int bytes = contributes ? a->count * a->dtype.size : 0;
+    char *message = tdm_sched_tmp(s, sizeof h + members + (size_t)bytes + (kind == DCP_BARRIER));
+    naming_wait *w = cc->named ? NULL : tdm_sched_tmp(s, sizeof *w);
+    if (!message || (!cc->named && !w))
+        return tdm_sched_finish(s);
+    memcpy(message, &h, sizeof h);
+    if (announce)
+        memcpy(message + sizeof h, cc->members, members);
+    char *data = message + sizeof h + members;
+    if (contributes) {
+        const void *mine = kind == DCP_BCAST || a->in_place ? a->recvbuf : a->sendbuf;
+        tdm_sched_copy(s, mine, a->count, a->datatype, data, bytes, MPI_PACKED);
+    }
+    tdm_sched_send(s, message, (int)(sizeof h + members) + bytes, MPI_BYTE, tdm_dcp.server);
+    if (receives && kind == DCP_BARRIER)
+        tdm_sched_recv(s, data, 1, MPI_BYTE, tdm_dcp.server); /* the DCPs' barrier passed */
+    else if (receives)
+        tdm_sched_recv(s, a->recvbuf, a->count, a->datatype, tdm_dcp.server);
+    int rc = tdm_sched_finish(s);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    cc->announced = 1;
+    cc->calls++;
+    if (w) { /* the name comes first */
+        *w = (naming_wait){.cc = cc, .header = (dcp_header *)message};
+        cc->refs++;
+        req->prelude = wait_for_name;
+        req->prelude_arg = w;
+    }
+    return MPI_SUCCESS;
+}
+
+void tdm_dcp_finalize(void)
+{
+    if (!tdm_dcp.active)
+        return;
+    while (live) { /* communicators never freed: their DCPs hear of it first */
+        tdm_dcp_comm *cc = live;
+        if (cc->comm != MPI_COMM_NULL)
+            MPI_Comm_delete_attr(cc->comm, keyval); /* runs on_comm_delete */
+        if (live == cc) { /* still held by calls never completed */
+            live = cc->next;
+            cc->prev = cc->next = NULL;
+        }
+    }
+    dcp_header h = {.kind = DCP_FINALIZED};
+    tell_server(&h);
+    MPI_Comm_free_keyval(&keyval);
+    MPI_Comm_free(&tdm_dcp.app_world);
+    MPI_Comm_free(&tdm_dcp.dcp_link);
+    tdm_dcp_mapping_free(&tdm_dcp.map);
+    tdm_dcp.active = 0;
+    said_inline = 0;
+}

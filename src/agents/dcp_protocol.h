@@ -1,0 +1,95 @@
+/*
+ * Dedicated collective processes: what the two sides share. The job's division (set up by dcp.c at
+ * TDM_Init), and the messages:
+ *
+ *   client -> its DCP, on the link's shadow, with the tag the client's call took there (the DCP
+ *   answers with it): a dcp_header, then the communicator's members (world ranks, in its order) if the
+ *   header says so, then the call's data (packed bytes).
+ *
+ *   DCP -> DCP, on dcp_link with DCP_CONTROL_TAG: a dcp_control (slot grants and releases). Calls among
+ *   the DCPs of a communicator take the tags of its slot on dcp_link: slot s owns the tags
+ *   s * window .. s * window + window - 1. Slot 1 is the application world's; the DCP of a
+ *   communicator's rank 0 hands out the others from its share (dcp_server.c).
+ *
+ * A communicator is named among the DCPs by a dcp_key its ranks agree on at its first call through
+ * them: the world rank of its rank 0 and a number that rank never gave another communicator.
+ */
+#ifndef TANDEM_DCP_PROTOCOL_H
+#define TANDEM_DCP_PROTOCOL_H
+
+#include "../engine/shadow_comm.h"
+#include "../placement/dcp_mapping.h"
+
+#include <mpi.h>
+
+typedef struct dcp_key {
+    int leader; /* world rank of the communicator's rank 0; -1: the application world */
+    int number; /* the leader's count of communicators it named */
+} dcp_key;
+
+static inline int dcp_key_equal(dcp_key a, dcp_key b) { return a.leader == b.leader && a.number == b.number; }
+
+#define DCP_APP_WORLD_KEY ((dcp_key){-1, 0})
+
+enum dcp_kind {
+    DCP_ALLREDUCE = 1,
+    DCP_REDUCE,
+    DCP_BCAST,
+    DCP_BARRIER,
+    DCP_FREED,     /* the client freed the communicator after `call` calls through the DCP */
+    DCP_FINALIZED, /* the client called TDM_Finalize: it is done with every communicator */
+};
+
+typedef struct dcp_header {
+    int kind;
+    int type;     /* index in the carried datatypes */
+    int op;       /* index in the carried ops */
+    int count;
+    int root;     /* reduce, bcast: a rank of the communicator */
+    dcp_key key;  /* the communicator */
+    int call;     /* the client's calls through the DCP on it before this one (FREED: all of them) */
+    int members;  /* > 0: the communicator's size; its members' world ranks follow the header */
+} dcp_header;
+
+/* DCP -> DCP */
+enum { DCP_CONTROL_TAG = 0, DCP_GRANT = 1, DCP_RELEASE };
+typedef struct dcp_control {
+    int what;   /* DCP_GRANT (the slot of key, from the DCP of its rank 0) or DCP_RELEASE (to it) */
+    dcp_key key;
+    int slot;
+} dcp_control;
+
+/* The division of the job, the same on every rank (dcp.c). */
+typedef struct tdm_dcp_job {
+    int active;
+    int is_dcp;
+    tdm_dcp_mapping map;
+    MPI_Comm app_world;      /* the application ranks (on them) */
+    MPI_Comm dcp_world;      /* the DCPs that serve clients (on them) */
+    MPI_Comm link;           /* every rank: a private duplicate of MPI_COMM_WORLD */
+    tdm_shadow *link_shadow; /* its shadow: clients and DCPs talk on its duplicate, with its tags */
+    MPI_Comm dcp_link;       /* every rank: another duplicate, for the DCPs among themselves */
+    int server;              /* a client: the world rank of its DCP */
+    int agree_tag;           /* the tag of a communicator's naming on its shadow (above its calls') */
+    int window;              /* tags of a slot: calls of one communicator among the DCPs at once */
+    int slots_per_dcp;       /* slots each serving DCP hands out */
+} tdm_dcp_job;
+
+extern tdm_dcp_job tdm_dcp;
+
+/* The predefined datatypes and ops a call may carry to its DCP, by index (a handle's value may differ
+ * from one process to another): -1 if not carried. */
+int tdm_dcp_type_index(MPI_Datatype type);
+int tdm_dcp_op_index(MPI_Op op);
+MPI_Datatype tdm_dcp_type(int index);
+MPI_Op tdm_dcp_op(int index);
+
+/* The rank among the serving DCPs (dcp_world) of the DCP with index d in the mapping. */
+int tdm_dcp_world_rank(int d);
+
+/* On a DCP (dcp_server.c): serves the clients of DCP d until they all finalized. */
+void tdm_dcp_serve(int d);
+/* On an application rank (dcp_client.c), once the job is divided. */
+int tdm_dcp_client_init(const char *fn);
+
+#endif
