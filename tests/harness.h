@@ -28,6 +28,17 @@ static inline void harness_init(const char *name, int *argc, char ***argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 }
 
+/* The ranks the test runs on: the application's (TDM_Comm_world(): MPI_COMM_WORLD but in dcp
+ * progress, where dedicated collective processes take some of the job's ranks). */
+static inline MPI_Comm harness_world(void)
+{
+#ifdef TANDEM_TEST_THROUGH_MPI
+    return MPI_COMM_WORLD;
+#else
+    return TDM_Comm_world();
+#endif
+}
+
 __attribute__((format(printf, 2, 3))) static inline void check(int ok, const char *fmt, ...)
 {
     harness_checks++;
@@ -36,7 +47,7 @@ __attribute__((format(printf, 2, 3))) static inline void check(int ok, const cha
     harness_failures++;
     if (harness_failures <= 10) {
         int rank;
-        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        MPI_Comm_rank(harness_world(), &rank);
         va_list ap;
         va_start(ap, fmt);
         fprintf(stderr, "[%s rank %d] FAIL: ", harness_name, rank);
@@ -102,10 +113,10 @@ static inline char *harness_dump(TDM_Request req)
 static inline int harness_finish(void)
 {
     long totals[2], mine[2] = {harness_checks, harness_failures};
-    MPI_Allreduce(mine, totals, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(mine, totals, 2, MPI_LONG, MPI_SUM, harness_world());
     int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_rank(harness_world(), &rank);
+    MPI_Comm_size(harness_world(), &size);
     if (rank == 0)
         printf("%s (%d ranks): %ld checks, %ld failed: %s\n", harness_name, size, totals[0], totals[1],
                totals[1] == 0 && totals[0] > 0 ? "PASS" : "FAIL");

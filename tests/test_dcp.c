@@ -4,9 +4,10 @@
  * predefined datatypes and ops through the DCPs give MPI's own results on it (one at a time, in place,
  * every root, 40 outstanding completed in any order) and on communicators made from it (halves,
  * reversed, every other rank, a duplicate; two named by first calls started in opposite orders; thirty
- * made and freed with a call pending); calls the DCPs do not serve yet (a user op, an allgather, a
- * communicator of one rank) run inline and give MPI's results; every rank, DCPs included, exits with
- * status 0.
+ * made and freed with a call pending); calls the DCPs do not serve (a user op, a persistent call, a
+ * communicator of one rank, a scan whose ranks a DCP serves are not consecutive) run inline and give
+ * MPI's results; every rank, DCPs included, exits with status 0. test_collectives runs its whole
+ * matrix through the DCPs too.
  */
 #include "harness.h"
 
@@ -203,20 +204,40 @@ int main(int argc, char **argv)
     served_calls(app, 1);
     sub_communicators(app);
 
-    /* not served by the DCPs yet: inline */
+    /* run on the application rank: a user op, a persistent call; scans where a DCP's ranks are not
+     * consecutive (evens, then odds) */
     MPI_Op mine;
     MPI_Op_create(user_sum, 1, &mine);
     int in[64], out[64], ref[64];
     for (int i = 0; i < 64; i++)
         in[i] = rank * 64 + i;
-    CHECK_TDM(TDM_Allreduce(in, out, 64, MPI_INT, mine, app));
+    TDM_Request req;
+    CHECK_TDM(TDM_Iallreduce(in, out, 64, MPI_INT, mine, app, &req));
+    const char *name = TDM_Request_algorithm(req);
+    check(name && !strstr(name, "_dcp"), "a user op ran %s", name ? name : "(null)");
+    CHECK_TDM(TDM_Wait(&req, MPI_STATUS_IGNORE));
     MPI_Allreduce(in, ref, 64, MPI_INT, MPI_SUM, app);
     check(memcmp(out, ref, sizeof ref) == 0, "allreduce with a user op: not MPI's");
     MPI_Op_free(&mine);
-    int mine_int = rank * 3 + 1, all[64];
-    CHECK_TDM(TDM_Allgather(&mine_int, 1, MPI_INT, all, 1, MPI_INT, app));
-    for (int r = 0; r < size; r++)
-        check(all[r] == r * 3 + 1, "allgather: block %d is %d", r, all[r]);
+    CHECK_TDM(TDM_Allreduce_init(in, out, 64, MPI_INT, MPI_SUM, app, MPI_INFO_NULL, &req));
+    for (int k = 0; k < 2; k++) {
+        CHECK_TDM(TDM_Start(&req));
+        CHECK_TDM(TDM_Wait(&req, MPI_STATUS_IGNORE));
+        check(memcmp(out, ref, sizeof ref) == 0, "persistent allreduce, start %d: not MPI's", k);
+    }
+    CHECK_TDM(TDM_Request_free(&req));
+    MPI_Comm interleaved;
+    MPI_Comm_split(app, 0, (rank % 2) * size + rank, &interleaved);
+    int s = 0, want = 0;
+    CHECK_TDM(TDM_Scan(&in[1], &s, 1, MPI_INT, MPI_SUM, interleaved));
+    MPI_Scan(&in[1], &want, 1, MPI_INT, MPI_SUM, interleaved);
+    check(s == want, "scan on evens then odds: %d, MPI %d", s, want);
+    int me;
+    MPI_Comm_rank(interleaved, &me);
+    CHECK_TDM(TDM_Exscan(&in[1], &s, 1, MPI_INT, MPI_SUM, interleaved));
+    MPI_Exscan(&in[1], &want, 1, MPI_INT, MPI_SUM, interleaved);
+    check(me == 0 || s == want, "exscan on evens then odds: %d, MPI %d", s, want);
+    MPI_Comm_free(&interleaved);
 
     int rc = TDM_Set_progress("dcp");
     check(rc == MPI_ERR_OTHER && strstr(TDM_Last_error(), "before TDM_Init"), "dcp progress after TDM_Init: got %d: %s",

@@ -53,6 +53,25 @@ int tdm_dcp_world_rank(int d)
     return rank;
 }
 
+int tdm_dcp_groups(const int *members, int n, int *group_of_rank, int *group, int *order)
+{
+    int groups = 0;
+    for (int r = 0; r < n; r++) {
+        int a = tdm_dcp.map.app_index[members[r]];
+        int w = tdm_dcp.map.dcp_world[tdm_dcp.map.server[a]], g = 0;
+        while (g < groups && group[g] != w)
+            g++;
+        if (g == groups)
+            group[groups++] = w;
+        group_of_rank[r] = g;
+    }
+    for (int g = 0, k = 0; g < groups; g++)
+        for (int r = 0; r < n; r++)
+            if (group_of_rank[r] == g)
+                order[k++] = r;
+    return groups;
+}
+
 /* The tags of dcp_link: DCP_CONTROL_TAG, slot 1 (the application world), then each serving DCP's share
  * of slots, of `window` tags each: a window of up to 1024 calls of a communicator among the DCPs at
  * once, smaller when MPI has few tags, so that each DCP has 8 slots at least. */

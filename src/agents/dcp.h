@@ -5,12 +5,14 @@
  * collective with the other DCPs of the communicator (Tandem's own collectives, among the DCPs) and
  * sends the results back.
  *
- * Served so far: allreduce, reduce, bcast and barrier of a predefined datatype and op, on the
- * application world (TDM_Comm_world()) and every communicator of two ranks or more made from it. Every
- * other call runs inline on the application rank (said once under TANDEM_VERBOSE).
+ * Served: every collective of MPI-3 but the neighbourhood ones, with a predefined op (scans: where each
+ * DCP's ranks are consecutive), on the application world (TDM_Comm_world()) and every communicator of
+ * two ranks or more made from it. Every other call runs inline on the application rank (said once
+ * under TANDEM_VERBOSE).
  *
- * dcp.c divides the job at TDM_Init; dcp_client.c is the application's side, dcp_server.c the DCP's,
- * dcp_protocol.h what they say to each other.
+ * dcp.c divides the job at TDM_Init; dcp_client.c (communicators) and dcp_client_calls.c (each
+ * collective) are the application's side, dcp_server.c (the service loop) and dcp_server_calls.c (each
+ * collective) the DCP's, dcp_protocol.h what they say to each other.
  */
 #ifndef TANDEM_DCP_H
 #define TANDEM_DCP_H

@@ -13,32 +13,16 @@
 #include "../core/request.h"
 #include "../schedule/schedule.h"
 #include "dcp.h"
-#include "dcp_protocol.h"
+#include "dcp_client.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* A communicator, as a client of the DCPs sees it. */
-typedef struct tdm_dcp_comm {
-    MPI_Comm comm;            /* the user's (while it lives) */
-    int served;               /* intracommunicator of two application ranks or more */
-    int size, rank;
-    int *members;             /* world ranks, in its order */
-    dcp_key key;              /* its name among the DCPs, once named */
-    int named;
-    int announced;            /* the members went to the DCP with a call */
-    int calls;                /* calls through the DCP so far */
-    tdm_shadow *shadow;       /* its shadow, where it is named (held until named) */
-    MPI_Request *naming;      /* rank 0: a send to each other rank; the others: one receive */
-    int naming_started;
-    int refs;                 /* its attribute, and each call waiting for its name */
-    struct tdm_dcp_comm *prev, *next; /* the live ones, freed at TDM_Finalize */
-} tdm_dcp_comm;
-
 static tdm_dcp_comm app_world_state;
 static tdm_dcp_comm *live;
 static int keyval = MPI_KEYVAL_INVALID;
+static int group_order(tdm_dcp_comm *cc);
 static int names_given;   /* by this rank, as some communicators' rank 0 */
 static int said_inline;   /* TANDEM_VERBOSE said once that some calls run inline */
 
@@ -65,6 +49,7 @@ static void drop(tdm_dcp_comm *cc)
         cc->next->prev = cc->prev;
     free(cc->naming);
     free(cc->members);
+    free(cc->order);
     free(cc);
 }
 
@@ -88,7 +73,28 @@ int tdm_dcp_client_init(const char *fn)
     /* its DCPs know its members from the mapping, and its name */
     app_world_state = (tdm_dcp_comm){.comm = tdm_dcp.app_world, .served = size > 1, .size = size, .rank = rank,
                                      .key = DCP_APP_WORLD_KEY, .named = 1, .announced = 1};
+    app_world_state.members = malloc(sizeof(int) * (size_t)size);
+    if (app_world_state.members)
+        memcpy(app_world_state.members, tdm_dcp.map.app_world, sizeof(int) * (size_t)size);
+    if (!app_world_state.members || !group_order(&app_world_state))
+        return tdm_error(fn, MPI_ERR_NO_MEM, "out of memory for the application world");
     return MPI_SUCCESS;
+}
+
+/* The ranks of cc in group order; 0 if out of memory. */
+static int group_order(tdm_dcp_comm *cc)
+{
+    int *group_of_rank = malloc(sizeof(int) * (size_t)cc->size), *group = malloc(sizeof(int) * (size_t)cc->size);
+    cc->order = malloc(sizeof(int) * (size_t)cc->size);
+    if (group_of_rank && group && cc->order) {
+        tdm_dcp_groups(cc->members, cc->size, group_of_rank, group, cc->order);
+        cc->contiguous = 1;
+        for (int k = 0; k < cc->size; k++)
+            cc->contiguous &= cc->order[k] == k;
+    }
+    free(group_of_rank);
+    free(group);
+    return cc->order != NULL;
 }
 
 /* The state of comm, made at its first call through the DCPs; NULL if out of memory. */
@@ -128,6 +134,8 @@ static tdm_dcp_comm *state_of(MPI_Comm comm)
         for (int r = 0; r < cc->size && cc->served; r++)
             cc->served = cc->members[r] != MPI_UNDEFINED && tdm_dcp.map.app_index[cc->members[r]] >= 0;
     }
+    if (cc->served && !group_order(cc))
+        cc->served = 0;
     if (cc->served && tdm_shadow_get(comm, &cc->shadow) != MPI_SUCCESS)
         cc->served = 0; /* then its calls run inline, and report the error there */
     if (cc->shadow)
@@ -154,35 +162,24 @@ static void say_inline(MPI_Comm comm)
     int rank = 0;
     MPI_Comm_rank(comm, &rank);
     if (rank == 0)
-        fprintf(stderr, "tandem: dcp progress serves allreduce, reduce, bcast and barrier of predefined datatypes "
-                        "and ops; other calls run inline\n");
+        fprintf(stderr, "tandem: dcp progress serves the collectives of MPI-3 but the neighbourhood ones, with "
+                        "predefined ops; other calls run inline\n");
 }
 
 int tdm_dcp_serves(const struct tdm_coll_args *a, MPI_Comm comm, struct tdm_shadow **link, tdm_dcp_comm **via)
 {
     if (!tdm_dcp.active || tdm_dcp.is_dcp)
         return 0;
-    int typed = a->count > 0 && tdm_dcp_type_index(a->datatype) >= 0;
-    int reduction = (a->kind == TDM_COLL_ALLREDUCE || a->kind == TDM_COLL_REDUCE) && typed &&
-                    tdm_dcp_op_index(a->op) >= 0;
-    if (!reduction && !(a->kind == TDM_COLL_BCAST && typed) && a->kind != TDM_COLL_BARRIER) {
+    if (!tdm_dcp_kind_of(a, 1)) {
         say_inline(comm);
         return 0;
     }
     tdm_dcp_comm *cc = comm == tdm_dcp.app_world ? &app_world_state : state_of(comm);
-    if (!cc || !cc->served)
+    if (!cc || !cc->served || !tdm_dcp_kind_of(a, cc->contiguous))
         return 0;
     *link = tdm_dcp.link_shadow;
     *via = cc;
     return 1;
-}
-
-const char *tdm_dcp_client_name(const struct tdm_coll_args *a)
-{
-    return a->kind == TDM_COLL_ALLREDUCE ? "allreduce_dcp"
-           : a->kind == TDM_COLL_REDUCE  ? "reduce_dcp"
-           : a->kind == TDM_COLL_BCAST   ? "bcast_dcp"
-                                         : "barrier_dcp";
 }
 
 /* ---- naming a communicator ---- */
@@ -246,54 +243,17 @@ static int wait_for_name(struct tdm_request *req, int *error)
     return named;
 }
 
-/* ---- a call ---- */
-
-int tdm_dcp_build_client(struct tdm_request *req, const tdm_coll_args *a, tdm_dcp_comm *cc)
+void tdm_dcp_wait_for_name(struct tdm_request *req, tdm_dcp_comm *cc, dcp_header *header)
 {
-    tdm_schedule *s = &req->sched;
-    int kind = a->kind == TDM_COLL_ALLREDUCE ? DCP_ALLREDUCE
-               : a->kind == TDM_COLL_REDUCE  ? DCP_REDUCE
-               : a->kind == TDM_COLL_BCAST   ? DCP_BCAST
-                                             : DCP_BARRIER;
-    int announce = !cc->announced;
-    dcp_header h = {.kind = kind, .type = tdm_dcp_type_index(a->datatype), .op = tdm_dcp_op_index(a->op),
-                    .count = a->count, .root = a->root, .key = cc->key, .call = cc->calls,
-                    .members = announce ? cc->size : 0};
-    /* what this client sends besides the header, and whether a result comes back */
-    int contributes = kind == DCP_ALLREDUCE || kind == DCP_REDUCE || (kind == DCP_BCAST && a->rank == a->root);
-    int receives = kind == DCP_ALLREDUCE || kind == DCP_BARRIER || (kind == DCP_REDUCE && a->rank == a->root) ||
-                   (kind == DCP_BCAST && a->rank != a->root);
-    size_t members = announce ? sizeof(int) * (size_t)cc->size : 0;
-    int bytes = contributes ? a->count * a->dtype.size : 0;
-    char *message = tdm_sched_tmp(s, sizeof h + members + (size_t)bytes + (kind == DCP_BARRIER));
-    naming_wait *w = cc->named ? NULL : tdm_sched_tmp(s, sizeof *w);
-    if (!message || (!cc->named && !w))
-        return tdm_sched_finish(s);
-    memcpy(message, &h, sizeof h);
-    if (announce)
-        memcpy(message + sizeof h, cc->members, members);
-    char *data = message + sizeof h + members;
-    if (contributes) {
-        const void *mine = kind == DCP_BCAST || a->in_place ? a->recvbuf : a->sendbuf;
-        tdm_sched_copy(s, mine, a->count, a->datatype, data, bytes, MPI_PACKED);
-    }
-    tdm_sched_send(s, message, (int)(sizeof h + members) + bytes, MPI_BYTE, tdm_dcp.server);
-    if (receives && kind == DCP_BARRIER)
-        tdm_sched_recv(s, data, 1, MPI_BYTE, tdm_dcp.server); /* the DCPs' barrier passed */
-    else if (receives)
-        tdm_sched_recv(s, a->recvbuf, a->count, a->datatype, tdm_dcp.server);
-    int rc = tdm_sched_finish(s);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    cc->announced = 1;
-    cc->calls++;
-    if (w) { /* the name comes first */
-        *w = (naming_wait){.cc = cc, .header = (dcp_header *)message};
-        cc->refs++;
-        req->prelude = wait_for_name;
-        req->prelude_arg = w;
-    }
-    return MPI_SUCCESS;
+    if (cc->named)
+        return;
+    naming_wait *w = tdm_sched_tmp(&req->sched, sizeof *w);
+    if (!w) /* out of memory: the schedule's build reports it */
+        return;
+    *w = (naming_wait){.cc = cc, .header = header};
+    cc->refs++;
+    req->prelude = wait_for_name;
+    req->prelude_arg = w;
 }
 
 void tdm_dcp_finalize(void)
@@ -311,6 +271,8 @@ void tdm_dcp_finalize(void)
     }
     dcp_header h = {.kind = DCP_FINALIZED};
     tell_server(&h);
+    free(app_world_state.members);
+    free(app_world_state.order);
     MPI_Comm_free_keyval(&keyval);
     MPI_Comm_free(&tdm_dcp.app_world);
     MPI_Comm_free(&tdm_dcp.dcp_link);

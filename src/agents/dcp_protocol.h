@@ -31,24 +31,41 @@ static inline int dcp_key_equal(dcp_key a, dcp_key b) { return a.leader == b.lea
 
 #define DCP_APP_WORLD_KEY ((dcp_key){-1, 0})
 
+/* What a call's header counts, and the counts that follow it (one per rank of the communicator):
+ *   reductions (allreduce, reduce, scan, exscan, reduce_scatter): count elements of the carried type
+ *     (a derived datatype travels as the predefined one it repeats); reduce_scatter (both forms): the
+ *     elements of each rank's block;
+ *   bcast: count bytes; gather(v): count bytes sent, and at the root the bytes from each rank;
+ *   scatter(v): count bytes received, and at the root the bytes to each rank (its own 0 in place);
+ *   allgather(v): count bytes sent, and the bytes from each rank;
+ *   alltoall(v, w): count bytes sent, the bytes to each rank, then the bytes from each rank.
+ * Blocks of data go in group order (dcp_server.h), packed. */
 enum dcp_kind {
     DCP_ALLREDUCE = 1,
     DCP_REDUCE,
+    DCP_SCAN,
+    DCP_EXSCAN,
+    DCP_REDUCE_SCATTER,
     DCP_BCAST,
     DCP_BARRIER,
+    DCP_GATHER,
+    DCP_SCATTER,
+    DCP_ALLGATHER,
+    DCP_ALLTOALL,
     DCP_FREED,     /* the client freed the communicator after `call` calls through the DCP */
     DCP_FINALIZED, /* the client called TDM_Finalize: it is done with every communicator */
 };
 
 typedef struct dcp_header {
     int kind;
-    int type;     /* index in the carried datatypes */
-    int op;       /* index in the carried ops */
+    int type;     /* reductions: index in the carried datatypes */
+    int op;       /* reductions: index in the carried ops */
     int count;
-    int root;     /* reduce, bcast: a rank of the communicator */
+    int root;     /* reduce, bcast, gather, scatter: a rank of the communicator */
     dcp_key key;  /* the communicator */
     int call;     /* the client's calls through the DCP on it before this one (FREED: all of them) */
     int members;  /* > 0: the communicator's size; its members' world ranks follow the header */
+    int counts;   /* the counts that follow (after the members): 0, the size or twice the size */
 } dcp_header;
 
 /* DCP -> DCP */
@@ -86,6 +103,12 @@ MPI_Op tdm_dcp_op(int index);
 
 /* The rank among the serving DCPs (dcp_world) of the DCP with index d in the mapping. */
 int tdm_dcp_world_rank(int d);
+
+/* The DCPs of a communicator whose ranks are the world ranks members[0..n-1], in order of the first
+ * rank each serves: group_of_rank[r] is rank r's DCP's index among them, group[g] that DCP's world
+ * rank; order is the ranks in group order (each DCP's ranks ascending, DCP after DCP): the identity
+ * when each DCP's ranks are consecutive. Arrays of n. Returns the number of DCPs. */
+int tdm_dcp_groups(const int *members, int n, int *group_of_rank, int *group, int *order);
 
 /* On a DCP (dcp_server.c): serves the clients of DCP d until they all finalized. */
 void tdm_dcp_serve(int d);

@@ -14,8 +14,7 @@
 #include "../base/error.h"
 #include "../core/api_internal.h"
 #include "../engine/shadow_comm.h"
-#include "dcp_protocol.h"
-#include "tandem.h"
+#include "dcp_server.h"
 
 #include <limits.h>
 #include <sched.h>
@@ -23,80 +22,30 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One client's message about a communicator (a call, or that it freed the communicator), queued until
- * the DCP can act on it. */
-typedef struct contribution {
-    struct contribution *next;
-    dcp_header h;
-    int tag;        /* the client's, for the answer */
-    int client;     /* among this DCP's clients, 0 .. clients-1 */
-    char *message;  /* the header, the members if any, then the data */
-    char *data;
-} contribution;
-
-/* A communicator some clients of this DCP call collectives on. */
-typedef struct served_comm {
-    struct served_comm *next;
-    dcp_key key;
-    int size;                   /* 0 until a client sent its members */
-    int *members;               /* world ranks, in its order */
-    int mine;                   /* this DCP's clients in it */
-    int *mine_ranks;            /* their ranks in it, ascending */
-    contribution *unsorted;     /* messages that came before the members */
-    contribution **queue;       /* per client in it: its calls, by call number */
-    int *freed_after;           /* per client in it: -1, or its calls on it when it freed it */
-    int next_call;              /* the call number to start next */
-    int group_size, group_rank;
-    int *group;                 /* the world ranks of its DCPs, in order */
-    int *group_of_rank;         /* per rank of it: the group index of its DCP */
-    int slot;                   /* of tags on dcp_link; -1: not granted yet; 0: needs none (one DCP) */
-    tdm_shadow *among;          /* its DCPs' group shadow (several DCPs, once granted) */
-    int running;                /* calls started and not yet answered */
-    int released;               /* this DCP is done with it (told the first DCP) */
-    int releases;               /* the first DCP: the others that are done with it */
-} served_comm;
-
-/* A call among the DCPs of a communicator, then answered. */
-typedef struct call {
-    struct call *next;
-    served_comm *sc;
-    TDM_Request req;            /* among the DCPs; NULL once done (or if there was none) */
-    char *combined, *result;
-    int count;                  /* elements of type in the answer */
-    MPI_Datatype type;
-    int *tags;                  /* per client in the communicator */
-    int *answered;              /* per client: whether it gets the result */
-    MPI_Request *answers;       /* per client, once the result is there */
-    int answering;              /* the answers went out */
-} call;
-
 static struct {
     int d;                      /* this DCP's index in the mapping */
     int first, clients;         /* its block of application ranks */
     int *finalized;             /* per client */
     int finished;               /* clients that finalized */
     served_comm *comms;
-    call *calls, **calls_end;
+    served_call *calls, **calls_end;
     char *share_used;           /* the slots it lends: slot first_slot + i taken */
     int first_slot, next_slot;
 } srv;
 
-static void fail(const char *what, int rc)
+void tdm_dcp_fail(const char *what, int rc)
 {
     fprintf(stderr, "tandem: dedicated collective process: %s failed (MPI error %d); aborting\n", what, rc);
     MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
-static void *alloc(size_t bytes)
+void *tdm_dcp_alloc(size_t bytes)
 {
     void *p = calloc(1, bytes ? bytes : 1);
     if (!p)
-        fail("allocating memory", MPI_ERR_NO_MEM);
+        tdm_dcp_fail("allocating memory", MPI_ERR_NO_MEM);
     return p;
 }
-
-/* The DCP index serving world rank w, an application rank. */
-static int dcp_of(int w) { return tdm_dcp.map.server[tdm_dcp.map.app_index[w]]; }
 
 /* ---- slots ---- */
 
@@ -122,20 +71,21 @@ static void control(int what, dcp_key key, int slot, int to)
     dcp_control c = {.what = what, .key = key, .slot = slot};
     int rc = MPI_Send(&c, (int)sizeof c, MPI_BYTE, to, DCP_CONTROL_TAG, tdm_dcp.dcp_link);
     if (rc != MPI_SUCCESS)
-        fail("telling another DCP about a communicator", rc);
+        tdm_dcp_fail("telling another DCP about a communicator", rc);
 }
 
 /* The group shadow, once the members are known and the slot granted. */
 static void join_group(served_comm *sc)
 {
-    if (sc->among || sc->size == 0 || sc->group_size < 2 || sc->slot < 0)
+    if (sc->among || sc->size == 0 || sc->slot < 0)
         return;
-    int *peers = alloc(sizeof(int) * (size_t)sc->group_size);
+    int *peers = tdm_dcp_alloc(sizeof(int) * (size_t)sc->group_size);
     memcpy(peers, sc->group, sizeof(int) * (size_t)sc->group_size);
+    /* one DCP alone: its calls among itself send nothing, any tags do */
     int rc = tdm_shadow_create_group(tdm_dcp.dcp_link, sc->group_rank, sc->group_size, peers,
                                      sc->slot * tdm_dcp.window, (unsigned long)tdm_dcp.window, &sc->among);
     if (rc != MPI_SUCCESS)
-        fail("creating the DCPs' group of a communicator", rc);
+        tdm_dcp_fail("creating the DCPs' group of a communicator", rc);
 }
 
 /* ---- communicators ---- */
@@ -153,7 +103,7 @@ static served_comm *find_or_add(dcp_key key)
     served_comm *sc = find(key);
     if (sc)
         return sc;
-    sc = alloc(sizeof *sc);
+    sc = tdm_dcp_alloc(sizeof *sc);
     sc->key = key;
     sc->slot = -1;
     sc->next = srv.comms;
@@ -175,7 +125,7 @@ static void queue_message(served_comm *sc, contribution *in)
 {
     int i = position(sc, in->client);
     if (i < 0)
-        fail("a client's call on a communicator without it", MPI_ERR_COMM);
+        tdm_dcp_fail("a client's call on a communicator without it", MPI_ERR_COMM);
     if (in->h.kind == DCP_FREED) {
         sc->freed_after[i] = in->h.call;
         free(in->message);
@@ -193,26 +143,21 @@ static void queue_message(served_comm *sc, contribution *in)
 static void learn(served_comm *sc, const int *members, int size)
 {
     sc->size = size;
-    sc->members = alloc(sizeof(int) * (size_t)size);
+    sc->members = tdm_dcp_alloc(sizeof(int) * (size_t)size);
     memcpy(sc->members, members, sizeof(int) * (size_t)size);
-    sc->mine_ranks = alloc(sizeof(int) * (size_t)size);
-    sc->group = alloc(sizeof(int) * (size_t)size);
-    sc->group_of_rank = alloc(sizeof(int) * (size_t)size);
+    sc->mine_ranks = tdm_dcp_alloc(sizeof(int) * (size_t)size);
+    sc->group = tdm_dcp_alloc(sizeof(int) * (size_t)size);
+    sc->group_of_rank = tdm_dcp_alloc(sizeof(int) * (size_t)size);
+    sc->order = tdm_dcp_alloc(sizeof(int) * (size_t)size);
+    sc->group_size = tdm_dcp_groups(members, size, sc->group_of_rank, sc->group, sc->order);
     int me = tdm_dcp.map.dcp_world[srv.d];
-    for (int r = 0; r < size; r++) {
-        int d = dcp_of(members[r]), w = tdm_dcp.map.dcp_world[d], g = 0;
-        while (g < sc->group_size && sc->group[g] != w)
-            g++;
-        if (g == sc->group_size)
-            sc->group[sc->group_size++] = w;
-        sc->group_of_rank[r] = g;
-        if (w == me) {
-            sc->group_rank = g;
+    while (sc->group[sc->group_rank] != me)
+        sc->group_rank++;
+    for (int r = 0; r < size; r++)
+        if (sc->group_of_rank[r] == sc->group_rank)
             sc->mine_ranks[sc->mine++] = r;
-        }
-    }
-    sc->queue = alloc(sizeof *sc->queue * (size_t)sc->mine);
-    sc->freed_after = alloc(sizeof(int) * (size_t)sc->mine);
+    sc->queue = tdm_dcp_alloc(sizeof *sc->queue * (size_t)sc->mine);
+    sc->freed_after = tdm_dcp_alloc(sizeof(int) * (size_t)sc->mine);
     for (int i = 0; i < sc->mine; i++)
         sc->freed_after[i] = -1;
     if (sc->group_size == 1) {
@@ -264,6 +209,7 @@ static void forget(served_comm *sc)
     free(sc->freed_after);
     free(sc->group);
     free(sc->group_of_rank);
+    free(sc->order);
     free(sc);
 }
 
@@ -294,86 +240,13 @@ static int retire_comms(void)
 
 /* ---- calls ---- */
 
-/* The clients' contributions, combined in the order of their ranks: c_0 op (c_1 op (... op c_last)). */
-static char *combine(contribution **oldest, int n, MPI_Datatype type, MPI_Op op, int count)
-{
-    int size;
-    MPI_Type_size(type, &size);
-    size_t bytes = (size_t)count * (size_t)size;
-    char *acc = alloc(bytes);
-    memcpy(acc, oldest[n - 1]->data, bytes);
-    for (int c = n - 2; c >= 0; c--)
-        MPI_Reduce_local(oldest[c]->data, acc, count, type, op);
-    return acc;
-}
-
-/* Starts sc's next call, whose contributions are oldest[0..mine-1], among its DCPs (if it has more than
- * this one), and frees the contributions. */
-static call *start_call(served_comm *sc, contribution **oldest)
-{
-    dcp_header h = oldest[0]->h;
-    int n = sc->mine;
-    call *x = alloc(sizeof *x);
-    x->sc = sc;
-    x->tags = alloc(sizeof(int) * (size_t)n);
-    x->answered = alloc(sizeof(int) * (size_t)n);
-    x->answers = alloc(sizeof(MPI_Request) * (size_t)n);
-    int barrier = h.kind == DCP_BARRIER, size = 1;
-    x->type = barrier ? MPI_BYTE : tdm_dcp_type(h.type);
-    x->count = barrier ? 1 : h.count; /* a barrier answers with a byte */
-    MPI_Type_size(x->type, &size);
-    size_t bytes = (size_t)x->count * (size_t)size;
-    x->result = alloc(bytes);
-    for (int i = 0; i < n; i++) {
-        int r = sc->mine_ranks[i];
-        x->tags[i] = oldest[i]->tag;
-        x->answers[i] = MPI_REQUEST_NULL;
-        x->answered[i] = h.kind == DCP_REDUCE ? r == h.root : h.kind == DCP_BCAST ? r != h.root : 1;
-        if (h.kind == DCP_BCAST && r == h.root) /* the root's data, to bcast from here */
-            memcpy(x->result, oldest[i]->data, bytes);
-    }
-    if (h.kind == DCP_ALLREDUCE || h.kind == DCP_REDUCE)
-        x->combined = combine(oldest, n, x->type, tdm_dcp_op(h.op), h.count);
-    for (int i = 0; i < n; i++) {
-        free(oldest[i]->message);
-        free(oldest[i]);
-    }
-    sc->running++;
-    if (sc->group_size == 1) { /* this DCP serves every rank: the combination is the result */
-        if (x->combined)
-            memcpy(x->result, x->combined, bytes);
-        return x;
-    }
-    int root = h.kind == DCP_REDUCE || h.kind == DCP_BCAST ? sc->group_of_rank[h.root] : 0, rc;
-    MPI_Comm checked = tdm_dcp.dcp_world; /* as many ranks as any group or more: checks the arguments */
-    tdm_coll_on_group(sc->among);
-    switch (h.kind) {
-    case DCP_ALLREDUCE:
-        rc = TDM_Iallreduce(x->combined, x->result, h.count, x->type, tdm_dcp_op(h.op), checked, &x->req);
-        break;
-    case DCP_REDUCE:
-        rc = TDM_Ireduce(x->combined, x->result, h.count, x->type, tdm_dcp_op(h.op), root, checked, &x->req);
-        break;
-    case DCP_BCAST:
-        rc = TDM_Ibcast(x->result, h.count, x->type, root, checked, &x->req);
-        break;
-    default:
-        rc = TDM_Ibarrier(checked, &x->req);
-        break;
-    }
-    tdm_coll_on_group(NULL);
-    if (rc != MPI_SUCCESS)
-        fail("the collective among the DCPs", rc);
-    return x;
-}
-
 /* Starts the calls of sc whose contributions are all there. Returns whether any started. */
 static int start_ready_calls(served_comm *sc)
 {
-    if (sc->size == 0 || sc->slot < 0 || (sc->group_size > 1 && !sc->among))
+    if (!sc->among)
         return 0;
     int moved = 0;
-    contribution **oldest = alloc(sizeof *oldest * (size_t)sc->mine);
+    contribution **oldest = tdm_dcp_alloc(sizeof *oldest * (size_t)sc->mine);
     for (;;) {
         int ready = 1;
         for (int i = 0; i < sc->mine && ready; i++)
@@ -385,7 +258,8 @@ static int start_ready_calls(served_comm *sc)
             sc->queue[i] = oldest[i]->next;
         }
         sc->next_call++;
-        call *x = start_call(sc, oldest);
+        served_call *x = tdm_dcp_start_call(sc, oldest);
+        sc->running++;
         *srv.calls_end = x;
         srv.calls_end = &x->next;
         moved = 1;
@@ -394,28 +268,17 @@ static int start_ready_calls(served_comm *sc)
     return moved;
 }
 
-static void free_call(call *x)
-{
-    x->sc->running--;
-    free(x->combined);
-    free(x->result);
-    free(x->tags);
-    free(x->answered);
-    free(x->answers);
-    free(x);
-}
-
 /* Calls in flight: done among the DCPs, then answered. Returns whether any moved. */
 static int progress_calls(void)
 {
     int moved = 0, rc;
-    for (call **p = &srv.calls; *p;) {
-        call *x = *p;
+    for (served_call **p = &srv.calls; *p;) {
+        served_call *x = *p;
         served_comm *sc = x->sc;
         int done = 0;
         if (x->req) {
             if ((rc = TDM_Test(&x->req, &done, MPI_STATUS_IGNORE)) != MPI_SUCCESS)
-                fail("the collective among the DCPs", rc);
+                tdm_dcp_fail("the collective among the DCPs", rc);
             if (!done) {
                 p = &x->next;
                 continue;
@@ -423,23 +286,25 @@ static int progress_calls(void)
             x->req = NULL;
         }
         if (!x->answering) {
+            tdm_dcp_finish_call(x);
             for (int i = 0; i < sc->mine; i++)
-                if (x->answered[i] &&
-                    (rc = MPI_Isend(x->result, x->count, x->type, sc->members[sc->mine_ranks[i]], x->tags[i],
-                                    tdm_dcp.link_shadow->comm, &x->answers[i])) != MPI_SUCCESS)
-                    fail("answering a client", rc);
+                if (x->answer[i] &&
+                    (rc = MPI_Isend(x->answer[i], x->answer_count[i], x->type, sc->members[sc->mine_ranks[i]],
+                                    x->in[i]->tag, tdm_dcp.link_shadow->comm, &x->answers[i])) != MPI_SUCCESS)
+                    tdm_dcp_fail("answering a client", rc);
             x->answering = 1;
             moved = 1;
         }
         done = 1;
         for (int i = 0; i < sc->mine && done; i++)
             if ((rc = MPI_Test(&x->answers[i], &done, MPI_STATUS_IGNORE)) != MPI_SUCCESS)
-                fail("answering a client", rc);
+                tdm_dcp_fail("answering a client", rc);
         if (done) {
             *p = x->next;
             if (!*p)
                 srv.calls_end = p;
-            free_call(x);
+            sc->running--;
+            tdm_dcp_free_call(x);
             moved = 1;
         } else {
             p = &x->next;
@@ -454,10 +319,10 @@ static void client_message(MPI_Message *message, const MPI_Status *status)
 {
     int bytes, rc;
     MPI_Get_count(status, MPI_BYTE, &bytes);
-    contribution *in = alloc(sizeof *in);
-    in->message = alloc((size_t)bytes);
+    contribution *in = tdm_dcp_alloc(sizeof *in);
+    in->message = tdm_dcp_alloc((size_t)bytes);
     if ((rc = MPI_Mrecv(in->message, bytes, MPI_BYTE, message, MPI_STATUS_IGNORE)) != MPI_SUCCESS)
-        fail("MPI_Mrecv", rc);
+        tdm_dcp_fail("MPI_Mrecv", rc);
     memcpy(&in->h, in->message, sizeof in->h);
     in->tag = status->MPI_TAG;
     in->client = tdm_dcp.map.app_index[status->MPI_SOURCE] - srv.first;
@@ -469,7 +334,8 @@ static void client_message(MPI_Message *message, const MPI_Status *status)
         return;
     }
     const int *members = (const int *)(in->message + sizeof in->h);
-    in->data = in->message + sizeof in->h + sizeof(int) * (size_t)in->h.members;
+    in->counts = members + in->h.members;
+    in->data = (char *)(in->counts + in->h.counts);
     served_comm *sc = find_or_add(in->h.key);
     if (sc->size == 0 && in->h.members > 0)
         learn(sc, members, in->h.members);
@@ -486,7 +352,7 @@ static void control_message(MPI_Message *message)
     dcp_control c;
     int rc = MPI_Mrecv(&c, (int)sizeof c, MPI_BYTE, message, MPI_STATUS_IGNORE);
     if (rc != MPI_SUCCESS)
-        fail("MPI_Mrecv", rc);
+        tdm_dcp_fail("MPI_Mrecv", rc);
     if (c.what == DCP_GRANT) {
         served_comm *sc = find_or_add(c.key);
         sc->slot = c.slot;
@@ -494,7 +360,7 @@ static void control_message(MPI_Message *message)
     } else {
         served_comm *sc = find(c.key);
         if (!sc)
-            fail("a release of a communicator it does not know", MPI_ERR_INTERN);
+            tdm_dcp_fail("a release of a communicator it does not know", MPI_ERR_INTERN);
         sc->releases++;
     }
 }
@@ -504,9 +370,9 @@ void tdm_dcp_serve(int d)
     srv.d = d;
     srv.first = tdm_dcp.map.first_client[d];
     srv.clients = tdm_dcp.map.clients[d];
-    srv.finalized = alloc(sizeof(int) * (size_t)(srv.clients + 1));
+    srv.finalized = tdm_dcp_alloc(sizeof(int) * (size_t)(srv.clients + 1));
     srv.calls_end = &srv.calls;
-    srv.share_used = alloc((size_t)tdm_dcp.slots_per_dcp);
+    srv.share_used = tdm_dcp_alloc((size_t)tdm_dcp.slots_per_dcp);
     srv.first_slot = 2 + tdm_dcp_world_rank(d) * tdm_dcp.slots_per_dcp;
     if (srv.clients > 0) { /* the application world: its members are known to all */
         served_comm *world = find_or_add(DCP_APP_WORLD_KEY);
@@ -518,14 +384,14 @@ void tdm_dcp_serve(int d)
         MPI_Status status;
         if ((rc = MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, tdm_dcp.link_shadow->comm, &flag, &message, &status)) !=
             MPI_SUCCESS)
-            fail("MPI_Improbe", rc);
+            tdm_dcp_fail("MPI_Improbe", rc);
         if (flag) {
             client_message(&message, &status);
             moved = 1;
         }
         if ((rc = MPI_Improbe(MPI_ANY_SOURCE, DCP_CONTROL_TAG, tdm_dcp.dcp_link, &flag, &message, &status)) !=
             MPI_SUCCESS)
-            fail("MPI_Improbe", rc);
+            tdm_dcp_fail("MPI_Improbe", rc);
         if (flag) {
             control_message(&message);
             moved = 1;

@@ -205,6 +205,7 @@ static int launch(struct tdm_request *req, TDM_Request *request)
 static __thread tdm_shadow *on_group;
 
 void tdm_coll_on_group(struct tdm_shadow *group) { on_group = group; }
+struct tdm_shadow *tdm_coll_group(void) { return on_group; }
 
 /* The application's side of a call its dedicated collective process serves: one schedule, never
  * cached (its shadow is the link's, not the communicator's). */

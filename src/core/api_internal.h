@@ -9,10 +9,10 @@
 struct tdm_shadow;
 /* Set by a dedicated collective process around a call it makes among the DCPs of a communicator
  * (agents/dcp_server.c): until set back to NULL, the collectives this thread starts run on this group
- * shadow (tdm_shadow_create_group): its rank, size, peers and tags. The communicator they name only
- * serves to check the arguments: it has as many ranks as the group or more, and roots and counts are
- * the group's. */
+ * shadow (tdm_shadow_create_group): its rank, size, peers and tags. The arguments are checked against
+ * the group (roots and counts are the group's); the communicator named must be valid, no more. */
 void tdm_coll_on_group(struct tdm_shadow *group);
+struct tdm_shadow *tdm_coll_group(void);
 
 int tdm_ibarrier(const char *fn, MPI_Comm comm, TDM_Request *request);
 int tdm_ibcast(const char *fn, void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,

@@ -1,5 +1,7 @@
 #include "check.h"
 
+#include "api_internal.h"
+
 #include "../base/error.h"
 #include "../base/state.h"
 #include "../engine/shadow_comm.h"
@@ -30,7 +32,9 @@ int tdm_check_call(const char *fn, MPI_Comm comm, void *request, tdm_coll_kind k
     a->cache_bytes = tdm_global.cache_bytes;
     a->split_levels = -1;
     a->torus_ndims = 0;
-    tdm_shadow *sh = tdm_shadow_lookup(comm);
+    tdm_shadow *sh = tdm_coll_group(); /* a DCP's call among the DCPs of a communicator: the group's */
+    if (!sh)
+        sh = tdm_shadow_lookup(comm);
     if (sh) {
         a->rank = sh->rank;
         a->size = sh->size;

@@ -1,0 +1,38 @@
+/*
+ * The application's side of dedicated collective processes: a communicator's state (dcp_client.c) and
+ * the calls (dcp_client_calls.c).
+ */
+#ifndef TANDEM_DCP_CLIENT_H
+#define TANDEM_DCP_CLIENT_H
+
+#include "dcp_protocol.h"
+
+struct tdm_request;
+struct tdm_coll_args;
+
+/* A communicator, as a client of the DCPs sees it. */
+typedef struct tdm_dcp_comm {
+    MPI_Comm comm;            /* the user's (while it lives) */
+    int served;               /* intracommunicator of two application ranks or more */
+    int size, rank;
+    int *members;             /* world ranks, in its order */
+    int *order;               /* its ranks in group order (dcp_server.h) */
+    int contiguous;           /* each DCP's ranks in it are consecutive (scans keep their order) */
+    dcp_key key;              /* its name among the DCPs, once named */
+    int named;
+    int announced;            /* the members went to the DCP with a call */
+    int calls;                /* calls through the DCP so far */
+    tdm_shadow *shadow;       /* its shadow, where it is named (held until named) */
+    MPI_Request *naming;      /* rank 0: a send to each other rank; the others: one receive */
+    int naming_started;
+    int refs;                 /* its attribute, and each call waiting for its name */
+    struct tdm_dcp_comm *prev, *next; /* the live ones, freed at TDM_Finalize */
+} tdm_dcp_comm;
+
+/* The DCPs' kind of a call (dcp_protocol.h), 0 if they do not serve it; contiguous: each DCP's ranks
+ * in the communicator are consecutive. */
+int tdm_dcp_kind_of(const struct tdm_coll_args *a, int contiguous);
+/* The call waits for the communicator's name (a request prelude) if it has none yet. */
+void tdm_dcp_wait_for_name(struct tdm_request *req, tdm_dcp_comm *cc, dcp_header *header);
+
+#endif

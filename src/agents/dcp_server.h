@@ -1,0 +1,79 @@
+/*
+ * Inside a dedicated collective process: the communicators it serves and the calls it runs.
+ * dcp_server.c receives, queues, starts and answers; dcp_server_calls.c turns the contributions of
+ * each kind of collective into a call among the DCPs and the answers to the clients.
+ *
+ * A communicator's ranks in *group order*: those of its first DCP (the DCP of rank 0), then those of
+ * the next DCP to appear in rank order, and so on, each DCP's ranks ascending. Blocks of data travel
+ * among the DCPs in group order; each client unpacks them into rank order (dcp_client_calls.c).
+ */
+#ifndef TANDEM_DCP_SERVER_H
+#define TANDEM_DCP_SERVER_H
+
+#include "dcp_protocol.h"
+#include "tandem.h"
+
+/* One client's message about a communicator (a call, or that it freed the communicator), queued until
+ * the DCP can act on it. */
+typedef struct contribution {
+    struct contribution *next;
+    dcp_header h;
+    int tag;        /* the client's, for the answer */
+    int client;     /* among this DCP's clients, 0 .. clients-1 */
+    char *message;  /* the header, the members if any, the counts if any, then the data */
+    const int *counts;
+    char *data;
+} contribution;
+
+/* A communicator some clients of this DCP call collectives on. */
+typedef struct served_comm {
+    struct served_comm *next;
+    dcp_key key;
+    int size;                   /* 0 until a client sent its members */
+    int *members;               /* world ranks, in its order */
+    int mine;                   /* this DCP's clients in it */
+    int *mine_ranks;            /* their ranks in it, ascending */
+    contribution *unsorted;     /* messages that came before the members */
+    contribution **queue;       /* per client in it: its calls, by call number */
+    int *freed_after;           /* per client in it: -1, or its calls on it when it freed it */
+    int next_call;              /* the call number to start next */
+    int group_size, group_rank;
+    int *group;                 /* the world ranks of its DCPs, in order */
+    int *group_of_rank;         /* per rank of it: the group index of its DCP */
+    int *order;                 /* its ranks in group order */
+    int slot;                   /* of tags on dcp_link; -1: not granted yet; 0: needs none (one DCP) */
+    tdm_shadow *among;          /* its DCPs' group shadow, once granted */
+    int running;                /* calls started and not yet answered */
+    int released;               /* this DCP is done with it (told the first DCP) */
+    int releases;               /* the first DCP: the others that are done with it */
+} served_comm;
+
+/* A call among the DCPs of a communicator, then answered. */
+typedef struct served_call {
+    struct served_call *next;
+    served_comm *sc;
+    contribution **in;          /* per client in the communicator, kept until answered */
+    TDM_Request req;            /* among the DCPs; NULL once done */
+    char *input, *output;       /* this DCP's part of the call among the DCPs, and what it gets */
+    char *scratch;              /* answers assembled here (alltoall) */
+    int *counts, *displs;       /* per DCP of the communicator (as many as dcp_world has ranks) */
+    int *counts2, *displs2;
+    MPI_Datatype type;          /* of the answers */
+    char **answer;              /* per client: its answer, NULL for none */
+    int *answer_count;          /* per client: elements of type */
+    MPI_Request *answers;       /* per client */
+    int answering;              /* the answers went out */
+} served_call;
+
+/* Starts the call of sc whose contributions are in[0 .. sc->mine - 1] among its DCPs. */
+served_call *tdm_dcp_start_call(served_comm *sc, contribution **in);
+/* The call among the DCPs completed: the answers to the clients (x->answer). */
+void tdm_dcp_finish_call(served_call *x);
+void tdm_dcp_free_call(served_call *x);
+
+/* Aborts the job: a DCP cannot report an error to anyone. */
+void tdm_dcp_fail(const char *what, int rc);
+/* calloc that aborts when out of memory */
+void *tdm_dcp_alloc(size_t bytes);
+
+#endif

@@ -1,0 +1,355 @@
+/*
+ * What a dedicated collective process does for each kind of collective (see dcp_server.h): from its
+ * clients' contributions to its part of the call among the DCPs of the communicator, and from the
+ * result to each client's answer. Reductions combine the clients' data in the order of their ranks
+ * first; blocks of data travel among the DCPs in group order, in bytes.
+ */
+#include "dcp_server.h"
+
+#include "../core/api_internal.h"
+
+#include <limits.h>
+#include <string.h>
+
+static int type_size(MPI_Datatype type)
+{
+    int size;
+    MPI_Type_size(type, &size);
+    return size;
+}
+
+/* The clients' contributions, combined in the order of their ranks: c_0 op (c_1 op (... op c_last)). */
+static char *combine(contribution **in, int n, MPI_Datatype type, MPI_Op op, int count)
+{
+    size_t bytes = (size_t)count * (size_t)type_size(type);
+    char *acc = tdm_dcp_alloc(bytes);
+    memcpy(acc, in[n - 1]->data, bytes);
+    for (int c = n - 2; c >= 0; c--)
+        MPI_Reduce_local(in[c]->data, acc, count, type, op);
+    return acc;
+}
+
+/* An int that must hold a sum of bytes or elements. */
+static int checked_int(long long n)
+{
+    if (n > INT_MAX)
+        tdm_dcp_fail("a call of more than INT_MAX bytes through a DCP", MPI_ERR_COUNT);
+    return (int)n;
+}
+
+/* counts[g] = the sum of per_rank over the ranks of DCP g; displs their prefix sums. */
+static void group_sums(const served_comm *sc, const int *per_rank, int *counts, int *displs)
+{
+    long long *sum = tdm_dcp_alloc(sizeof(long long) * (size_t)sc->group_size);
+    for (int r = 0; r < sc->size; r++)
+        sum[sc->group_of_rank[r]] += per_rank[r];
+    long long at = 0;
+    for (int g = 0; g < sc->group_size; g++) {
+        counts[g] = checked_int(sum[g]);
+        displs[g] = checked_int(at);
+        at += sum[g];
+    }
+    free(sum);
+}
+
+/* The clients' data, one after another in the order of their ranks (their part of the group order). */
+static char *concatenate(served_call *x, int *bytes)
+{
+    long long total = 0;
+    for (int i = 0; i < x->sc->mine; i++)
+        total += x->in[i]->h.count;
+    *bytes = checked_int(total);
+    char *out = tdm_dcp_alloc((size_t)total), *at = out;
+    for (int i = 0; i < x->sc->mine; i++) {
+        memcpy(at, x->in[i]->data, (size_t)x->in[i]->h.count);
+        at += x->in[i]->h.count;
+    }
+    return out;
+}
+
+/* The client whose rank is r, or -1. */
+static int client_of_rank(const served_comm *sc, int r)
+{
+    for (int i = 0; i < sc->mine; i++)
+        if (sc->mine_ranks[i] == r)
+            return i;
+    return -1;
+}
+
+/* A vector of blocks in rank order (per_rank elements of size bytes each), rearranged in group order. */
+static char *in_group_order(const served_comm *sc, const char *v, const int *per_rank, int size)
+{
+    long long *at = tdm_dcp_alloc(sizeof(long long) * (size_t)sc->size), total = 0;
+    for (int r = 0; r < sc->size; r++) {
+        at[r] = total;
+        total += per_rank[r];
+    }
+    char *out = tdm_dcp_alloc((size_t)total * (size_t)size), *to = out;
+    for (int k = 0; k < sc->size; k++) {
+        int r = sc->order[k];
+        memcpy(to, v + at[r] * size, (size_t)per_rank[r] * (size_t)size);
+        to += (size_t)per_rank[r] * (size_t)size;
+    }
+    free(at);
+    return out;
+}
+
+/* Alltoall: this DCP's clients' blocks for each DCP (its clients in rank order, each with its blocks
+ * for that DCP's ranks, which it packed in group order), and the sizes of what comes back. */
+static void alltoall_input(served_call *x)
+{
+    served_comm *sc = x->sc;
+    int n = sc->size, m = sc->mine, G = sc->group_size;
+    long long *send = tdm_dcp_alloc(sizeof(long long) * (size_t)G), *recv = tdm_dcp_alloc(sizeof(long long) * (size_t)G);
+    long long total = 0;
+    for (int i = 0; i < m; i++)
+        for (int r = 0; r < n; r++) {
+            send[sc->group_of_rank[r]] += x->in[i]->counts[r];
+            recv[sc->group_of_rank[r]] += x->in[i]->counts[n + r];
+        }
+    long long at = 0, back = 0;
+    for (int g = 0; g < G; g++) {
+        x->counts[g] = checked_int(send[g]);
+        x->displs[g] = checked_int(at);
+        x->counts2[g] = checked_int(recv[g]);
+        x->displs2[g] = checked_int(back);
+        at += send[g];
+        back += recv[g];
+    }
+    total = at;
+    x->input = tdm_dcp_alloc((size_t)total);
+    x->output = tdm_dcp_alloc((size_t)back);
+    char *to = x->input;
+    for (int g = 0, k = 0; g < G; g++) { /* k: the group order's position of DCP g's first rank */
+        int end = k;
+        while (end < n && sc->group_of_rank[sc->order[end]] == g)
+            end++;
+        for (int i = 0; i < m; i++) {
+            long long from = 0, len = 0;
+            for (int q = 0; q < k; q++)
+                from += x->in[i]->counts[sc->order[q]];
+            for (int q = k; q < end; q++)
+                len += x->in[i]->counts[sc->order[q]];
+            memcpy(to, x->in[i]->data + from, (size_t)len);
+            to += len;
+        }
+        k = end;
+    }
+    free(send);
+    free(recv);
+}
+
+/* Alltoall: each client's blocks, from every rank in group order, out of what the DCPs sent. DCP g sent
+ * its ranks' blocks in rank order, each with its blocks for this DCP's clients in rank order. */
+static void alltoall_answers(served_call *x)
+{
+    served_comm *sc = x->sc;
+    int n = sc->size, m = sc->mine;
+    long long total = 0;
+    for (int i = 0; i < m; i++)
+        for (int r = 0; r < n; r++)
+            total += x->in[i]->counts[n + r];
+    x->scratch = tdm_dcp_alloc((size_t)total);
+    char *to = x->scratch;
+    for (int i = 0; i < m; i++) {
+        x->answer[i] = to;
+        long long mine = 0;
+        for (int k = 0; k < n; k++) {
+            int s = sc->order[k], g = sc->group_of_rank[s];
+            long long from = x->displs2[g];
+            for (int q = 0; q < n; q++) /* the ranks of g before s, all of their blocks here */
+                if (sc->group_of_rank[sc->order[q]] == g && sc->order[q] < s)
+                    for (int j = 0; j < m; j++)
+                        from += x->in[j]->counts[n + sc->order[q]];
+            for (int j = 0; j < i; j++) /* then s's blocks for the clients before this one */
+                from += x->in[j]->counts[n + s];
+            int len = x->in[i]->counts[n + s];
+            memcpy(to, x->output + from, (size_t)len);
+            to += len;
+            mine += len;
+        }
+        x->answer_count[i] = checked_int(mine);
+    }
+}
+
+served_call *tdm_dcp_start_call(served_comm *sc, contribution **in)
+{
+    dcp_header h = in[0]->h;
+    int m = sc->mine, K, bytes = 0, rc = MPI_SUCCESS;
+    MPI_Comm_size(tdm_dcp.dcp_world, &K);
+    served_call *x = tdm_dcp_alloc(sizeof *x);
+    x->sc = sc;
+    x->in = tdm_dcp_alloc(sizeof *x->in * (size_t)m);
+    memcpy(x->in, in, sizeof *x->in * (size_t)m);
+    x->answer = tdm_dcp_alloc(sizeof *x->answer * (size_t)m);
+    x->answer_count = tdm_dcp_alloc(sizeof(int) * (size_t)m);
+    x->answers = tdm_dcp_alloc(sizeof(MPI_Request) * (size_t)m);
+    for (int i = 0; i < m; i++)
+        x->answers[i] = MPI_REQUEST_NULL;
+    x->counts = tdm_dcp_alloc(sizeof(int) * (size_t)K);
+    x->displs = tdm_dcp_alloc(sizeof(int) * (size_t)K);
+    x->counts2 = tdm_dcp_alloc(sizeof(int) * (size_t)K);
+    x->displs2 = tdm_dcp_alloc(sizeof(int) * (size_t)K);
+    int reduction = h.kind <= DCP_REDUCE_SCATTER;
+    x->type = reduction ? tdm_dcp_type(h.type) : MPI_BYTE;
+    MPI_Op op = reduction ? tdm_dcp_op(h.op) : MPI_OP_NULL;
+    size_t elem = (size_t)type_size(x->type), vector = (size_t)h.count * elem;
+    int rooted = h.kind == DCP_BCAST || h.kind == DCP_REDUCE || h.kind == DCP_GATHER || h.kind == DCP_SCATTER;
+    int root = rooted ? sc->group_of_rank[h.root] : 0; /* the root's DCP */
+    int root_client = rooted ? client_of_rank(sc, h.root) : -1;
+    MPI_Comm checked = tdm_dcp.dcp_world; /* as many ranks as any group or more: checks the arguments */
+    tdm_coll_on_group(sc->among);
+    switch (h.kind) {
+    case DCP_ALLREDUCE:
+    case DCP_REDUCE:
+        x->input = combine(in, m, x->type, op, h.count);
+        x->output = tdm_dcp_alloc(vector);
+        rc = h.kind == DCP_ALLREDUCE
+                 ? TDM_Iallreduce(x->input, x->output, h.count, x->type, op, checked, &x->req)
+                 : TDM_Ireduce(x->input, x->output, h.count, x->type, op, root, checked, &x->req);
+        break;
+    case DCP_SCAN:
+    case DCP_EXSCAN: /* prefixes over the clients, in place; the DCPs' exclusive scan of their totals */
+        for (int i = 1; i < m; i++)
+            MPI_Reduce_local(in[i - 1]->data, in[i]->data, h.count, x->type, op);
+        x->input = tdm_dcp_alloc(vector);
+        memcpy(x->input, in[m - 1]->data, vector);
+        x->output = tdm_dcp_alloc(vector);
+        rc = TDM_Iexscan(x->input, x->output, h.count, x->type, op, checked, &x->req);
+        break;
+    case DCP_REDUCE_SCATTER: {
+        char *combined = combine(in, m, x->type, op, h.count);
+        x->input = in_group_order(sc, combined, in[0]->counts, (int)elem);
+        free(combined);
+        group_sums(sc, in[0]->counts, x->counts, x->displs);
+        x->output = tdm_dcp_alloc((size_t)x->counts[sc->group_rank] * elem);
+        rc = TDM_Ireduce_scatter(x->input, x->output, x->counts, x->type, op, checked, &x->req);
+        break;
+    }
+    case DCP_BCAST:
+        x->output = tdm_dcp_alloc((size_t)h.count);
+        if (root_client >= 0)
+            memcpy(x->output, in[root_client]->data, (size_t)h.count);
+        rc = TDM_Ibcast(x->output, h.count, MPI_BYTE, root, checked, &x->req);
+        break;
+    case DCP_BARRIER:
+        x->output = tdm_dcp_alloc(1);
+        rc = TDM_Ibarrier(checked, &x->req);
+        break;
+    case DCP_GATHER:
+        x->input = concatenate(x, &bytes);
+        if (root_client >= 0) {
+            group_sums(sc, in[root_client]->counts, x->counts, x->displs);
+            x->output = tdm_dcp_alloc((size_t)x->displs[sc->group_size - 1] + (size_t)x->counts[sc->group_size - 1]);
+        }
+        rc = TDM_Igatherv(x->input, bytes, MPI_BYTE, x->output, x->counts, x->displs, MPI_BYTE, root, checked, &x->req);
+        break;
+    case DCP_SCATTER: {
+        long long mine = 0;
+        for (int i = 0; i < m; i++)
+            mine += in[i]->h.count;
+        x->output = tdm_dcp_alloc((size_t)mine);
+        if (root_client >= 0)
+            group_sums(sc, in[root_client]->counts, x->counts, x->displs);
+        const void *data = root_client >= 0 ? in[root_client]->data : NULL;
+        rc = TDM_Iscatterv(data, x->counts, x->displs, MPI_BYTE, x->output, checked_int(mine), MPI_BYTE, root, checked,
+                           &x->req);
+        break;
+    }
+    case DCP_ALLGATHER:
+        x->input = concatenate(x, &bytes);
+        group_sums(sc, in[0]->counts, x->counts, x->displs);
+        x->output = tdm_dcp_alloc((size_t)x->displs[sc->group_size - 1] + (size_t)x->counts[sc->group_size - 1]);
+        rc = TDM_Iallgatherv(x->input, bytes, MPI_BYTE, x->output, x->counts, x->displs, MPI_BYTE, checked, &x->req);
+        break;
+    case DCP_ALLTOALL:
+        alltoall_input(x);
+        rc = TDM_Ialltoallv(x->input, x->counts, x->displs, MPI_BYTE, x->output, x->counts2, x->displs2, MPI_BYTE,
+                            checked, &x->req);
+        break;
+    default:
+        rc = MPI_ERR_INTERN;
+        break;
+    }
+    tdm_coll_on_group(NULL);
+    if (rc != MPI_SUCCESS)
+        tdm_dcp_fail("the collective among the DCPs", rc);
+    return x;
+}
+
+void tdm_dcp_finish_call(served_call *x)
+{
+    served_comm *sc = x->sc;
+    dcp_header h = x->in[0]->h;
+    int m = sc->mine, first = sc->group_rank == 0;
+    MPI_Op op = h.kind <= DCP_REDUCE_SCATTER ? tdm_dcp_op(h.op) : MPI_OP_NULL;
+    long long at = 0;
+    for (int i = 0; i < m; i++) {
+        int r = sc->mine_ranks[i];
+        char **answer = &x->answer[i];
+        int *count = &x->answer_count[i];
+        switch (h.kind) {
+        case DCP_ALLREDUCE:
+        case DCP_REDUCE:
+            if (h.kind == DCP_ALLREDUCE || r == h.root)
+                *answer = x->output, *count = h.count;
+            break;
+        case DCP_SCAN:
+        case DCP_EXSCAN:
+            if (!first) /* the ranks before this DCP's, then this DCP's up to the client */
+                MPI_Reduce_local(x->output, x->in[i]->data, h.count, x->type, op);
+            if (h.kind == DCP_SCAN)
+                *answer = x->in[i]->data, *count = h.count;
+            else if (i > 0 || !first)
+                *answer = i > 0 ? x->in[i - 1]->data : x->output, *count = h.count;
+            break;
+        case DCP_REDUCE_SCATTER:
+        case DCP_SCATTER: {
+            int n = h.kind == DCP_SCATTER ? x->in[i]->h.count : x->in[0]->counts[r];
+            *answer = x->output + at * type_size(x->type);
+            *count = n;
+            at += n;
+            break;
+        }
+        case DCP_BCAST:
+            if (r != h.root)
+                *answer = x->output, *count = h.count;
+            break;
+        case DCP_BARRIER:
+            *answer = x->output, *count = 1;
+            break;
+        case DCP_GATHER:
+            if (r == h.root)
+                *answer = x->output, *count = x->displs[sc->group_size - 1] + x->counts[sc->group_size - 1];
+            break;
+        case DCP_ALLGATHER:
+            *answer = x->output, *count = x->displs[sc->group_size - 1] + x->counts[sc->group_size - 1];
+            break;
+        }
+    }
+    if (h.kind == DCP_ALLTOALL)
+        alltoall_answers(x);
+    for (int i = 0; i < m; i++) /* a client expects no message for nothing */
+        if (x->answer_count[i] == 0)
+            x->answer[i] = NULL;
+}
+
+void tdm_dcp_free_call(served_call *x)
+{
+    for (int i = 0; i < x->sc->mine; i++) {
+        free(x->in[i]->message);
+        free(x->in[i]);
+    }
+    free(x->in);
+    free(x->input);
+    free(x->output);
+    free(x->scratch);
+    free(x->counts);
+    free(x->displs);
+    free(x->counts2);
+    free(x->displs2);
+    free(x->answer);
+    free(x->answer_count);
+    free(x->answers);
+    free(x);
+}
