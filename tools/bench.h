@@ -15,6 +15,10 @@ typedef struct {
     int reduction;       /* doubles and MPI_SUM, else bytes */
 } bench_collective;
 
+/* The ranks the benchmark runs on: TDM_Comm_world(), the application's (MPI_COMM_WORLD but in dcp
+ * progress, whose dedicated collective processes never return from TDM_Init). */
+extern MPI_Comm bench_world;
+
 extern const bench_collective bench_collectives[];
 extern const int BENCH_NCOLLECTIVES;
 

@@ -46,7 +46,7 @@ void bench_buffers_free(bench_buffers *b)
 int bench_start_tandem(const bench_collective *c, bench_buffers *b, TDM_Request *req)
 {
     const char *n = c->name;
-    MPI_Comm w = MPI_COMM_WORLD;
+    MPI_Comm w = bench_world;
     int k = b->count;
     MPI_Datatype t = b->type;
     if (!strcmp(n, "allreduce")) return TDM_Iallreduce(b->send, b->recv, k, t, MPI_SUM, w, req);
@@ -63,7 +63,7 @@ int bench_start_tandem(const bench_collective *c, bench_buffers *b, TDM_Request 
 int bench_start_mpi(const bench_collective *c, bench_buffers *b, MPI_Request *req)
 {
     const char *n = c->name;
-    MPI_Comm w = MPI_COMM_WORLD;
+    MPI_Comm w = bench_world;
     int k = b->count;
     MPI_Datatype t = b->type;
     if (!strcmp(n, "allreduce")) return MPI_Iallreduce(b->send, b->recv, k, t, MPI_SUM, w, req);
@@ -80,7 +80,7 @@ int bench_start_mpi(const bench_collective *c, bench_buffers *b, MPI_Request *re
 int bench_run_blocking(const bench_collective *c, bench_buffers *b)
 {
     const char *n = c->name;
-    MPI_Comm w = MPI_COMM_WORLD;
+    MPI_Comm w = bench_world;
     int k = b->count;
     MPI_Datatype t = b->type;
     if (!strcmp(n, "allreduce")) return MPI_Allreduce(b->send, b->recv, k, t, MPI_SUM, w);
@@ -148,7 +148,7 @@ int bench_ranks_on_node(void)
 {
     MPI_Comm node;
     int n;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_split_type(bench_world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
     MPI_Comm_size(node, &n);
     MPI_Comm_free(&node);
     return n;

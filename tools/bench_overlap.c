@@ -16,7 +16,8 @@
  * TDM_Test calls), Tandem thread and Tandem split-tree (if MPI gives MPI_THREAD_MULTIPLE; split uses
  * the split-tree model's S unless TANDEM_SPLIT_S is set). The
  * placement of the progress thread is the one of the run (TANDEM_PROGRESS_PLACEMENT): run once per
- * placement to compare them.
+ * placement to compare them. In a job started with TANDEM_PROGRESS=dcp the Tandem modes are tandem-dcp
+ * (and +test): dedicated collective processes serve the application ranks the benchmark runs on.
  *
  *   mpirun -np 2 tandem-bench --overlap [--collectives allreduce] [--sizes 8,1M] [--reps 5] [--csv FILE]
  *                             [--compute busy|sleep] [--tests 10] [--iters N] [--modes mpi,tandem-inline]
@@ -34,10 +35,11 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { OV_MPI, OV_MPI_TEST, OV_MPI_BLOCKING, OV_INLINE, OV_INLINE_TEST, OV_THREAD, OV_SPLIT, OV_NMODES };
+enum { OV_MPI, OV_MPI_TEST, OV_MPI_BLOCKING, OV_INLINE, OV_INLINE_TEST, OV_THREAD, OV_SPLIT, OV_DCP, OV_DCP_TEST,
+       OV_NMODES };
 const char *const bench_overlap_modes[OV_NMODES] = {"mpi",           "mpi+test",           "mpi-blocking",
                                                     "tandem-inline", "tandem-inline+test", "tandem-thread",
-                                                    "tandem-split"};
+                                                    "tandem-split",  "tandem-dcp",         "tandem-dcp+test"};
 const int BENCH_OVERLAP_NMODES = OV_NMODES;
 #define IS_MPI(mode) ((mode) <= OV_MPI_BLOCKING)
 /* The computation is cut in this many pieces, with a test call after each, in the "+test" modes. */
@@ -46,7 +48,7 @@ static const double tcomp_factors[] = {0, 0.25, 0.5, 1, 1.5, 2, 3, 4};
 #define NPOINTS ((int)(sizeof tcomp_factors / sizeof tcomp_factors[0]))
 
 static int rank, size;
-static const char *unavailable_why;
+static const char *unavailable_why[OV_NMODES]; /* per mode */
 
 static double work_per_second; /* calibrated iterations of compute_work per second */
 static volatile double sink;
@@ -88,7 +90,7 @@ static void calibrate(void)
     }
     double mine = bench_median(rates, 7);
     /* the slowest rank's rate: every rank then computes at least Tcomp */
-    MPI_Allreduce(&mine, &work_per_second, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&mine, &work_per_second, 1, MPI_DOUBLE, MPI_MIN, bench_world);
 }
 
 typedef struct {
@@ -122,13 +124,13 @@ static int wait_op(int mode, TDM_Request *t, MPI_Request *m)
 /* One measurement: iters times start, compute `work` iterations, wait. The slowest rank's averages. */
 static sample run_point(int mode, const bench_collective *c, bench_buffers *b, long work, int iters)
 {
-    int with_tests = mode == OV_MPI_TEST || mode == OV_INLINE_TEST;
+    int with_tests = mode == OV_MPI_TEST || mode == OV_INLINE_TEST || mode == OV_DCP_TEST;
     double in_start = 0, in_test = 0, in_wait = 0;
     TDM_Request treq = TDM_REQUEST_NULL;
     MPI_Request mreq = MPI_REQUEST_NULL;
     start_op(mode, c, b, &treq, &mreq); /* warm-up */
     wait_op(mode, &treq, &mreq);
-    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Barrier(bench_world);
     double t0 = MPI_Wtime();
     for (int i = 0; i < iters; i++) {
         double a = MPI_Wtime();
@@ -156,7 +158,7 @@ static sample run_point(int mode, const bench_collective *c, bench_buffers *b, l
         in_wait += e - w;
     }
     double mine[4] = {in_start / iters, in_test / iters, in_wait / iters, (MPI_Wtime() - t0) / iters}, slowest[4];
-    MPI_Allreduce(mine, slowest, 4, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(mine, slowest, 4, MPI_DOUBLE, MPI_MAX, bench_world);
     return (sample){slowest[0], slowest[1], slowest[2], slowest[3]};
 }
 
@@ -168,12 +170,14 @@ static double compute_time(long work, int iters, int pieces)
         for (int k = 0; k < pieces; k++)
             compute_work(work / pieces);
     double mine = (MPI_Wtime() - t0) / iters, slowest;
-    MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, bench_world);
     return slowest;
 }
 
 static int set_mode_progress(int mode)
 {
+    if (mode == OV_DCP || mode == OV_DCP_TEST)
+        return MPI_SUCCESS; /* chosen for the whole job at TDM_Init */
     return TDM_Set_progress(mode == OV_THREAD ? "thread" : mode == OV_SPLIT ? "split" : "inline");
 }
 
@@ -242,7 +246,7 @@ static void overlap_one(const bench_collective *c, long bytes, const bench_optio
     for (int m = 0; m < OV_NMODES; m++) {
         if (!available[m]) {
             if (bench_mode_wanted(o, bench_overlap_modes[m]))
-                printf("  %-20s (not available: %s)\n", bench_overlap_modes[m], unavailable_why);
+                printf("  %-20s (not available: %s)\n", bench_overlap_modes[m], unavailable_why[m]);
             continue;
         }
         double floor = 1e30;
@@ -257,7 +261,7 @@ static void overlap_one(const bench_collective *c, long bytes, const bench_optio
                 break;
             }
         double last_overlap = 0;
-        int cut = m == OV_MPI_TEST || m == OV_INLINE_TEST;
+        int cut = m == OV_MPI_TEST || m == OV_INLINE_TEST || m == OV_DCP_TEST;
         for (int p = 0; p < NPOINTS; p++) {
             double ovh = overhead_of(&result[m][p]);
             double overlap = 100 * (1 - (result[m][p].total - tcompute[p][cut]) / pure[m]);
@@ -286,8 +290,8 @@ static void overlap_one(const bench_collective *c, long bytes, const bench_optio
 
 int bench_overlap(bench_options *o)
 {
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_rank(bench_world, &rank);
+    MPI_Comm_size(bench_world, &size);
     /* the defaults (tandem_bench.c's --help says them too) */
     if (o->nsizes == 0) {
         o->sizes[0] = 8;
@@ -305,12 +309,21 @@ int bench_overlap(bench_options *o)
                                                                 : COMPUTE_BUSY;
     if (!bench_modes_known(o, bench_overlap_modes, OV_NMODES, rank))
         return 2;
-    int available[OV_NMODES];
-    int threads = TDM_Set_progress("thread") == MPI_SUCCESS;
-    unavailable_why = TDM_SIMULATED ? "SMPI cannot simulate threads" : "MPI does not provide MPI_THREAD_MULTIPLE";
-    TDM_Set_progress("inline");
-    for (int m = 0; m < OV_NMODES; m++)
-        available[m] = bench_mode_wanted(o, bench_overlap_modes[m]) && (threads || (m != OV_THREAD && m != OV_SPLIT));
+    int available[OV_NMODES], dcp = 0;
+    MPI_Comm_compare(bench_world, MPI_COMM_WORLD, &dcp);
+    dcp = dcp != MPI_IDENT; /* dcp progress: the application's world is not MPI's */
+    int threads = !dcp && TDM_Set_progress("thread") == MPI_SUCCESS;
+    if (!dcp)
+        TDM_Set_progress("inline");
+    for (int m = 0; m < OV_NMODES; m++) {
+        int is_dcp = m == OV_DCP || m == OV_DCP_TEST, tandem = !IS_MPI(m), threaded = m == OV_THREAD || m == OV_SPLIT;
+        unavailable_why[m] = is_dcp && !dcp    ? "start the job with TANDEM_PROGRESS=dcp"
+                             : tandem && dcp   ? "dcp progress runs every Tandem collective of the job"
+                             : TDM_SIMULATED   ? "SMPI cannot simulate threads"
+                                               : "MPI does not provide MPI_THREAD_MULTIPLE";
+        available[m] = bench_mode_wanted(o, bench_overlap_modes[m]) &&
+                       (is_dcp ? dcp : !tandem || (!dcp && (threads || !threaded)));
+    }
     calibrate();
     int cores = (int)sysconf(_SC_NPROCESSORS_ONLN), local = bench_ranks_on_node();
     FILE *csv = NULL;

@@ -6,16 +6,16 @@
 #include <string.h>
 
 /* A torus bucket allreduce, which runs in lanes: it starts the color threads that get a lane (on the
- * torus of MPI_COMM_WORLD, 2 per dimension longer than 1; higher threads stay unstarted, -1). Called
+ * torus of the application's world, 2 per dimension longer than 1; higher threads stay unstarted, -1). Called
  * on every rank. */
 static void start_color_threads(void)
 {
     enum { COUNT = 1 << 16 };
     double *x = calloc(COUNT, sizeof *x), *y = calloc(COUNT, sizeof *y);
     int count = x && y ? COUNT : 0;
-    MPI_Allreduce(MPI_IN_PLACE, &count, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &count, 1, MPI_INT, MPI_MIN, bench_world);
     if (TDM_Set_algorithm("allreduce", "torus_bucket") == MPI_SUCCESS) {
-        TDM_Allreduce(x, y, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        TDM_Allreduce(x, y, count, MPI_DOUBLE, MPI_SUM, bench_world);
         TDM_Set_algorithm("allreduce", "auto");
     }
     free(x), free(y);
@@ -24,18 +24,18 @@ static void start_color_threads(void)
 int bench_show_placement(void)
 {
     int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_rank(bench_world, &rank);
+    MPI_Comm_size(bench_world, &size);
     /* the progress thread exists once thread mode is on; a collective makes sure it has run */
     int rc = TDM_Set_progress("thread");
     if (rc != MPI_SUCCESS && rank == 0)
         printf("no progress thread: %s\n", TDM_Last_error());
     double x = 1, y;
-    TDM_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    TDM_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, bench_world);
     /* TANDEM_COLOR_THREADS should be the same everywhere; rows are as wide as the largest */
     int mycolor = 0, ncolor = 0;
     TDM_Get_color_placement(0, NULL, &mycolor);
-    MPI_Allreduce(&mycolor, &ncolor, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(&mycolor, &ncolor, 1, MPI_INT, MPI_MAX, bench_world);
     if (ncolor > 0)
         start_color_threads();
     /* per rank: app core, progress core, then the color threads' cores */
@@ -53,8 +53,8 @@ int bench_show_placement(void)
     int len;
     memset(host, 0, sizeof host);
     MPI_Get_processor_name(host, &len);
-    MPI_Gather(mine, width, MPI_INT, all, width, MPI_INT, 0, MPI_COMM_WORLD);
-    MPI_Gather(host, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, hosts, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, MPI_COMM_WORLD);
+    MPI_Gather(mine, width, MPI_INT, all, width, MPI_INT, 0, bench_world);
+    MPI_Gather(host, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, hosts, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, bench_world);
     if (rank == 0) {
         const char *policy = getenv("TANDEM_PROGRESS_PLACEMENT");
         printf("placement %s (cores are hwloc logical core numbers; -1: unknown)\n", policy ? policy : "none");

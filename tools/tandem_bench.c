@@ -50,7 +50,7 @@ static int nforced;
 static int rank, size;
 
 /* The model column: from this size up, with the parameters the library uses (TANDEM_LOGGP or its
- * defaults), on the torus the library would use for MPI_COMM_WORLD. */
+ * defaults), on the torus the library would use for the application's world. */
 #define MODEL_FROM_BYTES (1 << 20)
 static tdm_loggp loggp;
 static tdm_torus torus;
@@ -108,7 +108,7 @@ static double time_mode(const bench_collective *c, int mode, bench_buffers *b, i
     choose_algorithm(c, mode);
     for (int i = 0; i < warmup; i++)
         start_and_wait(c, mode, b);
-    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Barrier(bench_world);
     double t0 = MPI_Wtime();
     for (int i = 0; i < iters; i++)
         if (start_and_wait(c, mode, b) != MPI_SUCCESS) {
@@ -117,7 +117,7 @@ static double time_mode(const bench_collective *c, int mode, bench_buffers *b, i
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
     double mine = (MPI_Wtime() - t0) / iters, slowest;
-    MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, bench_world);
     return slowest;
 }
 
@@ -515,6 +515,7 @@ static int parse_options(int argc, char **argv, bench_options *o, int *status)
 }
 
 static int own_mpi; /* the program, not TDM_Init, initialized MPI */
+MPI_Comm bench_world = MPI_COMM_NULL;
 
 static int finish(int rc)
 {
@@ -541,8 +542,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "tandem-bench: %s\n", TDM_Last_error());
         return 1;
     }
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    bench_world = TDM_Comm_world();
+    MPI_Comm_rank(bench_world, &rank);
+    MPI_Comm_size(bench_world, &size);
 
     bench_options o = {.part = BENCH_LATENCY, .warmup = -1};
     int status;

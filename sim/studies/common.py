@@ -27,14 +27,18 @@ class SimulationFailed(RuntimeError):
     """A simulated run ended in error (SimGrid's message was printed); a study may go on without it."""
 
 
-def simulate(torus, bench_args, settings=(), selector=None, cfg=()):
-    """tandem-bench on the torus (sim/run; cfg: SimGrid configuration items); its CSV rows.
-    Raises SimulationFailed if the run fails."""
+def simulate(torus, bench_args, settings=(), selector=None, cfg=(), platform=None):
+    """tandem-bench on the torus (sim/run; cfg: SimGrid configuration items), or on platform: (platform
+    file, hostfile, ranks) written beforehand; its CSV rows. Raises SimulationFailed if the run fails."""
     fd, path = tempfile.mkstemp(suffix=".csv")
     os.close(fd)
-    cmd = [sys.executable, os.path.join(TOP, "sim", "run"), "--torus", torus, "--csv", path, "--quiet"]
-    for key, value in PLATFORM.items():
-        cmd += ["--" + key, str(value)]
+    cmd = [sys.executable, os.path.join(TOP, "sim", "run"), "--csv", path, "--quiet"]
+    if platform:
+        cmd += ["--platform", platform[0], "--hostfile", platform[1], "--ranks", str(platform[2])]
+    else:
+        cmd += ["--torus", torus]
+        for key, value in PLATFORM.items():
+            cmd += ["--" + key, str(value)]
     for s in settings:
         cmd += ["--set", s]
     if selector:

@@ -1,6 +1,7 @@
 #include "dcp.h"
 
 #include "../base/error.h"
+#include "../base/smpi_support.h"
 #include "../base/state.h"
 #include "dcp_protocol.h"
 
@@ -159,7 +160,7 @@ int tdm_dcp_init(const char *fn)
         tdm_dcp.is_dcp = 1;
         tdm_dcp_serve(d);
         MPI_Finalize();
-        exit(0);
+        tdm_smpi_leave(); /* exit(0), or in SMPI the end of this rank's actor */
     }
     tdm_dcp.server = tdm_dcp.map.dcp_world[tdm_dcp.map.server[tdm_dcp.map.app_index[rank]]];
     return tdm_dcp_client_init(fn);

@@ -315,14 +315,15 @@ static int progress_calls(void)
 
 /* ---- messages ---- */
 
-static void client_message(MPI_Message *message, const MPI_Status *status)
+static void client_message(const MPI_Status *status)
 {
     int bytes, rc;
     MPI_Get_count(status, MPI_BYTE, &bytes);
     contribution *in = tdm_dcp_alloc(sizeof *in);
     in->message = tdm_dcp_alloc((size_t)bytes);
-    if ((rc = MPI_Mrecv(in->message, bytes, MPI_BYTE, message, MPI_STATUS_IGNORE)) != MPI_SUCCESS)
-        tdm_dcp_fail("MPI_Mrecv", rc);
+    if ((rc = MPI_Recv(in->message, bytes, MPI_BYTE, status->MPI_SOURCE, status->MPI_TAG, tdm_dcp.link_shadow->comm,
+                       MPI_STATUS_IGNORE)) != MPI_SUCCESS)
+        tdm_dcp_fail("receiving a client's message", rc);
     memcpy(&in->h, in->message, sizeof in->h);
     in->tag = status->MPI_TAG;
     in->client = tdm_dcp.map.app_index[status->MPI_SOURCE] - srv.first;
@@ -347,12 +348,13 @@ static void client_message(MPI_Message *message, const MPI_Status *status)
     }
 }
 
-static void control_message(MPI_Message *message)
+static void control_message(const MPI_Status *status)
 {
     dcp_control c;
-    int rc = MPI_Mrecv(&c, (int)sizeof c, MPI_BYTE, message, MPI_STATUS_IGNORE);
+    int rc = MPI_Recv(&c, (int)sizeof c, MPI_BYTE, status->MPI_SOURCE, DCP_CONTROL_TAG, tdm_dcp.dcp_link,
+                      MPI_STATUS_IGNORE);
     if (rc != MPI_SUCCESS)
-        tdm_dcp_fail("MPI_Mrecv", rc);
+        tdm_dcp_fail("receiving another DCP's message", rc);
     if (c.what == DCP_GRANT) {
         served_comm *sc = find_or_add(c.key);
         sc->slot = c.slot;
@@ -380,20 +382,19 @@ void tdm_dcp_serve(int d)
     }
     while (srv.finished < srv.clients || srv.comms) {
         int moved = 0, flag = 0, rc;
-        MPI_Message message;
         MPI_Status status;
-        if ((rc = MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, tdm_dcp.link_shadow->comm, &flag, &message, &status)) !=
-            MPI_SUCCESS)
-            tdm_dcp_fail("MPI_Improbe", rc);
+        /* a probe, then the receive of what it found (nothing else receives on these communicators here;
+         * SMPI has no MPI_Improbe) */
+        if ((rc = MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, tdm_dcp.link_shadow->comm, &flag, &status)) != MPI_SUCCESS)
+            tdm_dcp_fail("MPI_Iprobe", rc);
         if (flag) {
-            client_message(&message, &status);
+            client_message(&status);
             moved = 1;
         }
-        if ((rc = MPI_Improbe(MPI_ANY_SOURCE, DCP_CONTROL_TAG, tdm_dcp.dcp_link, &flag, &message, &status)) !=
-            MPI_SUCCESS)
-            tdm_dcp_fail("MPI_Improbe", rc);
+        if ((rc = MPI_Iprobe(MPI_ANY_SOURCE, DCP_CONTROL_TAG, tdm_dcp.dcp_link, &flag, &status)) != MPI_SUCCESS)
+            tdm_dcp_fail("MPI_Iprobe", rc);
         if (flag) {
-            control_message(&message);
+            control_message(&status);
             moved = 1;
         }
         for (served_comm *sc = srv.comms; sc; sc = sc->next)

@@ -56,6 +56,10 @@ static inline void tdm_smpi_execute(double seconds)
 
 /* Buffers whose content does not matter (a benchmark's): in simulation every rank's are one physical
  * block (SMPI's shared malloc), so thousands of ranks fit in memory. */
+/* A rank leaves the program with status 0 after MPI_Finalize (a dedicated collective process): in SMPI
+ * every rank lives in one process, so only its actor ends. */
+void tdm_smpi_leave(void) __attribute__((noreturn));
+
 static inline void *tdm_smpi_scratch_alloc(size_t bytes) { return SMPI_SHARED_MALLOC(bytes ? bytes : 1); }
 static inline void tdm_smpi_scratch_free(void *p) { SMPI_SHARED_FREE(p); }
 
@@ -69,6 +73,7 @@ static inline int tdm_smpi_charge_copy(MPI_Aint bytes) { return (void)bytes, 0; 
 static inline void *tdm_smpi_shared_temp_alloc(size_t bytes) { return (void)bytes, NULL; }
 static inline int tdm_smpi_shared_temp_free(void *p) { return (void)p, 0; }
 static inline void tdm_smpi_execute(double seconds) { (void)seconds; }
+static inline __attribute__((noreturn)) void tdm_smpi_leave(void) { exit(0); }
 static inline void *tdm_smpi_scratch_alloc(size_t bytes) { return calloc(bytes ? bytes : 1, 1); }
 static inline void tdm_smpi_scratch_free(void *p) { free(p); }
 #define TDM_TLS_INITIAL_EXEC __attribute__((tls_model("initial-exec")))

@@ -265,7 +265,7 @@ void tdm_sched_split_foreground(tdm_schedule *s)
         s->bg_end = s->nrounds;
 }
 
-void *tdm_sched_tmp(tdm_schedule *s, size_t bytes)
+static void *keep_tmp(tdm_schedule *s, size_t bytes, void *(*alloc)(size_t))
 {
     if (s->error != MPI_SUCCESS)
         return NULL;
@@ -274,7 +274,7 @@ void *tdm_sched_tmp(tdm_schedule *s, size_t bytes)
         s->error = MPI_ERR_NO_MEM;
         return NULL;
     }
-    void *p = tdm_tmp_alloc(bytes ? bytes : 1);
+    void *p = alloc(bytes ? bytes : 1);
     if (!p) {
         s->error = MPI_ERR_NO_MEM;
         return NULL;
@@ -283,6 +283,9 @@ void *tdm_sched_tmp(tdm_schedule *s, size_t bytes)
     s->tmp_bytes += bytes;
     return p;
 }
+
+void *tdm_sched_tmp(tdm_schedule *s, size_t bytes) { return keep_tmp(s, bytes, tdm_tmp_alloc); }
+void *tdm_sched_tmp_private(tdm_schedule *s, size_t bytes) { return keep_tmp(s, bytes, tdm_tmp_alloc_private); }
 
 int tdm_sched_finish(tdm_schedule *s)
 {

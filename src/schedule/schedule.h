@@ -121,6 +121,8 @@ static inline int tdm_sched_bg_begin(const tdm_schedule *s) { return s->bg_begin
 static inline int tdm_sched_bg_end(const tdm_schedule *s) { return s->bg_end < 0 ? s->nrounds : s->bg_end; }
 /* Temporary memory freed with the schedule; NULL (and s->error set) if out of memory. */
 void *tdm_sched_tmp(tdm_schedule *s, size_t bytes);
+/* The same, never one block shared by all ranks in a timing-only simulation (tmp_pool.h). */
+void *tdm_sched_tmp_private(tdm_schedule *s, size_t bytes);
 /* Closes the last round; returns s->error. */
 int tdm_sched_finish(tdm_schedule *s);
 

@@ -19,8 +19,11 @@ static size_t capacity(void *block) { return *(size_t *)block; }
 void *tdm_tmp_alloc(size_t bytes)
 {
     void *shared = tdm_smpi_shared_temp_alloc(bytes); /* timing-only simulations */
-    if (shared)
-        return shared;
+    return shared ? shared : tdm_tmp_alloc_private(bytes);
+}
+
+void *tdm_tmp_alloc_private(size_t bytes)
+{
     void *block = NULL;
     if (bytes >= POOL_MIN_BYTES) { /* the smallest kept block that fits without wasting over half */
         pthread_mutex_lock(&lock);

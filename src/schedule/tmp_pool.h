@@ -10,6 +10,9 @@
 #include <stddef.h>
 
 void *tdm_tmp_alloc(size_t bytes);
+/* Memory whose content matters even in a timing-only simulation (where large temporaries are one
+ * block shared by every rank: smpi_support.h): a message that carries a header. */
+void *tdm_tmp_alloc_private(size_t bytes);
 void tdm_tmp_free(void *p);
 /* Returns every kept block to the system (TDM_Finalize). */
 void tdm_tmp_pool_release(void);
