@@ -249,6 +249,11 @@ int TDM_Get_placement(int *app_core, int *progress_core);
  * placement "none", where it happened to start), -1 if it has not started yet (a color thread starts
  * with the first call that has a lane for it) or its core is unknown. */
 int TDM_Get_color_placement(int maxthreads, int cores[], int *nthreads);
+/* In dcp progress, on an application rank: the MPI_COMM_WORLD rank of the dedicated collective process
+ * that serves it, and the block of TDM_Comm_world() ranks that one serves (first, count); whether it
+ * runs on this rank's node (MPI_COMM_TYPE_SHARED) in *same_node. Outside dcp progress: *dcp = -1 and
+ * the rest 0. */
+int TDM_Get_dcp_placement(int *dcp, int *first_client, int *clients, int *same_node);
 
 /* The algorithm a request runs ("allreduce_ring"); NULL if request is not an active request. */
 const char *TDM_Request_algorithm(TDM_Request request);

@@ -203,6 +203,21 @@ int main(int argc, char **argv)
     check(count && size == world - atoi(count), "TDM_Comm_world() has %d ranks of %d, with %s DCPs", size, world,
           count ? count : "?");
 
+    /* this rank's DCP: not an application rank, serving a block that holds this rank, on this node */
+    int dcp, first, clients, same_node, in_app;
+    CHECK_TDM(TDM_Get_dcp_placement(&dcp, &first, &clients, &same_node));
+    MPI_Group world_group, app_group;
+    MPI_Comm_group(MPI_COMM_WORLD, &world_group);
+    MPI_Comm_group(app, &app_group);
+    MPI_Group_translate_ranks(world_group, 1, &dcp, app_group, &in_app);
+    check(dcp >= 0 && dcp < world && in_app == MPI_UNDEFINED && first <= rank && rank < first + clients,
+          "TDM_Get_dcp_placement: DCP %d (application rank %d), block %d+%d", dcp, in_app, first, clients);
+#ifndef TANDEM_SMPI /* a simulated platform's hosts are nodes of their own */
+    check(same_node, "TDM_Get_dcp_placement: the DCP is on another node of this one-node job");
+#endif
+    MPI_Group_free(&world_group);
+    MPI_Group_free(&app_group);
+
     served_calls(app, 1);
     sub_communicators(app);
 

@@ -193,6 +193,13 @@ static void bad_modes(void)
     check(TDM_Set_progress_placement("bind") == MPI_ERR_OTHER,
           "TDM_Set_progress_placement after TDM_Init should be MPI_ERR_OTHER");
     check(TDM_Get_placement(NULL, NULL) == MPI_ERR_ARG, "TDM_Get_placement(NULL) should be MPI_ERR_ARG");
+    int dcp = 0, first = 1, clients = 1, same_node = 1;
+    CHECK_TDM(TDM_Get_dcp_placement(&dcp, &first, &clients, &same_node));
+    check(dcp == -1 && first == 0 && clients == 0 && same_node == 0, "TDM_Get_dcp_placement without DCPs: %d %d %d %d",
+          dcp, first, clients, same_node);
+    check(TDM_Get_dcp_placement(&dcp, &first, NULL, &same_node) == MPI_ERR_ARG &&
+              strstr(TDM_Last_error(), "argument clients"),
+          "TDM_Get_dcp_placement with clients NULL: %s", TDM_Last_error());
 }
 
 /* MPI initialized by the program with less than MPI_THREAD_MULTIPLE: thread mode is refused. */

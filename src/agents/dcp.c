@@ -44,6 +44,20 @@ MPI_Op tdm_dcp_op(int index) { return carried_ops[index]; }
 
 int tdm_dcp_active(void) { return tdm_dcp.active; }
 
+void tdm_dcp_placement(int *dcp, int *first_client, int *clients, int *same_node)
+{
+    *dcp = -1, *first_client = *clients = *same_node = 0;
+    if (!tdm_dcp.active || tdm_dcp.is_dcp)
+        return;
+    int me, d;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    d = tdm_dcp.map.server[tdm_dcp.map.app_index[me]];
+    *dcp = tdm_dcp.map.dcp_world[d];
+    *first_client = tdm_dcp.map.first_client[d];
+    *clients = tdm_dcp.map.clients[d];
+    *same_node = tdm_dcp.node[*dcp] == tdm_dcp.node[me];
+}
+
 MPI_Comm tdm_dcp_app_world(void) { return tdm_dcp.active ? tdm_dcp.app_world : MPI_COMM_WORLD; }
 
 int tdm_dcp_world_rank(int d)
@@ -131,7 +145,7 @@ int tdm_dcp_init(const char *fn)
     MPI_Comm_free(&node);
     MPI_Allgather(&leader, 1, MPI_INT, nodes, 1, MPI_INT, MPI_COMM_WORLD);
     rc = tdm_dcp_map(ranks, nodes, dcps, &tdm_dcp.map);
-    free(nodes);
+    tdm_dcp.node = nodes;
     if (rc != 0)
         return tdm_error(fn, MPI_ERR_NO_MEM, "out of memory for the mapping");
     int d = tdm_dcp.map.dcp_index[rank], serving = d >= 0 && tdm_dcp.map.clients[d] > 0;

@@ -39,6 +39,9 @@ int tdm_dcp_serves(const struct tdm_coll_args *a, MPI_Comm comm, struct tdm_shad
  * (req->prelude) until its ranks agreed on its name. */
 const char *tdm_dcp_client_name(const struct tdm_coll_args *a);
 int tdm_dcp_build_client(struct tdm_request *req, const struct tdm_coll_args *a, struct tdm_dcp_comm *via);
+/* TDM_Get_dcp_placement: this rank's DCP (world rank, -1 outside dcp progress), the block it serves
+ * and whether it shares this rank's node. */
+void tdm_dcp_placement(int *dcp, int *first_client, int *clients, int *same_node);
 /* At TDM_Finalize on an application rank: the DCP is told this client is done. */
 void tdm_dcp_finalize(void);
 

@@ -277,6 +277,8 @@ void tdm_dcp_finalize(void)
     MPI_Comm_free(&tdm_dcp.app_world);
     MPI_Comm_free(&tdm_dcp.dcp_link);
     tdm_dcp_mapping_free(&tdm_dcp.map);
+    free(tdm_dcp.node);
+    tdm_dcp.node = NULL;
     tdm_dcp.active = 0;
     said_inline = 0;
 }

@@ -81,6 +81,7 @@ typedef struct tdm_dcp_job {
     int active;
     int is_dcp;
     tdm_dcp_mapping map;
+    int *node;               /* per world rank: the lowest world rank of its node */
     MPI_Comm app_world;      /* the application ranks (on them) */
     MPI_Comm dcp_world;      /* the DCPs that serve clients (on them) */
     MPI_Comm link;           /* every rank: a private duplicate of MPI_COMM_WORLD */

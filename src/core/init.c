@@ -211,6 +211,16 @@ int TDM_Get_placement(int *app_core, int *progress_core)
     return MPI_SUCCESS;
 }
 
+int TDM_Get_dcp_placement(int *dcp, int *first_client, int *clients, int *same_node)
+{
+    const char *fn = "TDM_Get_dcp_placement";
+    const char *null = !dcp ? "dcp" : !first_client ? "first_client" : !clients ? "clients" : !same_node ? "same_node" : NULL;
+    if (null)
+        return tdm_error(fn, MPI_ERR_ARG, "%s is NULL (argument %s)", null, null);
+    tdm_dcp_placement(dcp, first_client, clients, same_node);
+    return MPI_SUCCESS;
+}
+
 int TDM_Get_color_placement(int maxthreads, int cores[], int *nthreads)
 {
     const char *fn = "TDM_Get_color_placement";
