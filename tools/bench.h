@@ -68,6 +68,8 @@ int bench_iterations(const bench_options *o, int automatic);
 /* 8, 64K, 1M: 1 if text is a size from 1 byte to 2047M */
 int bench_parse_size(const char *text, long *bytes);
 int bench_ranks_on_node(void);
+/* In dcp progress, a line on the dedicated collective processes beside the ranks measured (rank 0). */
+void bench_say_dcps(int local, int cores);
 int bench_cmp_double(const void *a, const void *b);
 double bench_median(double *values, int n); /* sorts values */
 

@@ -154,6 +154,21 @@ int bench_ranks_on_node(void)
     return n;
 }
 
+void bench_say_dcps(int local, int cores)
+{
+    int world, apps;
+    MPI_Comm_size(MPI_COMM_WORLD, &world);
+    MPI_Comm_size(bench_world, &apps);
+    if (world == apps || TDM_SIMULATED)
+        return;
+    if (local == apps) /* one node: the DCPs are here too */
+        printf("plus %d dedicated collective processes (dcp progress): %d processes on this node's %d cores%s\n",
+               world - apps, local + world - apps, cores,
+               local + world - apps > cores ? "  ** OVERSUBSCRIBED: timings say nothing about speed **" : "");
+    else
+        printf("plus %d dedicated collective processes (dcp progress), not counted above\n", world - apps);
+}
+
 int bench_cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;

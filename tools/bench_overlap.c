@@ -334,6 +334,7 @@ int bench_overlap(bench_options *o)
         else
             printf("tandem-bench --overlap: %d ranks, %d on this node with %d cores%s; progress placement %s\n", size,
                    local, cores, local > cores ? "  ** OVERSUBSCRIBED **" : "", placement ? placement : "none");
+        bench_say_dcps(local, cores);
         printf("computation: %s\n",
                compute_kind == COMPUTE_SIMULATED ? "simulated time (smpi_execute_benched)"
                : compute_kind == COMPUTE_SLEEP   ? "SLEEP (the core stays idle: emulates a free core for the progress "

@@ -595,6 +595,7 @@ int main(int argc, char **argv)
         else
             printf("tandem-bench: %d ranks, %d on this node with %ld cores%s\n", size, local, cores,
                    local > cores ? "  ** OVERSUBSCRIBED: timings say nothing about speed **" : "");
+        bench_say_dcps(local, (int)cores);
         int level;
         MPI_Query_thread(&level);
         printf("MPI: %s (thread level %s)\n", version, level == MPI_THREAD_MULTIPLE ? "MPI_THREAD_MULTIPLE"
