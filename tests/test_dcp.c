@@ -256,6 +256,9 @@ int main(int argc, char **argv)
     check(me == 0 || s == want, "exscan on evens then odds: %d, MPI %d", s, want);
     MPI_Comm_free(&interleaved);
 
+    check(TDM_Set_progress("thread") == MPI_ERR_OTHER && strstr(TDM_Last_error(), "dcp progress"),
+          "thread progress in a dcp job: %s", TDM_Last_error());
+    CHECK_TDM(TDM_Set_progress("inline"));
     int rc = TDM_Set_progress("dcp");
     check(rc == MPI_ERR_OTHER && strstr(TDM_Last_error(), "before TDM_Init"), "dcp progress after TDM_Init: got %d: %s",
           rc, TDM_Last_error());

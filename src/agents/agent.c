@@ -88,6 +88,11 @@ int tdm_progress_set(const char *fn, const char *name)
         asked = wanted;
         return MPI_SUCCESS;
     }
+    /* the application's side of a call through a DCP runs inline (its first call on a communicator waits
+     * for the communicator's name there), and so do the calls the DCPs do not serve */
+    if (tdm_dcp_active() && wanted != TDM_PROGRESS_INLINE)
+        return tdm_error(fn, MPI_ERR_OTHER, "the job runs in dcp progress, chosen at TDM_Init; \"%s\" is refused "
+                                            "(argument mode)", name);
     return switch_to(fn, wanted);
 }
 
