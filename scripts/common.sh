@@ -3,7 +3,7 @@
 set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PACKAGES="cmake ninja-build gcc gfortran pkg-config libhwloc-dev libopenmpi-dev openmpi-bin libmpich-dev mpich
-  libsimgrid-dev python3"
+  libsimgrid-dev python3 python3-pip"
 
 ensure_packages() {
   local missing=()
@@ -19,6 +19,16 @@ ensure_packages() {
     echo "missing packages; run:  sudo apt-get install -y ${missing[*]}" >&2
     exit 1
   fi
+}
+
+# The MPI Forum's description of MPI, for scripts/gen_app_world.py (its --check is a test), from PyPI
+# into .cache/python (not a system package: Debian has none).
+ensure_pympistandard() {
+  [ -d "$TOP/.cache/python/pympistandard" ] && return 0
+  echo "== installing pympistandard 0.2.0 into .cache/python"
+  python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore \
+    --target "$TOP/.cache/python" pympistandard==0.2.0 ||
+    echo "pympistandard could not be installed: check_generated_app_world is skipped" >&2
 }
 
 # Open MPI refuses root without these, and more ranks than cores without oversubscription.

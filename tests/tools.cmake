@@ -134,18 +134,35 @@ if(NOT TANDEM_SANITIZE AND TANDEM_BUILD_TOOLS)
       "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;EXPECT_INTERPOSED=1;TANDEM_VERBOSE=1"
       PASS_REGULAR_EXPRESSION "rank 0: interposing all collectives.*mpi_program \\(3 ranks\\): [0-9]+ checks, 0 failed: PASS")
   endforeach()
+  # --dcp-ratio: dedicated processes launched on top of -n 3 (2 more), the program's world keeps 3 ranks
+  add_test(NAME tandem_run_dcp
+    COMMAND ${PROJECT_BINARY_DIR}/tools/tandem-run --dcp-ratio 2 --interpose all -n 3 ${tandem_preflags}
+            $<TARGET_FILE:mpi_program>)
+  set_tests_properties(tandem_run_dcp PROPERTIES TIMEOUT 300 ENVIRONMENT
+    "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;EXPECT_INTERPOSED=1;EXPECT_WORLD_SIZE=3;TANDEM_VERBOSE=1"
+    PASS_REGULAR_EXPRESSION "2 dedicated collective processes serve 3 application ranks.*dcp progress.*mpi_program \\(3 ranks\\): [0-9]+ checks, 0 failed: PASS")
 endif()
 
 # tandem-run's options: --help and the errors. Options it does not know go to mpirun: no error of its own.
 if(TANDEM_BUILD_TOOLS)
   set(tandem_run ${PROJECT_BINARY_DIR}/tools/tandem-run)
   tandem_tool_test(tandem_run_help 0
-    "usage: tandem-run .*-h, --help.*--progress MODE.*--placement POLICY.*--interpose WHICH.*--color-threads K.*--mpi openmpi.mpich.*--lib PATH.*--dry-run"
+    "usage: tandem-run .*-h, --help.*--progress MODE.*--dcp-ratio R.*--placement POLICY.*--interpose WHICH.*--color-threads K.*--mpi openmpi.mpich.*--lib PATH.*--dry-run"
     ${tandem_run} --help)
   tandem_tool_test(tandem_run_bad_mpi [1-9] "tandem-run: --mpi lam: expected openmpi or mpich" ${tandem_run} --mpi lam -n 2 true)
   tandem_tool_test(tandem_run_missing_value [1-9] "tandem-run: --progress needs a value" ${tandem_run} --progress)
-  tandem_tool_test(tandem_run_bad_progress [1-9] "tandem-run: --progress threads: expected inline, thread or split"
+  tandem_tool_test(tandem_run_bad_progress [1-9] "tandem-run: --progress threads: expected inline, thread, split or dcp"
     ${tandem_run} --progress threads -n 2 true)
+  # --dcp-ratio: -n N (or -np) grows by ceil(N/R), dcp progress with that many dedicated processes
+  tandem_tool_test(tandem_run_dcp_ranks 0 "TANDEM_PROGRESS.dcp.*TANDEM_DCP_COUNT.3.* -np 10 prog -n 1"
+    ${tandem_run} --dry-run --dcp-ratio 3 -np 7 prog -n 1)
+  tandem_tool_test(tandem_run_dcp_bad_ratio [1-9]
+    "tandem-run: --dcp-ratio 0: expected a number of application ranks per dedicated process, 1 or more"
+    ${tandem_run} --dcp-ratio 0 -n 2 true)
+  tandem_tool_test(tandem_run_dcp_no_ranks [1-9] "tandem-run: --dcp-ratio 2: give the application's ranks as -n N"
+    ${tandem_run} --dcp-ratio 2 true)
+  tandem_tool_test(tandem_run_dcp_other_progress [1-9] "tandem-run: --dcp-ratio runs dcp progress, not --progress thread"
+    ${tandem_run} --progress thread --dcp-ratio 2 -n 2 true)
   # a shell script has no table for the parser and --help to share: the options of its parser (the
   # patterns "    --name)" of its loop) are compared with those --help lists at the start of its lines
   add_test(NAME tandem_run_help_complete COMMAND sh -c [=[

@@ -30,6 +30,17 @@ TDM_IP_HIDDEN int tdm_ip_takes(const char *fn, MPI_Comm comm, int blocking);
  * its own way; 0: it failed under way and rc goes back to the program. */
 TDM_IP_HIDDEN int tdm_ip_refused(const char *fn, int rc);
 
+/* The application world (interpose_world.c): in dcp progress the program's MPI_COMM_WORLD means the
+ * ranks that are not dedicated collective processes, in every MPI call (app_world_calls.c, generated).
+ * Elsewhere it is MPI_COMM_WORLD itself. */
+TDM_IP_HIDDEN extern MPI_Comm tdm_ip_app_world;
+static inline MPI_Comm tdm_ip_comm(MPI_Comm comm) { return comm == MPI_COMM_WORLD ? tdm_ip_app_world : comm; }
+/* The communicator whose attribute `keyval` is read: MPI_COMM_WORLD itself for those MPI caches there. */
+TDM_IP_HIDDEN MPI_Comm tdm_ip_attr_comm(MPI_Comm comm, int keyval);
+/* After TDM_Init: the application world is Tandem's (dcp progress); back to MPI_COMM_WORLD at the end. */
+TDM_IP_HIDDEN void tdm_ip_app_world_start(void);
+TDM_IP_HIDDEN void tdm_ip_app_world_end(void);
+
 /* Hands a started Tandem call to the program as a generalized MPI request. */
 TDM_IP_HIDDEN int tdm_ip_wrap(TDM_Request treq, MPI_Request *request);
 /* Waits for a Tandem call started by a blocking collective. */
@@ -49,10 +60,12 @@ TDM_IP_HIDDEN void tdm_ip_complete_all(void);
 void tdm_ip_counts(unsigned long *served, unsigned long *native);
 
 /* The body of a collective: `start` is the TDM_Ixxx call (into treq_); `finish` what becomes of the
- * started call (a generalized request, or a wait for a blocking collective); `native` the PMPI call. */
+ * started call (a generalized request, or a wait for a blocking collective); `native` the PMPI call.
+ * `comm`, the function's parameter, becomes the application world first if it is MPI_COMM_WORLD. */
 #define TDM_IP_ROUTE(fn, comm, blocking, start, finish, native)                                            \
     do {                                                                                                   \
         TDM_Request treq_;                                                                                 \
+        (comm) = tdm_ip_comm(comm);                                                                        \
         if (tdm_ip_takes(fn, comm, blocking)) {                                                            \
             int rc_ = (start);                                                                             \
             if (rc_ == MPI_SUCCESS)                                                                        \

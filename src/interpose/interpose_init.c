@@ -7,6 +7,7 @@
 #include "interpose.h"
 
 #include "../agents/agent.h"
+#include "../agents/dcp.h"
 #include "../base/state.h"
 
 #include <pthread.h>
@@ -100,17 +101,19 @@ static int needs_threads(void)
     return !env || !*env || strcmp(env, "thread") == 0 || strcmp(env, "split") == 0;
 }
 
+static int dcp_wanted(void)
+{
+    const char *env = getenv("TANDEM_PROGRESS");
+    return env && strcmp(env, "dcp") == 0;
+}
+
 /* The progress mode: the environment's, else the thread. A program that calls MPI from several threads
- * gets the thread too: the inline and split agents expect one thread in Tandem at a time. */
+ * gets the thread too: the inline, split and dcp agents expect one thread in Tandem at a time. */
 static void choose_progress(int program_level)
 {
     const char *env = getenv("TANDEM_PROGRESS");
     if (!env || !*env) {
         TDM_Set_progress("thread");
-    } else if (strcmp(env, "dcp") == 0) { /* its DCP ranks would be missing from the program's world */
-        fprintf(stderr, "tandem: TANDEM_PROGRESS=dcp is not available under the interposer yet (the program's "
-                        "MPI_COMM_WORLD would still count the dedicated processes): inline progress\n");
-        TDM_Set_progress("inline");
     } else if (program_level == MPI_THREAD_MULTIPLE && strcmp(env, "thread") != 0) {
         fprintf(stderr, "tandem: TANDEM_PROGRESS=%s serves one application thread at a time; this program asked "
                         "for MPI_THREAD_MULTIPLE: thread progress\n", env);
@@ -129,9 +132,16 @@ static void start_tandem(int *argc, char ***argv, tdm_ip_mode wanted, int progra
 {
     choose_progress(program_level);
     int ok = TDM_Init(argc, argv) == MPI_SUCCESS, all_ok = 0;
+    if (!ok && dcp_wanted() && program_level != MPI_THREAD_MULTIPLE) {
+        /* other ranks may already serve as dedicated processes: there is no going back to MPI alone */
+        fprintf(stderr, "tandem: %s; dcp progress cannot start: the job stops\n", TDM_Last_error());
+        PMPI_Abort(MPI_COMM_WORLD, 1);
+    }
     if (!ok)
         fprintf(stderr, "tandem: %s; collectives go to MPI\n", TDM_Last_error());
-    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    else
+        tdm_ip_app_world_start(); /* a dedicated process never came back from TDM_Init */
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, tdm_ip_app_world);
     if (!all_ok) {
         if (ok) {
             fprintf(stderr, "tandem: Tandem failed to start on another rank; collectives go to MPI\n");
@@ -148,7 +158,10 @@ static void start_tandem(int *argc, char ***argv, tdm_ip_mode wanted, int progra
         fprintf(stderr,
                 "tandem: rank %d: interposing %s collectives (MPI_Ibarrier ... MPI_Iexscan%s), %s progress\n", rank,
                 mode_name(wanted), wanted == TDM_IP_ALL ? ", MPI_Barrier ... MPI_Exscan" : "",
-                p == TDM_PROGRESS_THREAD ? "thread" : p == TDM_PROGRESS_SPLIT ? "split" : "inline");
+                tdm_dcp_active()             ? "dcp"
+                : p == TDM_PROGRESS_THREAD ? "thread"
+                : p == TDM_PROGRESS_SPLIT  ? "split"
+                                           : "inline");
     }
 }
 
@@ -211,6 +224,7 @@ int MPI_Finalize(void)
         }
         __atomic_store_n(&mode, TDM_IP_OFF, __ATOMIC_RELEASE);
         TDM_Finalize();
+        tdm_ip_app_world_end();
         tdm_global.completion_hooks = 0;
     }
     reported_level = -1;

@@ -3,8 +3,8 @@
  * interposer defines are called by their PMPI names inside Tandem, so that Tandem's own calls (the
  * engine's MPI_Test, placement's MPI_Allgather, TDM_Init's MPI_Init_thread) reach MPI, not the
  * interposer. Keep it in step with the functions of src/interpose/. It comes before everything (also
- * before a source's own feature macros), so it includes nothing: mpi.h, read later, then declares
- * these names as the PMPI functions they are.
+ * before a source's own feature macros), so it includes nothing but macros: mpi.h, read later, then
+ * declares these names as the PMPI functions they are.
  */
 #ifndef TANDEM_PMPI_NAMES_H
 #define TANDEM_PMPI_NAMES_H
@@ -70,5 +70,8 @@
 #define MPI_Neighbor_alltoallw PMPI_Neighbor_alltoallw
 #define MPI_Scan PMPI_Scan
 #define MPI_Exscan PMPI_Exscan
+
+/* The application-world wrappers (generated). */
+#include "app_world_names.h"
 
 #endif

@@ -7,7 +7,8 @@
 ! MPI_ERRORS_RETURN, a user op freed while a collective applies it, and MPI_Alltoallw.
 !
 ! EXPECT_INTERPOSED=1: Tandem must have served the non-blocking collectives (served_by_tandem.c);
-! EXPECT_INTERPOSED=0: the program must run on MPI alone.
+! EXPECT_INTERPOSED=0: the program must run on MPI alone. EXPECT_WORLD_SIZE=n: MPI_COMM_WORLD must have n
+! ranks (with the interposer in dcp progress, the ranks that are not dedicated collective processes).
 ! MPICH 4.0's own Fortran bindings get two answers wrong: mpif.h's MPI_Waitany on null requests gives
 ! MPI_UNDEFINED + 1 (pmodels/mpich#6402; MPICH_WAITANY_UNDEFINED_BUG leaves that check out) and mpi_f08
 ! counts indices from 0 (pmodels/mpich#6270; FIRST_INDEX=0 expects that, unless the interposer is
@@ -77,6 +78,7 @@ program fortran_program
   call blocking_collectives()
   call op_freed_in_flight()
   call bad_argument()
+  call world_is_consistent()
 
   call get_environment_variable('EXPECT_INTERPOSED', expect)
   if (expect == '1') then
@@ -99,6 +101,40 @@ program fortran_program
   if (all_failures /= 0 .and. rank == 0) stop 1
 
 contains
+
+  ! MPI_COMM_WORLD's size (EXPECT_WORLD_SIZE), name, a ring on it and a split of it agree.
+  subroutine world_is_consistent()
+    character(len=16) :: wanted
+    character(len=MPI_MAX_OBJECT_NAME) :: name
+    integer :: length, expected, from_left, half_size, half_sum
+    COMM_T :: half
+    call get_environment_variable('EXPECT_WORLD_SIZE', wanted, length)
+    if (length > 0) then
+      read (wanted, *) expected
+      call check(nprocs == expected, 'MPI_Comm_size(MPI_COMM_WORLD) is EXPECT_WORLD_SIZE', nprocs)
+    end if
+    call MPI_Comm_get_name(MPI_COMM_WORLD, name, length, ierr)
+    call check(name == 'MPI_COMM_WORLD', 'MPI_Comm_get_name(MPI_COMM_WORLD)', length)
+    from_left = -1
+    call MPI_Sendrecv(rank, 1, MPI_INTEGER, mod(rank + 1, nprocs), 4, from_left, 1, MPI_INTEGER, &
+                      mod(rank - 1 + nprocs, nprocs), 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
+    call check(from_left == mod(rank - 1 + nprocs, nprocs), 'a ring on MPI_COMM_WORLD', from_left)
+    call MPI_Comm_split(MPI_COMM_WORLD, mod(rank, 2), rank, half, ierr)
+    call MPI_Comm_size(half, half_size, ierr)
+    call MPI_Allreduce(rank, half_sum, 1, MPI_INTEGER, MPI_SUM, half, ierr)
+    call check(half_size == (nprocs + 1 - mod(rank, 2)) / 2 .and. half_sum == sum_of_half(mod(rank, 2)), &
+               'MPI_Comm_split(MPI_COMM_WORLD) into even and odd ranks', half_sum)
+    call MPI_Comm_free(half, ierr)
+  end subroutine
+
+  integer function sum_of_half(parity)
+    integer, intent(in) :: parity
+    integer :: r
+    sum_of_half = 0
+    do r = parity, nprocs - 1, 2
+      sum_of_half = sum_of_half + r
+    end do
+  end function
 
 #if BINDING == 3
   subroutine int_sum(invec, inoutvec, len, datatype)

@@ -7,7 +7,8 @@
  *
  * EXPECT_INTERPOSED=1: the interposer must be there and must have served the collectives (it asks the
  * library's counter, served_by_tandem.c); EXPECT_INTERPOSED=off: it is loaded but serves nothing;
- * EXPECT_INTERPOSED=0: the program must run on MPI alone.
+ * EXPECT_INTERPOSED=0: the program must run on MPI alone. EXPECT_WORLD_SIZE=n: MPI_COMM_WORLD must have n
+ * ranks (with the interposer in dcp progress, the ranks that are not dedicated collective processes).
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -262,6 +263,65 @@ static void inter_communicator(void)
     MPI_Comm_free(&half);
 }
 
+/* MPI_COMM_WORLD as a program knows it: its size, name, group, attributes, error handler, topologies
+ * and the communicators made from it agree with each other (and with EXPECT_WORLD_SIZE). */
+static void world_is_consistent(void)
+{
+    const char *expect = getenv("EXPECT_WORLD_SIZE");
+    if (expect)
+        check(size == atoi(expect), "MPI_Comm_size(MPI_COMM_WORLD) is EXPECT_WORLD_SIZE", size);
+    char name[MPI_MAX_OBJECT_NAME];
+    int len = 0;
+    MPI_Comm_get_name(MPI_COMM_WORLD, name, &len);
+    check(strcmp(name, "MPI_COMM_WORLD") == 0, "MPI_Comm_get_name(MPI_COMM_WORLD)", len);
+
+    MPI_Group group, self_group;
+    int group_size = -1, group_rank = -1, in_world = -1, zero = 0;
+    MPI_Comm_group(MPI_COMM_WORLD, &group);
+    MPI_Group_size(group, &group_size);
+    MPI_Group_rank(group, &group_rank);
+    MPI_Comm_group(MPI_COMM_SELF, &self_group);
+    MPI_Group_translate_ranks(self_group, 1, &zero, group, &in_world);
+    check(group_size == size && group_rank == rank && in_world == rank, "MPI_COMM_WORLD's group", group_size);
+    MPI_Group_free(&self_group);
+    MPI_Group_free(&group);
+
+    int *tag_ub = NULL, flag = 0;
+    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &flag);
+    check(flag && *tag_ub >= 32767, "the attribute MPI_TAG_UB on MPI_COMM_WORLD", flag);
+    int keyval, mine = 10 + rank, *got = NULL;
+    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &keyval, NULL);
+    MPI_Comm_set_attr(MPI_COMM_WORLD, keyval, &mine);
+    MPI_Comm_get_attr(MPI_COMM_WORLD, keyval, &got, &flag);
+    check(flag && got == &mine, "a program's attribute on MPI_COMM_WORLD", flag);
+    MPI_Comm_delete_attr(MPI_COMM_WORLD, keyval);
+    MPI_Comm_free_keyval(&keyval);
+
+    /* the world's size bounds its ranks: a send to rank `size` is an error the program's handler sees */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int rc = MPI_Send(&mine, 1, MPI_INT, size, 0, MPI_COMM_WORLD), class = MPI_SUCCESS;
+    MPI_Error_class(rc, &class);
+    check(class == MPI_ERR_RANK, "a send to rank MPI_Comm_size(MPI_COMM_WORLD) fails with MPI_ERR_RANK", class);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+
+    MPI_Comm dup, cart, node;
+    int result = -1, node_size = -1;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    MPI_Comm_compare(MPI_COMM_WORLD, dup, &result);
+    check(result == MPI_CONGRUENT, "MPI_Comm_compare(MPI_COMM_WORLD, its duplicate)", result);
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &node_size);
+    check(node_size >= 1 && node_size <= size, "MPI_Comm_split_type(MPI_COMM_WORLD) on a node", node_size);
+    int dims[1] = {size}, periods[1] = {1}, left = -1, right = -1, from_left = -1;
+    MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &cart);
+    MPI_Cart_shift(cart, 0, 1, &left, &right);
+    MPI_Sendrecv(&rank, 1, MPI_INT, right, 3, &from_left, 1, MPI_INT, left, 3, cart, MPI_STATUS_IGNORE);
+    check(left == (rank - 1 + size) % size && from_left == left, "a ring on MPI_Cart_create(MPI_COMM_WORLD)", from_left);
+    MPI_Comm_free(&cart);
+    MPI_Comm_free(&node);
+    MPI_Comm_free(&dup);
+}
+
 int main(int argc, char **argv)
 {
     int provided = -1;
@@ -284,6 +344,7 @@ int main(int argc, char **argv)
         remaining_kinds();
     }
     inter_communicator();
+    world_is_consistent();
 
     const char *expect = getenv("EXPECT_INTERPOSED");
     long served, native;
