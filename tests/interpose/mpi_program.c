@@ -9,6 +9,7 @@
  * library's counter, served_by_tandem.c); EXPECT_INTERPOSED=off: it is loaded but serves nothing;
  * EXPECT_INTERPOSED=0: the program must run on MPI alone. EXPECT_WORLD_SIZE=n: MPI_COMM_WORLD must have n
  * ranks (with the interposer in dcp progress, the ranks that are not dedicated collective processes).
+ * THREAD_MULTIPLE set: the program asks for MPI_THREAD_MULTIPLE (else MPI_THREAD_SERIALIZED).
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -324,14 +325,13 @@ static void world_is_consistent(void)
 
 int main(int argc, char **argv)
 {
-    int provided = -1;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
+    int provided = -1, required = getenv("THREAD_MULTIPLE") ? MPI_THREAD_MULTIPLE : MPI_THREAD_SERIALIZED;
+    MPI_Init_thread(&argc, &argv, required, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int queried = -1;
     MPI_Query_thread(&queried);
-    check(provided <= MPI_THREAD_SERIALIZED && queried == provided, "the thread level reported is the one asked for",
-          queried);
+    check(provided <= required && queried == provided, "the thread level reported is the one asked for", queried);
     if (size > 64) {
         fprintf(stderr, "mpi_program: at most 64 ranks\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
