@@ -104,27 +104,31 @@ static void divide_tags(int serving)
     tdm_dcp.agree_tag = (int)(tags - 1); /* above the calls' tags on every shadow */
 }
 
-static int positive_setting(const char *fn, const char *name, int *out)
+/* A whole-number setting of at least `least` (else *out is left as it is). */
+static int number_setting(const char *fn, const char *name, int least, int *out)
 {
     const char *v = getenv(name);
     if (!v || !*v)
         return MPI_SUCCESS;
     char *end;
     long n = strtol(v, &end, 10);
-    if (*end || n < 1 || n > INT_MAX)
-        return tdm_error(fn, MPI_ERR_ARG, "%s=%s: expected a positive number", name, v);
+    if (*end || n < least || n > INT_MAX)
+        return tdm_error(fn, MPI_ERR_ARG, "%s=%s: expected a %s number", name, v, least ? "positive" : "whole");
     *out = (int)n;
     return MPI_SUCCESS;
 }
 
 int tdm_dcp_init(const char *fn)
 {
-    int ranks, rank, ratio = 8, count = 0, rc;
+    int ranks, rank, ratio = 8, count = 0, segment = TDM_DCP_DEFAULT_SEGMENT, rc;
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if ((rc = positive_setting(fn, "TANDEM_DCP_RATIO", &ratio)) != MPI_SUCCESS ||
-        (rc = positive_setting(fn, "TANDEM_DCP_COUNT", &count)) != MPI_SUCCESS)
+    if ((rc = number_setting(fn, "TANDEM_DCP_RATIO", 1, &ratio)) != MPI_SUCCESS ||
+        (rc = number_setting(fn, "TANDEM_DCP_COUNT", 1, &count)) != MPI_SUCCESS ||
+        (rc = number_setting(fn, "TANDEM_DCP_SEGMENT", 0, &segment)) != MPI_SUCCESS)
         return rc;
+    MPI_Bcast(&segment, 1, MPI_INT, 0, MPI_COMM_WORLD); /* clients and DCPs must cut vectors alike */
+    tdm_dcp.segment_bytes = segment;
     if (ranks < 2)
         return tdm_error(fn, MPI_ERR_OTHER, "dcp progress needs 2 ranks or more (a dedicated collective process "
                                             "and an application rank); the job has 1");

@@ -156,6 +156,46 @@ static void receive_block(tdm_schedule *s, block b, const tdm_typeinfo *t, MPI_D
     unpack(s, packed, b);
 }
 
+/* Elements per segment of an allreduce's vector of `elements` through the DCP; 0: it goes whole. */
+static int segment_elements(int kind, long long elements, MPI_Datatype carried)
+{
+    int size = kind == DCP_ALLREDUCE ? type_size(carried) : 0;
+    if (size == 0 || tdm_dcp.segment_bytes == 0 || elements * size <= tdm_dcp.segment_bytes)
+        return 0;
+    return tdm_dcp.segment_bytes / size > 0 ? tdm_dcp.segment_bytes / size : 1;
+}
+
+/* A segmented allreduce after its header: the vector out in segments, the answer back in segments
+ * (dcp_protocol.h). Straight from and into the user's buffers where they are dense data of the carried
+ * type, else through packed memory. */
+static void segmented_allreduce(tdm_schedule *s, const tdm_coll_args *a, MPI_Datatype carried, int elements,
+                                int segment)
+{
+    int server = tdm_dcp.server, size = type_size(carried);
+    int dense = a->datatype == carried && a->dtype.contiguous;
+    block mine = {a->in_place ? a->recvbuf : a->sendbuf, a->count, a->datatype};
+    const char *out = mine.at;
+    if (!dense || a->in_place) { /* in place: the answer must not land where a send may still read */
+        char *packed = tdm_sched_tmp(s, (size_t)elements * (size_t)size);
+        if (!packed)
+            return;
+        pack(s, mine, packed);
+        out = packed;
+    }
+    char *back = dense ? a->recvbuf : tdm_sched_tmp(s, (size_t)elements * (size_t)size);
+    if (!back)
+        return;
+    for (int at = 0; at < elements; at += segment)
+        tdm_sched_send(s, out + (size_t)at * (size_t)size, elements - at < segment ? elements - at : segment, carried,
+                       server);
+    for (int at = 0; at < elements; at += segment)
+        tdm_sched_recv(s, back + (size_t)at * (size_t)size, elements - at < segment ? elements - at : segment, carried,
+                       server);
+    tdm_sched_round(s);
+    if (!dense)
+        unpack(s, back, (block){a->recvbuf, a->count, a->datatype});
+}
+
 /* The counts and data of the message, after the header (and members), and what comes back. */
 typedef struct plan {
     int nints;              /* counts after the members */
@@ -221,6 +261,9 @@ int tdm_dcp_build_client(struct tdm_request *req, const tdm_coll_args *a, tdm_dc
     if (kind == DCP_ALLTOALL && !tdm_outgoing_blocks_init(s, a, &out)) /* in place: a snapshot */
         return tdm_sched_finish(s);
     plan p = plan_of(a, kind, n, carried);
+    int segment = segment_elements(kind, (long long)a->count * factor, carried);
+    if (segment)
+        p.data = 0; /* the vector follows the header's message in segments */
     int announce = !cc->announced;
     size_t members = announce ? sizeof(int) * (size_t)n : 0;
     if (kind == DCP_ALLTOALL)
@@ -236,7 +279,7 @@ int tdm_dcp_build_client(struct tdm_request *req, const tdm_coll_args *a, tdm_dc
         return tdm_sched_finish(s);
     dcp_header h = {.kind = kind, .type = tdm_dcp_type_index(carried), .op = tdm_dcp_op_index(a->op),
                     .root = a->root, .key = cc->key, .call = cc->calls,
-                    .members = announce ? n : 0, .counts = p.nints};
+                    .members = announce ? n : 0, .counts = p.nints, .segment = segment};
     int *ints = (int *)(message + sizeof h + members);
     char *data = (char *)(ints + p.nints), *to = data;
     switch (kind) {
@@ -245,7 +288,8 @@ int tdm_dcp_build_client(struct tdm_request *req, const tdm_coll_args *a, tdm_dc
     case DCP_SCAN:
     case DCP_EXSCAN:
         h.count = a->count * factor;
-        pack(s, (block){a->in_place ? a->recvbuf : a->sendbuf, a->count, a->datatype}, data);
+        if (!segment)
+            pack(s, (block){a->in_place ? a->recvbuf : a->sendbuf, a->count, a->datatype}, data);
         break;
     case DCP_REDUCE_SCATTER: {
         int block_form = a->kind == TDM_COLL_REDUCE_SCATTER_BLOCK, total = block_form ? a->count * n : a->count;
@@ -298,7 +342,9 @@ int tdm_dcp_build_client(struct tdm_request *req, const tdm_coll_args *a, tdm_dc
         memcpy(message + sizeof h, cc->members, members);
     tdm_sched_send(s, message, (int)((char *)data - message + p.data), MPI_BYTE, tdm_dcp.server);
     /* the answer */
-    switch (kind) {
+    if (segment)
+        segmented_allreduce(s, a, carried, h.count, segment);
+    else switch (kind) {
     case DCP_ALLREDUCE:
     case DCP_REDUCE:
     case DCP_SCAN:

@@ -6,6 +6,12 @@
  *   answers with it): a dcp_header, then the communicator's members (world ranks, in its order) if the
  *   header says so, then the call's data (packed bytes).
  *
+ *   A segmented allreduce (a vector of more than segment_bytes): the header's message carries no data;
+ *   the vector follows in segments of `segment` elements, one message each with the same tag, and the
+ *   answer comes back in segments the same way (MPI keeps the messages of one tag in order). The DCP
+ *   posts the receives of a client's segments as soon as it has read the header, so that its probe for
+ *   new calls never sees them.
+ *
  *   DCP -> DCP, on dcp_link with DCP_CONTROL_TAG: a dcp_control (slot grants and releases). Calls among
  *   the DCPs of a communicator take the tags of its slot on dcp_link: slot s owns the tags
  *   s * window .. s * window + window - 1. Slot 1 is the application world's; the DCP of a
@@ -66,6 +72,7 @@ typedef struct dcp_header {
     int call;     /* the client's calls through the DCP on it before this one (FREED: all of them) */
     int members;  /* > 0: the communicator's size; its members' world ranks follow the header */
     int counts;   /* the counts that follow (after the members): 0, the size or twice the size */
+    int segment;  /* a segmented allreduce: elements per segment; 0: the data follows in this message */
 } dcp_header;
 
 /* DCP -> DCP */
@@ -75,6 +82,11 @@ typedef struct dcp_control {
     dcp_key key;
     int slot;
 } dcp_control;
+
+/* TANDEM_DCP_SEGMENT's default: 64 KiB, a few microseconds on a network link, long enough that a
+ * segment's messages cost little beside its bytes, short enough that a 1 MiB vector is 16 segments in
+ * flight at once through the DCP. */
+#define TDM_DCP_DEFAULT_SEGMENT 65536
 
 /* The division of the job, the same on every rank (dcp.c). */
 typedef struct tdm_dcp_job {
@@ -91,6 +103,8 @@ typedef struct tdm_dcp_job {
     int agree_tag;           /* the tag of a communicator's naming on its shadow (above its calls') */
     int window;              /* tags of a slot: calls of one communicator among the DCPs at once */
     int slots_per_dcp;       /* slots each serving DCP hands out */
+    int segment_bytes;       /* TANDEM_DCP_SEGMENT (rank 0's): an allreduce's vector above it goes in
+                              * segments of about that many bytes; 0: whole */
 } tdm_dcp_job;
 
 extern tdm_dcp_job tdm_dcp;

@@ -47,6 +47,16 @@ void *tdm_dcp_alloc(size_t bytes)
     return p;
 }
 
+void tdm_dcp_free_contribution(contribution *in)
+{
+    if (in->segments) { /* its segments arrived (a call is started only then) or it was never called */
+        free(in->data);
+        free(in->segments);
+    }
+    free(in->message);
+    free(in);
+}
+
 /* ---- slots ---- */
 
 static int lend_slot(void)
@@ -128,8 +138,7 @@ static void queue_message(served_comm *sc, contribution *in)
         tdm_dcp_fail("a client's call on a communicator without it", MPI_ERR_COMM);
     if (in->h.kind == DCP_FREED) {
         sc->freed_after[i] = in->h.call;
-        free(in->message);
-        free(in);
+        tdm_dcp_free_contribution(in);
         return;
     }
     contribution **p = &sc->queue[i];
@@ -200,8 +209,7 @@ static void forget(served_comm *sc)
     for (int i = 0; i < sc->mine; i++)
         for (contribution *in = sc->queue[i], *next; in; in = next) {
             next = in->next;
-            free(in->message);
-            free(in);
+            tdm_dcp_free_contribution(in);
         }
     free(sc->members);
     free(sc->mine_ranks);
@@ -247,7 +255,7 @@ static int start_ready_calls(served_comm *sc)
         return 0;
     int moved = 0;
     contribution **oldest = tdm_dcp_alloc(sizeof *oldest * (size_t)sc->mine);
-    for (;;) {
+    while (!sc->holding) {
         int ready = 1;
         for (int i = 0; i < sc->mine && ready; i++)
             ready = sc->queue[i] && sc->queue[i]->h.call == sc->next_call;
@@ -259,6 +267,8 @@ static int start_ready_calls(served_comm *sc)
         }
         sc->next_call++;
         served_call *x = tdm_dcp_start_call(sc, oldest);
+        if (x->segments > 0)
+            sc->holding = x;
         sc->running++;
         *srv.calls_end = x;
         srv.calls_end = &x->next;
@@ -276,6 +286,16 @@ static int progress_calls(void)
         served_call *x = *p;
         served_comm *sc = x->sc;
         int done = 0;
+        if (x->segments > 0) {
+            moved |= tdm_dcp_progress_segments(x, &done);
+            if (x->started == x->segments && sc->holding == x)
+                sc->holding = NULL;
+            if (!done) {
+                p = &x->next;
+                continue;
+            }
+            x->answering = 1; /* all answered: freed below */
+        }
         if (x->req) {
             if ((rc = TDM_Test(&x->req, &done, MPI_STATUS_IGNORE)) != MPI_SUCCESS)
                 tdm_dcp_fail("the collective among the DCPs", rc);
@@ -337,6 +357,8 @@ static void client_message(const MPI_Status *status)
     const int *members = (const int *)(in->message + sizeof in->h);
     in->counts = members + in->h.members;
     in->data = (char *)(in->counts + in->h.counts);
+    if (in->h.segment > 0) /* before the next probe, which must not see them */
+        tdm_dcp_receive_segments(in, status->MPI_SOURCE);
     served_comm *sc = find_or_add(in->h.key);
     if (sc->size == 0 && in->h.members > 0)
         learn(sc, members, in->h.members);

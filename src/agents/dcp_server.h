@@ -22,7 +22,8 @@ typedef struct contribution {
     int client;     /* among this DCP's clients, 0 .. clients-1 */
     char *message;  /* the header, the members if any, the counts if any, then the data */
     const int *counts;
-    char *data;
+    char *data;     /* in the message, or (segmented) its own memory the segments arrive in */
+    MPI_Request *segments; /* a segmented allreduce: the receives of its segments, else NULL */
 } contribution;
 
 /* A communicator some clients of this DCP call collectives on. */
@@ -44,6 +45,7 @@ typedef struct served_comm {
     int slot;                   /* of tags on dcp_link; -1: not granted yet; 0: needs none (one DCP) */
     tdm_shadow *among;          /* its DCPs' group shadow, once granted */
     int running;                /* calls started and not yet answered */
+    struct served_call *holding; /* a segmented call whose segments have not all started */
     int released;               /* this DCP is done with it (told the first DCP) */
     int releases;               /* the first DCP: the others that are done with it */
 } served_comm;
@@ -63,10 +65,23 @@ typedef struct served_call {
     int *answer_count;          /* per client: elements of type */
     MPI_Request *answers;       /* per client */
     int answering;              /* the answers went out */
+    /* a segmented allreduce (dcp_protocol.h): segment by segment, combined, reduced, answered */
+    int segments, started, answered;
+    MPI_Op op;
+    TDM_Request *segment_req;   /* per segment: its call among the DCPs */
+    MPI_Request *segment_sent;  /* per segment and client: its answer */
 } served_call;
+
+/* A client's message received: its segments' receives posted (a segmented allreduce). */
+void tdm_dcp_receive_segments(contribution *in, int source);
+void tdm_dcp_free_contribution(contribution *in);
 
 /* Starts the call of sc whose contributions are in[0 .. sc->mine - 1] among its DCPs. */
 served_call *tdm_dcp_start_call(served_comm *sc, contribution **in);
+/* A segmented call: advances it; returns whether anything moved, *done once every answer went out. Its
+ * segments start in order and, on sc, before any later call (sc->holding): the DCPs of sc must start
+ * their calls among themselves in one order. */
+int tdm_dcp_progress_segments(served_call *x, int *done);
 /* The call among the DCPs completed: the answers to the clients (x->answer). */
 void tdm_dcp_finish_call(served_call *x);
 void tdm_dcp_free_call(served_call *x);

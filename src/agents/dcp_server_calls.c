@@ -18,15 +18,105 @@ static int type_size(MPI_Datatype type)
     return size;
 }
 
-/* The clients' contributions, combined in the order of their ranks: c_0 op (c_1 op (... op c_last)). */
+/* Elements first .. first + count - 1 of the clients' contributions, combined in the order of their
+ * ranks into acc: c_0 op (c_1 op (... op c_last)). */
+static void combine_into(char *acc, contribution **in, int n, MPI_Datatype type, MPI_Op op, int first, int count)
+{
+    size_t size = (size_t)type_size(type), at = (size_t)first * size;
+    memcpy(acc, in[n - 1]->data + at, (size_t)count * size);
+    for (int c = n - 2; c >= 0; c--)
+        MPI_Reduce_local(in[c]->data + at, acc, count, type, op);
+}
+
 static char *combine(contribution **in, int n, MPI_Datatype type, MPI_Op op, int count)
 {
-    size_t bytes = (size_t)count * (size_t)type_size(type);
-    char *acc = tdm_dcp_alloc(bytes);
-    memcpy(acc, in[n - 1]->data, bytes);
-    for (int c = n - 2; c >= 0; c--)
-        MPI_Reduce_local(in[c]->data, acc, count, type, op);
+    char *acc = tdm_dcp_alloc((size_t)count * (size_t)type_size(type));
+    combine_into(acc, in, n, type, op, 0, count);
     return acc;
+}
+
+/* ---- segmented allreduce ---- */
+
+static int segment_count(const dcp_header *h, int k)
+{
+    return h->count - k * h->segment < h->segment ? h->count - k * h->segment : h->segment;
+}
+
+void tdm_dcp_receive_segments(contribution *in, int source)
+{
+    MPI_Datatype type = tdm_dcp_type(in->h.type);
+    int n = (in->h.count + in->h.segment - 1) / in->h.segment, size = type_size(type), rc;
+    in->data = tdm_dcp_alloc((size_t)in->h.count * (size_t)size);
+    in->segments = tdm_dcp_alloc(sizeof(MPI_Request) * (size_t)n);
+    for (int k = 0; k < n; k++)
+        if ((rc = MPI_Irecv(in->data + (size_t)k * (size_t)in->h.segment * (size_t)size, segment_count(&in->h, k),
+                            type, source, in->tag, tdm_dcp.link_shadow->comm, &in->segments[k])) != MPI_SUCCESS)
+            tdm_dcp_fail("receiving a client's segments", rc);
+}
+
+/* The segmented call x starts: its memory; its segments start as they arrive. */
+static void start_segmented(served_call *x, MPI_Op op)
+{
+    const dcp_header *h = &x->in[0]->h;
+    int m = x->sc->mine;
+    for (int i = 1; i < m; i++)
+        if (x->in[i]->h.segment != h->segment || x->in[i]->h.count != h->count)
+            tdm_dcp_fail("clients that cut an allreduce's vector differently", MPI_ERR_INTERN);
+    size_t vector = (size_t)h->count * (size_t)type_size(x->type);
+    x->segments = (h->count + h->segment - 1) / h->segment;
+    x->op = op;
+    x->input = tdm_dcp_alloc(vector);
+    x->output = tdm_dcp_alloc(vector);
+    x->segment_req = tdm_dcp_alloc(sizeof(TDM_Request) * (size_t)x->segments);
+    x->segment_sent = tdm_dcp_alloc(sizeof(MPI_Request) * (size_t)x->segments * (size_t)m);
+    for (int k = 0; k < x->segments * m; k++)
+        x->segment_sent[k] = MPI_REQUEST_NULL;
+}
+
+int tdm_dcp_progress_segments(served_call *x, int *done)
+{
+    served_comm *sc = x->sc;
+    const dcp_header *h = &x->in[0]->h;
+    int m = sc->mine, moved = 0, rc, flag;
+    size_t size = (size_t)type_size(x->type);
+    while (x->started < x->segments) { /* the next segment, once every client's is in */
+        int k = x->started, ready = 1;
+        for (int i = 0; i < m && ready; i++)
+            if ((rc = MPI_Test(&x->in[i]->segments[k], &ready, MPI_STATUS_IGNORE)) != MPI_SUCCESS)
+                tdm_dcp_fail("receiving a client's segment", rc);
+        if (!ready)
+            break;
+        int first = k * h->segment, count = segment_count(h, k);
+        char *input = x->input + (size_t)first * size, *output = x->output + (size_t)first * size;
+        combine_into(input, x->in, m, x->type, x->op, first, count);
+        tdm_coll_on_group(sc->among);
+        rc = TDM_Iallreduce(input, output, count, x->type, x->op, tdm_dcp.dcp_world, &x->segment_req[k]);
+        tdm_coll_on_group(NULL);
+        if (rc != MPI_SUCCESS)
+            tdm_dcp_fail("the collective among the DCPs", rc);
+        x->started++;
+        moved = 1;
+    }
+    while (x->answered < x->started) { /* in order: each client receives its segments in order */
+        int k = x->answered, first = k * h->segment;
+        if ((rc = TDM_Test(&x->segment_req[k], &flag, MPI_STATUS_IGNORE)) != MPI_SUCCESS)
+            tdm_dcp_fail("the collective among the DCPs", rc);
+        if (!flag)
+            break;
+        for (int i = 0; i < m; i++)
+            if ((rc = MPI_Isend(x->output + (size_t)first * size, segment_count(h, k), x->type,
+                                sc->members[sc->mine_ranks[i]], x->in[i]->tag, tdm_dcp.link_shadow->comm,
+                                &x->segment_sent[k * m + i])) != MPI_SUCCESS)
+                tdm_dcp_fail("answering a client", rc);
+        x->answered++;
+        moved = 1;
+    }
+    *done = 0;
+    if (x->answered == x->segments) {
+        if ((rc = MPI_Testall(x->segments * m, x->segment_sent, done, MPI_STATUSES_IGNORE)) != MPI_SUCCESS)
+            tdm_dcp_fail("answering a client", rc);
+    }
+    return moved;
 }
 
 /* An int that must hold a sum of bytes or elements. */
@@ -197,6 +287,10 @@ served_call *tdm_dcp_start_call(served_comm *sc, contribution **in)
     int rooted = h.kind == DCP_BCAST || h.kind == DCP_REDUCE || h.kind == DCP_GATHER || h.kind == DCP_SCATTER;
     int root = rooted ? sc->group_of_rank[h.root] : 0; /* the root's DCP */
     int root_client = rooted ? client_of_rank(sc, h.root) : -1;
+    if (h.segment > 0) { /* a segmented allreduce: tdm_dcp_progress_segments runs it */
+        start_segmented(x, op);
+        return x;
+    }
     MPI_Comm checked = tdm_dcp.dcp_world; /* as many ranks as any group or more: checks the arguments */
     tdm_coll_on_group(sc->among);
     switch (h.kind) {
@@ -336,10 +430,8 @@ void tdm_dcp_finish_call(served_call *x)
 
 void tdm_dcp_free_call(served_call *x)
 {
-    for (int i = 0; i < x->sc->mine; i++) {
-        free(x->in[i]->message);
-        free(x->in[i]);
-    }
+    for (int i = 0; i < x->sc->mine; i++)
+        tdm_dcp_free_contribution(x->in[i]);
     free(x->in);
     free(x->input);
     free(x->output);
@@ -351,5 +443,7 @@ void tdm_dcp_free_call(served_call *x)
     free(x->answer);
     free(x->answer_count);
     free(x->answers);
+    free(x->segment_req);
+    free(x->segment_sent);
     free(x);
 }

@@ -133,9 +133,12 @@ static void start_tandem(int *argc, char ***argv, tdm_ip_mode wanted, int progra
     choose_progress(program_level);
     int ok = TDM_Init(argc, argv) == MPI_SUCCESS, all_ok = 0;
     if (!ok && dcp_wanted() && program_level != MPI_THREAD_MULTIPLE) {
-        /* other ranks may already serve as dedicated processes: there is no going back to MPI alone */
+        /* no going back to MPI alone: the program would see the ranks meant to serve it */
         fprintf(stderr, "tandem: %s; dcp progress cannot start: the job stops\n", TDM_Last_error());
-        PMPI_Abort(MPI_COMM_WORLD, 1);
+        if (tdm_dcp_active()) /* the job was divided: other ranks may serve already, only an abort ends them */
+            PMPI_Abort(MPI_COMM_WORLD, 1);
+        PMPI_Finalize(); /* every rank failed alike, on the settings, before dividing the job */
+        exit(1);
     }
     if (!ok)
         fprintf(stderr, "tandem: %s; collectives go to MPI\n", TDM_Last_error());
