@@ -10,11 +10,18 @@ without DCPs: the blocking MPI_Allreduce of SMPI's `ompi` selector and Tandem's 
 test calls. The DCP model (tandem-model dcp: the platform's alpha, beta and gamma, alpha shared by
 messages started at once, a poll per client message at the DCP) beside it: it knows no hop counts.
 
+Job size (--ranks 8,64,512: tori 2x2x2, 4x4x4, 8x8x8) with K = ranks / R DCPs (--ratio R) shows the
+application-side overhead per operation against the number of ranks, and --overhead O charges every
+message O seconds of CPU time at its sender and its receiver (SimGrid's smpi/os and smpi/or): the
+application's side of a call through its DCP is then two messages' worth. tandem-bench's computation
+sweep gives the overhead against the computation inserted between start and wait.
+
 Small messages go eagerly (smpi/async-small-thresh 64 KiB, in every run of this study): SMPI's
 default starts a message only when its receive is posted, which a DCP probing for its clients'
 messages one at a time would pay once per client; real MPIs deliver small messages before that.
 
-  sim/studies/dcp.py [--topologies torus,fat-tree] [--dcps 8,64] [--sizes 8,1M] [--plot-only]
+  sim/studies/dcp.py [--topologies torus,fat-tree] [--ranks 512] [--dcps 8,64 | --ratio 8]
+                     [--sizes 8,1M] [--overhead 0] [--no-baseline] [--plot-only]
 
 Writes sim/results/dcp.csv, .md and .png.
 """
@@ -27,30 +34,35 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
 
-APP_RANKS = 512
-TOPOLOGIES = {"torus": ("torus", "8x8x8"), "fat-tree": ("fat-tree", "2;16,32;1,16;1,1")}
+APP_RANKS = 512  # the main table's job
+TORI = {8: "2x2x2", 64: "4x4x4", 512: "8x8x8"}
+FAT_TREES = {512: "2;16,32;1,16;1,1"}
 EAGER = "smpi/async-small-thresh:65536"
 POLL = 1e-7  # sim/make-platform's default cost of an MPI_Test or MPI_Iprobe
 
 
-def platform(topology, tmp):
-    """The topology's platform, hosts of two cores (an application rank and maybe a DCP)."""
-    kind, shape = TOPOLOGIES[topology]
-    xml = os.path.join(tmp, topology + ".xml")
-    cmd = [os.path.join(common.TOP, "sim", "make-platform"), kind, shape, "-o", xml, "--ranks-per-host", "2"]
-    for key, value in common.PLATFORM.items():
+def platform(topology, ranks, overhead, tmp):
+    """The topology's platform for `ranks` application ranks, hosts of two cores (an application rank
+    and maybe a DCP)."""
+    shapes = TORI if topology == "torus" else FAT_TREES
+    if ranks not in shapes:
+        raise SystemExit(f"--ranks {ranks}: the {topology} study knows {sorted(shapes)}")
+    xml = os.path.join(tmp, f"{topology}{ranks}o{overhead:g}.xml")
+    cmd = [os.path.join(common.TOP, "sim", "make-platform"), topology, shapes[ranks], "-o", xml,
+           "--ranks-per-host", "2"]
+    for key, value in dict(common.PLATFORM, overhead=overhead).items():
         cmd += ["--" + key, str(value)]
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
     return xml
 
 
-def hostfile(dcps, tmp):
-    """Rank r on host r, and the DCP of each block of APP_RANKS / dcps hosts on the block's first host,
+def hostfile(ranks, dcps, tmp):
+    """Rank r on host r, and the DCP of each block of ranks / dcps hosts on the block's first host,
     right after its application rank (the mapping takes each node's highest rank as its DCP)."""
-    block = APP_RANKS // dcps if dcps else APP_RANKS + 1
-    path = os.path.join(tmp, f"dcps{dcps}.hosts")
+    block = ranks // dcps if dcps else ranks + 1
+    path = os.path.join(tmp, f"r{ranks}dcps{dcps}.hosts")
     with open(path, "w") as f:
-        for h in range(APP_RANKS):
+        for h in range(ranks):
             f.write(f"node-{h}\n")
             if dcps and h % block == 0:
                 f.write(f"node-{h}\n")
@@ -59,31 +71,33 @@ def hostfile(dcps, tmp):
 
 def measure(a):
     sizes = [common.MiB if s.upper() == "1M" else int(s) for s in a.sizes.split(",")]
-    dcp_counts = [int(k) for k in a.dcps.split(",")]
-    if any(APP_RANKS % k for k in dcp_counts):
-        raise SystemExit(f"--dcps: divisors of {APP_RANKS}")
     rows = []
     a.failed = []
     with tempfile.TemporaryDirectory() as tmp:
         for topology in a.topologies.split(","):
-            xml = platform(topology, tmp)
-            for n in sizes:
-                runs = [(0, "mpi-blocking,tandem-inline+test", [])]
-                runs += [(k, "tandem-dcp", ["TANDEM_PROGRESS=dcp", f"TANDEM_DCP_COUNT={k}"]) for k in dcp_counts]
-                for k, modes, settings in runs:
-                    print(f"{topology}, {n} bytes, {k} DCPs", flush=True)
-                    try:
-                        got = common.simulate(None, ["--overlap", "--collectives", "allreduce", "--sizes", str(n),
-                                                     "--reps", "1", "--iters", "2", "--tests", "10", "--modes", modes],
-                                              settings=settings, selector="ompi", cfg=[EAGER],
-                                              platform=(xml, hostfile(k, tmp), APP_RANKS + k))
-                    except common.SimulationFailed as e:
-                        a.failed.append(f"{topology} {n} B {k} DCPs: {e}")
-                        continue
-                    for r in got:
-                        r["topology"] = topology
-                        r["dcps"] = k
-                    rows += got
+            for ranks in [int(n) for n in a.ranks.split(",")]:
+                dcp_counts = [ranks // a.ratio] if a.ratio else [int(k) for k in a.dcps.split(",")]
+                if any(k < 1 or ranks % k for k in dcp_counts):
+                    raise SystemExit(f"--dcps, --ratio: DCP counts must divide {ranks}")
+                xml = platform(topology, ranks, a.overhead, tmp)
+                for n in sizes:
+                    runs = [] if a.no_baseline else [(0, "mpi-blocking,tandem-inline+test", [])]
+                    runs += [(k, "tandem-dcp", ["TANDEM_PROGRESS=dcp", f"TANDEM_DCP_COUNT={k}"]) for k in dcp_counts]
+                    for k, modes, settings in runs:
+                        print(f"{topology}, {ranks} ranks, {n} bytes, {k} DCPs, overhead {a.overhead:g} s", flush=True)
+                        try:
+                            got = common.simulate(None, ["--overlap", "--collectives", "allreduce", "--sizes", str(n),
+                                                         "--reps", "1", "--iters", "2", "--tests", "10", "--modes",
+                                                         modes],
+                                                  settings=settings, selector="ompi", cfg=[EAGER],
+                                                  platform=(xml, hostfile(ranks, k, tmp), ranks + k))
+                        except common.SimulationFailed as e:
+                            a.failed.append(f"{topology} {ranks} ranks {n} B {k} DCPs: {e}")
+                            continue
+                        for r in got:
+                            r["topology"] = topology
+                            r["dcps"] = k
+                        rows += got
     return rows
 
 
@@ -103,14 +117,15 @@ def model_latency(nbytes, dcps):
     return None
 
 
-def summary(rows, topology, nbytes, mode, dcps):
+def summary(rows, topology, nbytes, mode, dcps, ranks=APP_RANKS, overhead=0.0):
     mine = [r for r in rows if r["topology"] == topology and int(r["bytes"]) == nbytes and r["mode"] == mode and
-            int(r["dcps"]) == dcps]
+            int(r["dcps"]) == dcps and int(r["ranks"]) == ranks and float(r["message_overhead_s"]) == overhead]
     if not mine:
         return None
     mine.sort(key=lambda r: float(r["tcomp_s"]))
     return {"latency": float(mine[0]["pure_s"]), "floor": min(float(r["overhead_s"]) for r in mine),
-            "overlap": float(mine[-1]["overlap_pct"]), "tcomp": float(mine[-1]["tcomp_s"])}
+            "overlap": float(mine[-1]["overlap_pct"]), "tcomp": float(mine[-1]["tcomp_s"]),
+            "sweep": [(float(r["tcomp_s"]), float(r["overhead_s"])) for r in mine]}
 
 
 def report(rows):
@@ -132,9 +147,24 @@ def report(rows):
                               f"{s['tcomp'] * 1e6:.0f}", f"{s['overlap']:.0f}%"])
     common.write_table("dcp", f"Iallreduce among {APP_RANKS} application ranks through K dedicated collective "
                        "processes (SMPI; simulated us; DCPs added on top, one on the host of each block's first "
-                       "rank)",
+                       "rank; no CPU time per message)",
                        ["topology", "bytes", "mode", "DCPs", "ratio", "latency", "latency / blocking",
                         "model latency", "overhead floor", "largest Tcomp", "overlap there"], lines)
+    lines = []
+    for topology, n, overhead, ranks, k in sorted({(r["topology"], int(r["bytes"]), float(r["message_overhead_s"]),
+                                                    int(r["ranks"]), int(r["dcps"])) for r in rows
+                                                   if r["mode"] == "tandem-dcp"}):
+        s = summary(rows, topology, n, "tandem-dcp", k, ranks, overhead)
+        blocking = summary(rows, topology, n, "mpi-blocking", 0, ranks, overhead)
+        lines.append([topology, n, f"{overhead * 1e6:.2f}", ranks, k, f"1:{ranks // k}", f"{s['latency'] * 1e6:.1f}",
+                      f"{blocking['latency'] * 1e6:.1f}" if blocking else "-", f"{s['floor'] * 1e6:.2f}",
+                      " ".join(f"{o * 1e6:.2f}" for _, o in s["sweep"]), f"{s['overlap']:.0f}%"])
+    common.write_table("dcp_scaling", "Iallreduce through DCPs against the job's size and the CPU time each message "
+                       "costs (SMPI; simulated us; the application's overhead per operation at each computation "
+                       "of tandem-bench's sweep, smallest first)",
+                       ["topology", "bytes", "CPU per message", "application ranks", "DCPs", "ratio", "latency",
+                        "blocking latency", "overhead floor", "overhead at each Tcomp", "overlap at the largest"],
+                       lines)
 
 
 def plot(rows):
@@ -143,8 +173,27 @@ def plot(rows):
     import matplotlib.pyplot as plt
     topologies = sorted({r["topology"] for r in rows})
     sizes = sorted({int(r["bytes"]) for r in rows})
-    fig, axes = plt.subplots(len(topologies), len(sizes), figsize=(5 * len(sizes), 3.6 * len(topologies)),
-                             squeeze=False)
+    scaling = sorted({(r["topology"], int(r["bytes"]), float(r["message_overhead_s"])) for r in rows
+                      if r["mode"] == "tandem-dcp" and int(r["ranks"]) != APP_RANKS})
+    fig, axes = plt.subplots(len(topologies) + bool(scaling), len(sizes),
+                             figsize=(5 * len(sizes), 3.6 * (len(topologies) + bool(scaling))), squeeze=False)
+    if scaling:  # the application's overhead per operation against the job's size
+        ax = axes[-1][0]
+        for topology, n, overhead in scaling:
+            got = sorted({(int(r["ranks"]), int(r["dcps"])) for r in rows if r["mode"] == "tandem-dcp" and
+                          r["topology"] == topology and int(r["bytes"]) == n and
+                          float(r["message_overhead_s"]) == overhead})
+            points = [(ranks, summary(rows, topology, n, "tandem-dcp", k, ranks, overhead)) for ranks, k in got]
+            ax.plot([ranks for ranks, _ in points], [s["floor"] * 1e6 for _, s in points], "o-",
+                    label=f"{topology}, {n} B, {overhead * 1e6:g} us CPU per message")
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("application ranks (DCPs 1:8)")
+        ax.set_ylabel("application overhead, simulated us")
+        ax.set_ylim(bottom=0)
+        ax.set_title("overhead per operation against the job's size")
+        ax.legend(fontsize=7)
+        for extra in axes[-1][1:]:
+            extra.axis("off")
     for i, topology in enumerate(topologies):
         for j, n in enumerate(sizes):
             ax = axes[i][j]
@@ -170,10 +219,14 @@ def plot(rows):
 
 def arguments(ap):
     ap.add_argument("--topologies", default="torus", help="torus and/or fat-tree")
-    ap.add_argument("--dcps", default="8,64", help=f"DCP counts (divisors of {APP_RANKS})")
+    ap.add_argument("--ranks", default=str(APP_RANKS), help="application ranks: 8, 64, 512 (fat tree: 512)")
+    ap.add_argument("--dcps", default="8,64", help="DCP counts (divisors of the ranks)")
+    ap.add_argument("--ratio", type=int, default=0, help="instead of --dcps: ranks / R DCPs")
     ap.add_argument("--sizes", default="8", help="bytes: 8 and/or 1M")
+    ap.add_argument("--overhead", type=float, default=0.0, help="CPU time per message at each end, s")
+    ap.add_argument("--no-baseline", action="store_true", help="leave out the runs without DCPs")
 
 
 if __name__ == "__main__":
-    common.run_study("dcp", __doc__, ("topology", "bytes", "mode", "dcps", "tcomp_s"), arguments, measure, report,
-                     plot)
+    common.run_study("dcp", __doc__, ("topology", "ranks", "message_overhead_s", "bytes", "mode", "dcps", "tcomp_s"),
+                     arguments, measure, report, plot)
