@@ -32,6 +32,8 @@ IGNORED_VARIABLES = {
     "TANDEM_TAG_RANGE",
     # set by sim/run for every simulated run; users switch it off with sim/run --compute-data
     "TANDEM_SMPI_TIMING_ONLY",
+    # set by tandem-run --dcp-ratio for the interposer: the job's extra ranks must never run the program
+    "TANDEM_DCP_ADDED",
 }
 
 # Options of other programs that appear in command lines without their program in front (mpirun's,

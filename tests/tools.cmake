@@ -163,6 +163,16 @@ if(TANDEM_BUILD_TOOLS)
     ${tandem_run} --dcp-ratio 2 true)
   tandem_tool_test(tandem_run_dcp_other_progress [1-9] "tandem-run: --dcp-ratio runs dcp progress, not --progress thread"
     ${tandem_run} --progress thread --dcp-ratio 2 -n 2 true)
+  tandem_tool_test(tandem_run_dcp_interpose_off [1-9] "tandem-run: --dcp-ratio needs the interposer: not with --interpose off"
+    ${tandem_run} --interpose off --dcp-ratio 2 -n 2 true)
+  tandem_tool_test(tandem_run_dcp_forms 0 "-c 10 prog.*--np 10 prog --np=7"
+    sh -c "\"$1\" --dry-run --dcp-ratio 3 -c 7 prog && \"$1\" --dry-run --dcp-ratio 3 --np=7 prog --np=7" sh ${tandem_run})
+  # a program that would run without the added ranks (MPI_THREAD_MULTIPLE) must not see them: the job stops
+  if(NOT TANDEM_SANITIZE)
+    tandem_tool_test(tandem_run_dcp_multiple [1-9]
+      "added ranks to serve this program's collectives, but it asks for MPI_THREAD_MULTIPLE, which dcp progress does not serve: the job stops"
+      env THREAD_MULTIPLE=1 ${tandem_run} --dcp-ratio 2 -n 2 ${tandem_preflags} $<TARGET_FILE:mpi_program>)
+  endif()
   # a shell script has no table for the parser and --help to share: the options of its parser (the
   # patterns "    --name)" of its loop) are compared with those --help lists at the start of its lines
   add_test(NAME tandem_run_help_complete COMMAND sh -c [=[

@@ -123,10 +123,14 @@ int tdm_dcp_init(const char *fn)
     int ranks, rank, ratio = 8, count = 0, segment = TDM_DCP_DEFAULT_SEGMENT, rc;
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if ((rc = number_setting(fn, "TANDEM_DCP_RATIO", 1, &ratio)) != MPI_SUCCESS ||
-        (rc = number_setting(fn, "TANDEM_DCP_COUNT", 1, &count)) != MPI_SUCCESS ||
-        (rc = number_setting(fn, "TANDEM_DCP_SEGMENT", 0, &segment)) != MPI_SUCCESS)
-        return rc;
+    if ((rc = number_setting(fn, "TANDEM_DCP_RATIO", 1, &ratio)) == MPI_SUCCESS &&
+        (rc = number_setting(fn, "TANDEM_DCP_COUNT", 1, &count)) == MPI_SUCCESS)
+        rc = number_setting(fn, "TANDEM_DCP_SEGMENT", 0, &segment);
+    /* every rank fails alike, or none does: a rank that went on would wait for the others forever */
+    int bad = rc != MPI_SUCCESS, any_bad = 0;
+    MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (any_bad)
+        return bad ? rc : tdm_error(fn, MPI_ERR_ARG, "a TANDEM_DCP_* setting of another rank is not valid");
     MPI_Bcast(&segment, 1, MPI_INT, 0, MPI_COMM_WORLD); /* clients and DCPs must cut vectors alike */
     tdm_dcp.segment_bytes = segment;
     if (ranks < 2)

@@ -185,12 +185,12 @@ static void segmented_allreduce(tdm_schedule *s, const tdm_coll_args *a, MPI_Dat
     char *back = dense ? a->recvbuf : tdm_sched_tmp(s, (size_t)elements * (size_t)size);
     if (!back)
         return;
-    for (int at = 0; at < elements; at += segment)
-        tdm_sched_send(s, out + (size_t)at * (size_t)size, elements - at < segment ? elements - at : segment, carried,
-                       server);
-    for (int at = 0; at < elements; at += segment)
-        tdm_sched_recv(s, back + (size_t)at * (size_t)size, elements - at < segment ? elements - at : segment, carried,
-                       server);
+    for (long long at = 0; at < elements; at += segment)
+        tdm_sched_send(s, out + (size_t)at * (size_t)size, (int)(elements - at < segment ? elements - at : segment),
+                       carried, server);
+    for (long long at = 0; at < elements; at += segment)
+        tdm_sched_recv(s, back + (size_t)at * (size_t)size, (int)(elements - at < segment ? elements - at : segment),
+                       carried, server);
     tdm_sched_round(s);
     if (!dense)
         unpack(s, back, (block){a->recvbuf, a->count, a->datatype});
@@ -261,6 +261,8 @@ int tdm_dcp_build_client(struct tdm_request *req, const tdm_coll_args *a, tdm_dc
     if (kind == DCP_ALLTOALL && !tdm_outgoing_blocks_init(s, a, &out)) /* in place: a snapshot */
         return tdm_sched_finish(s);
     plan p = plan_of(a, kind, n, carried);
+    if (p.data > INT_MAX) /* the header counts elements in an int */
+        return MPI_ERR_COUNT;
     int segment = segment_elements(kind, (long long)a->count * factor, carried);
     if (segment)
         p.data = 0; /* the vector follows the header's message in segments */

@@ -49,7 +49,7 @@ void *tdm_dcp_alloc(size_t bytes)
 
 void tdm_dcp_free_contribution(contribution *in)
 {
-    if (in->segments) { /* its segments arrived (a call is started only then) or it was never called */
+    if (in->segments) { /* freed once its call answered: every segment arrived */
         free(in->data);
         free(in->segments);
     }
@@ -405,8 +405,9 @@ void tdm_dcp_serve(int d)
     while (srv.finished < srv.clients || srv.comms) {
         int moved = 0, flag = 0, rc;
         MPI_Status status;
-        /* a probe, then the receive of what it found (nothing else receives on these communicators here;
-         * SMPI has no MPI_Improbe) */
+        /* a probe, then the receive of what it found (SMPI has no MPI_Improbe): on the link's shadow, a
+         * client's next call, since the receives of a segmented call's segments are posted as soon as
+         * its header is read (MPI keeps one sender's messages of one tag in order) */
         if ((rc = MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, tdm_dcp.link_shadow->comm, &flag, &status)) != MPI_SUCCESS)
             tdm_dcp_fail("MPI_Iprobe", rc);
         if (flag) {

@@ -3,7 +3,7 @@
  * do not edit; change the generator and run it again.
  *
  * The application world (interpose_world.c): every MPI function with a communicator argument that the
- * interposer does not define by hand, its input communicators passed through tdm_ip_comm(). 117
+ * interposer does not define by hand, its input communicators passed through tdm_ip_comm(). 116
  * functions.
  */
 #include "interpose.h"
@@ -169,11 +169,6 @@ int MPI_Comm_remote_size(MPI_Comm comm, int *size)
 int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
 {
     return PMPI_Comm_set_attr(tdm_ip_comm(comm), comm_keyval, attribute_val);
-}
-
-int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
-{
-    return PMPI_Comm_set_errhandler(tdm_ip_comm(comm), errhandler);
 }
 
 int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)

@@ -49,7 +49,6 @@
 #define MPI_Comm_remote_group PMPI_Comm_remote_group
 #define MPI_Comm_remote_size PMPI_Comm_remote_size
 #define MPI_Comm_set_attr PMPI_Comm_set_attr
-#define MPI_Comm_set_errhandler PMPI_Comm_set_errhandler
 #define MPI_Comm_set_info PMPI_Comm_set_info
 #define MPI_Comm_set_name PMPI_Comm_set_name
 #define MPI_Comm_size PMPI_Comm_size

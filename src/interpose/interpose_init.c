@@ -126,6 +126,21 @@ static const char *mode_name(tdm_ip_mode m)
     return m == TDM_IP_ALL ? "all" : m == TDM_IP_NONBLOCKING ? "nonblocking" : "off";
 }
 
+/* MPI is up. tandem-run --dcp-ratio launched ranks to serve the program's collectives: a program that
+ * would run without them (interposition off, or MPI_THREAD_MULTIPLE, which dcp progress does not serve)
+ * would take them for its own ranks, so the job stops instead. */
+static void refuse_added_ranks(tdm_ip_mode wanted, int program_level)
+{
+    const char *added = getenv("TANDEM_DCP_ADDED");
+    if (!added || !*added || !dcp_wanted() || (wanted != TDM_IP_OFF && program_level != MPI_THREAD_MULTIPLE))
+        return;
+    fprintf(stderr, "tandem: tandem-run --dcp-ratio added ranks to serve this program's collectives, but %s: the job "
+                    "stops\n", wanted == TDM_IP_OFF ? "TANDEM_INTERPOSE=off"
+                                                    : "it asks for MPI_THREAD_MULTIPLE, which dcp progress does not serve");
+    PMPI_Finalize();
+    exit(1);
+}
+
 /* MPI is up: Tandem starts, or interposition stays off with a message. Every rank must agree: a rank
  * that sent its collectives to MPI while the others ran Tandem would hang them all. */
 static void start_tandem(int *argc, char ***argv, tdm_ip_mode wanted, int program_level)
@@ -171,8 +186,12 @@ static void start_tandem(int *argc, char ***argv, tdm_ip_mode wanted, int progra
 int MPI_Init(int *argc, char ***argv)
 {
     tdm_ip_mode wanted = mode_from_environment();
-    if (wanted == TDM_IP_OFF)
-        return PMPI_Init(argc, argv);
+    if (wanted == TDM_IP_OFF) {
+        int rc = PMPI_Init(argc, argv);
+        if (rc == MPI_SUCCESS)
+            refuse_added_ranks(wanted, MPI_THREAD_SINGLE);
+        return rc;
+    }
     int provided, rc;
     if (needs_threads()) {
         rc = PMPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
@@ -190,6 +209,8 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     tdm_ip_mode wanted = mode_from_environment();
     if (wanted == TDM_IP_OFF || !needs_threads() || required == MPI_THREAD_MULTIPLE) {
         int rc = PMPI_Init_thread(argc, argv, required, provided);
+        if (rc == MPI_SUCCESS)
+            refuse_added_ranks(wanted, required);
         if (rc == MPI_SUCCESS && wanted != TDM_IP_OFF)
             start_tandem(argc, argv, wanted, required);
         return rc;

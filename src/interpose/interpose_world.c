@@ -4,15 +4,18 @@
  * Tandem's TDM_Comm_world(). Every MPI function with a communicator argument maps MPI_COMM_WORLD to it
  * (app_world_calls.c, generated from the MPI standard; the collectives in TDM_IP_ROUTE), so sizes,
  * ranks, point-to-point, groups, communicator creation, attributes and error handlers all see the
- * application ranks only. Fortran handles reach C through MPI_Comm_f2c, taken over here where the MPI's
- * Fortran bindings call it (Open MPI); MPICH's call the C functions with the handle itself.
+ * application ranks only (an error handler is given the application world's handle). Fortran handles
+ * reach C through MPI_Comm_f2c, taken over here where the MPI's Fortran bindings call it (Open MPI);
+ * MPICH's call the C functions with the handle itself.
  */
 #define _GNU_SOURCE
 #include "interpose.h"
 
 #include <dlfcn.h>
 
-MPI_Comm tdm_ip_app_world = MPI_COMM_WORLD; /* written before the program's first call, then only read */
+/* Set in MPI_Init before the program's first call, back to MPI_COMM_WORLD in MPI_Finalize; read only
+ * in between. */
+MPI_Comm tdm_ip_app_world = MPI_COMM_WORLD;
 
 MPI_Comm tdm_ip_attr_comm(MPI_Comm comm, int keyval)
 {
@@ -35,6 +38,16 @@ void tdm_ip_app_world_start(void)
 }
 
 void tdm_ip_app_world_end(void) { tdm_ip_app_world = MPI_COMM_WORLD; }
+
+/* The program's error handler for MPI_COMM_WORLD goes on the application world and on MPI_COMM_WORLD
+ * itself, whose handler MPI calls for errors outside any communicator (MPI 3.1). */
+int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+    int rc = PMPI_Comm_set_errhandler(comm, errhandler);
+    if (rc == MPI_SUCCESS && tdm_ip_comm(comm) != comm)
+        rc = PMPI_Comm_set_errhandler(tdm_ip_comm(comm), errhandler);
+    return rc;
+}
 
 #if defined(OPEN_MPI)
 /* Open MPI's Fortran bindings turn each communicator handle into C with this function: the Fortran

@@ -71,7 +71,8 @@
 #define MPI_Scan PMPI_Scan
 #define MPI_Exscan PMPI_Exscan
 
-/* The application-world wrappers (generated). */
+/* The application world: the wrappers written by hand (interpose_world.c), then the generated ones. */
+#define MPI_Comm_set_errhandler PMPI_Comm_set_errhandler
 #include "app_world_names.h"
 
 #endif

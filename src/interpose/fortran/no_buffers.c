@@ -40,7 +40,7 @@ FORTRAN_NAMES(mpi_op_free, op_free);
  * default), since a Fortran caller may have left out ierror. */
 static int out_of_memory(void)
 {
-    PMPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_NO_MEM);
+    PMPI_Comm_call_errhandler(tdm_ip_comm(MPI_COMM_WORLD), MPI_ERR_NO_MEM);
     return MPI_ERR_NO_MEM;
 }
 
