@@ -12,6 +12,7 @@
  * finalized), and the slot is lent again once all are.
  */
 #include "../base/error.h"
+#include "../base/smpi_support.h"
 #include "../core/api_internal.h"
 #include "../engine/shadow_comm.h"
 #include "dcp_server.h"
@@ -47,10 +48,22 @@ void *tdm_dcp_alloc(size_t bytes)
     return p;
 }
 
+void *tdm_dcp_alloc_data(size_t bytes)
+{
+    void *p = tdm_smpi_shared_temp_alloc(bytes);
+    return p ? p : tdm_dcp_alloc(bytes);
+}
+
+void tdm_dcp_free_data(void *p)
+{
+    if (!tdm_smpi_shared_temp_free(p))
+        free(p);
+}
+
 void tdm_dcp_free_contribution(contribution *in)
 {
     if (in->segments) { /* freed once its call answered: every segment arrived */
-        free(in->data);
+        tdm_dcp_free_data(in->data);
         free(in->segments);
     }
     free(in->message);

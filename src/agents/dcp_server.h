@@ -90,5 +90,9 @@ void tdm_dcp_free_call(served_call *x);
 void tdm_dcp_fail(const char *what, int rc);
 /* calloc that aborts when out of memory */
 void *tdm_dcp_alloc(size_t bytes);
+/* The same for data, whose content a timing-only simulation never looks at: there SMPI's shared memory
+ * from 64 KiB on (no copies between such buffers, and thousands of ranks fit in memory). */
+void *tdm_dcp_alloc_data(size_t bytes);
+void tdm_dcp_free_data(void *p);
 
 #endif

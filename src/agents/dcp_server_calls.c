@@ -6,6 +6,7 @@
  */
 #include "dcp_server.h"
 
+#include "../base/smpi_support.h"
 #include "../core/api_internal.h"
 
 #include <limits.h>
@@ -18,19 +19,28 @@ static int type_size(MPI_Datatype type)
     return size;
 }
 
+/* inout = in op inout; in simulation charged as Tandem's own reductions are (SMPI charges nothing for
+ * MPI_Reduce_local), and in timing-only runs not computed. */
+static void reduce_local(const void *in, void *inout, int count, MPI_Datatype type, MPI_Op op)
+{
+    if (!tdm_smpi_charge_reduction((double)count, type))
+        MPI_Reduce_local(in, inout, count, type, op);
+}
+
 /* Elements first .. first + count - 1 of the clients' contributions, combined in the order of their
  * ranks into acc: c_0 op (c_1 op (... op c_last)). */
 static void combine_into(char *acc, contribution **in, int n, MPI_Datatype type, MPI_Op op, size_t first, int count)
 {
     size_t size = (size_t)type_size(type), at = first * size;
-    memcpy(acc, in[n - 1]->data + at, (size_t)count * size);
+    if (!tdm_smpi_charge_copy((MPI_Aint)((size_t)count * size)))
+        memcpy(acc, in[n - 1]->data + at, (size_t)count * size);
     for (int c = n - 2; c >= 0; c--)
-        MPI_Reduce_local(in[c]->data + at, acc, count, type, op);
+        reduce_local(in[c]->data + at, acc, count, type, op);
 }
 
 static char *combine(contribution **in, int n, MPI_Datatype type, MPI_Op op, int count)
 {
-    char *acc = tdm_dcp_alloc((size_t)count * (size_t)type_size(type));
+    char *acc = tdm_dcp_alloc_data((size_t)count * (size_t)type_size(type));
     combine_into(acc, in, n, type, op, 0, count);
     return acc;
 }
@@ -57,7 +67,7 @@ void tdm_dcp_receive_segments(contribution *in, int source)
 {
     MPI_Datatype type = tdm_dcp_type(in->h.type);
     int n = segments_of(&in->h), size = type_size(type), rc;
-    in->data = tdm_dcp_alloc((size_t)in->h.count * (size_t)size);
+    in->data = tdm_dcp_alloc_data((size_t)in->h.count * (size_t)size);
     in->segments = tdm_dcp_alloc(sizeof(MPI_Request) * (size_t)n);
     for (int k = 0; k < n; k++)
         if ((rc = MPI_Irecv(in->data + (size_t)k * (size_t)in->h.segment * (size_t)size, segment_count(&in->h, k),
@@ -76,8 +86,8 @@ static void start_segmented(served_call *x, MPI_Op op)
     size_t vector = (size_t)h->count * (size_t)type_size(x->type);
     x->segments = segments_of(h);
     x->op = op;
-    x->input = tdm_dcp_alloc(vector);
-    x->output = tdm_dcp_alloc(vector);
+    x->input = tdm_dcp_alloc_data(vector);
+    x->output = tdm_dcp_alloc_data(vector);
     x->segment_req = tdm_dcp_alloc(sizeof(TDM_Request) * (size_t)x->segments);
     x->segment_sent = tdm_dcp_alloc(sizeof(MPI_Request) * (size_t)x->segments * (size_t)m);
     for (int k = 0; k < x->segments * m; k++)
@@ -318,7 +328,7 @@ served_call *tdm_dcp_start_call(served_comm *sc, contribution **in)
     case DCP_SCAN:
     case DCP_EXSCAN: /* prefixes over the clients, in place; the DCPs' exclusive scan of their totals */
         for (int i = 1; i < m; i++)
-            MPI_Reduce_local(in[i - 1]->data, in[i]->data, h.count, x->type, op);
+            reduce_local(in[i - 1]->data, in[i]->data, h.count, x->type, op);
         x->input = tdm_dcp_alloc(vector);
         memcpy(x->input, in[m - 1]->data, vector);
         x->output = tdm_dcp_alloc(vector);
@@ -327,7 +337,7 @@ served_call *tdm_dcp_start_call(served_comm *sc, contribution **in)
     case DCP_REDUCE_SCATTER: {
         char *combined = combine(in, m, x->type, op, h.count);
         x->input = in_group_order(sc, combined, in[0]->counts, (int)elem);
-        free(combined);
+        tdm_dcp_free_data(combined);
         group_sums(sc, in[0]->counts, x->counts, x->displs);
         x->output = tdm_dcp_alloc((size_t)x->counts[sc->group_rank] * elem);
         rc = TDM_Ireduce_scatter(x->input, x->output, x->counts, x->type, op, checked, &x->req);
@@ -404,7 +414,7 @@ void tdm_dcp_finish_call(served_call *x)
         case DCP_SCAN:
         case DCP_EXSCAN:
             if (!first) /* the ranks before this DCP's, then this DCP's up to the client */
-                MPI_Reduce_local(x->output, x->in[i]->data, h.count, x->type, op);
+                reduce_local(x->output, x->in[i]->data, h.count, x->type, op);
             if (h.kind == DCP_SCAN)
                 *answer = x->in[i]->data, *count = h.count;
             else if (i > 0 || !first)
@@ -446,8 +456,8 @@ void tdm_dcp_free_call(served_call *x)
     for (int i = 0; i < x->sc->mine; i++)
         tdm_dcp_free_contribution(x->in[i]);
     free(x->in);
-    free(x->input);
-    free(x->output);
+    tdm_dcp_free_data(x->input);
+    tdm_dcp_free_data(x->output);
     free(x->scratch);
     free(x->counts);
     free(x->displs);
