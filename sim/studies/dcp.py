@@ -97,6 +97,7 @@ def measure(a):
                         for r in got:
                             r["topology"] = topology
                             r["dcps"] = k
+                            r["message_overhead_s"] = a.overhead  # sim/run knows only its own platforms'
                         rows += got
     return rows
 
@@ -171,8 +172,9 @@ def plot(rows):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    topologies = sorted({r["topology"] for r in rows})
-    sizes = sorted({int(r["bytes"]) for r in rows})
+    main = [r for r in rows if int(r["ranks"]) == APP_RANKS and float(r["message_overhead_s"]) == 0]
+    topologies = sorted({r["topology"] for r in main})
+    sizes = sorted({int(r["bytes"]) for r in main})
     scaling = sorted({(r["topology"], int(r["bytes"]), float(r["message_overhead_s"])) for r in rows
                       if r["mode"] == "tandem-dcp" and int(r["ranks"]) != APP_RANKS})
     fig, axes = plt.subplots(len(topologies) + bool(scaling), len(sizes),
