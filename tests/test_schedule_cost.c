@@ -22,6 +22,7 @@
 #include "../src/select/select.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -388,15 +389,23 @@ static void ring_allgather_first_round(void)
     }
 }
 
+/* TEST_SMALL_TORI (set under sanitizers): the tori of 64 ranks are left out. */
+static int wanted(const char *dims)
+{
+    const char *small = getenv("TEST_SMALL_TORI");
+    return !(small && *small) || (strcmp(dims, "4x4x4") != 0 && strcmp(dims, "8x4x2") != 0);
+}
+
 int main(void)
 {
     const char *uneven_tori[] = {"4x4x4", "2x2x2", "8x4x2", "3x5", "4x4"};
     for (size_t i = 0; i < sizeof uneven_tori / sizeof uneven_tori[0]; i++)
-        uneven_case(uneven_tori[i]);
+        if (wanted(uneven_tori[i]))
+            uneven_case(uneven_tori[i]);
 
     const char *tori[] = {"4x4x4", "8x4x2", "2x2x2", "3x5", "4x1x4", "6", "2"};
     for (size_t i = 0; i < sizeof tori / sizeof tori[0]; i++)
-        for (int form = 0; form < 3; form++)
+        for (int form = 0; form < 3 && wanted(tori[i]); form++)
             torus_case(tori[i], form);
     ring_allgather_first_round();
 
