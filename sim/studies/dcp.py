@@ -20,7 +20,7 @@ Small messages go eagerly (smpi/async-small-thresh 64 KiB, in every run of this 
 default starts a message only when its receive is posted, which a DCP probing for its clients'
 messages one at a time would pay once per client; real MPIs deliver small messages before that.
 
-  sim/studies/dcp.py [--topologies torus,fat-tree] [--ranks 512] [--dcps 8,64 | --ratio 8]
+  sim/studies/dcp.py [--topologies torus,fat-tree] [--ranks 512] [--dcps 8,64|none | --ratio 8]
                      [--sizes 8,1M] [--overhead 0] [--no-baseline] [--plot-only]
 
 Writes sim/results/dcp.csv, .md and .png.
@@ -76,7 +76,8 @@ def measure(a):
     with tempfile.TemporaryDirectory() as tmp:
         for topology in a.topologies.split(","):
             for ranks in [int(n) for n in a.ranks.split(",")]:
-                dcp_counts = [ranks // a.ratio] if a.ratio else [int(k) for k in a.dcps.split(",")]
+                dcp_counts = ([ranks // a.ratio] if a.ratio else [] if a.dcps == "none" else
+                              [int(k) for k in a.dcps.split(",")])
                 if any(k < 1 or ranks % k for k in dcp_counts):
                     raise SystemExit(f"--dcps, --ratio: DCP counts must divide {ranks}")
                 xml = platform(topology, ranks, a.overhead, tmp)
@@ -222,7 +223,7 @@ def plot(rows):
 def arguments(ap):
     ap.add_argument("--topologies", default="torus", help="torus and/or fat-tree")
     ap.add_argument("--ranks", default=str(APP_RANKS), help="application ranks: 8, 64, 512 (fat tree: 512)")
-    ap.add_argument("--dcps", default="8,64", help="DCP counts (divisors of the ranks)")
+    ap.add_argument("--dcps", default="8,64", help="DCP counts (divisors of the ranks), or none (the baselines)")
     ap.add_argument("--ratio", type=int, default=0, help="instead of --dcps: ranks / R DCPs")
     ap.add_argument("--sizes", default="8", help="bytes: 8 and/or 1M")
     ap.add_argument("--overhead", type=float, default=0.0, help="CPU time per message at each end, s")
