@@ -402,6 +402,24 @@ static void control_message(const MPI_Status *status)
     }
 }
 
+/* Nothing to do until a client sends something: no call runs or waits for contributions, and some
+ * client has not finalized. Another DCP's messages can wait: a grant matters only to a call that waits,
+ * a release only to the slot it gives back. Blocking then spares the core (and, in simulation, the
+ * events of polls). */
+static int waiting_for_clients(void)
+{
+    if (srv.calls || srv.finished == srv.clients)
+        return 0;
+    for (served_comm *sc = srv.comms; sc; sc = sc->next) {
+        if (sc->unsorted)
+            return 0;
+        for (int i = 0; i < sc->mine; i++)
+            if (sc->queue[i])
+                return 0;
+    }
+    return 1;
+}
+
 void tdm_dcp_serve(int d)
 {
     srv.d = d;
@@ -437,8 +455,13 @@ void tdm_dcp_serve(int d)
             moved |= start_ready_calls(sc);
         moved |= progress_calls();
         moved |= retire_comms();
-        if (!moved)
-            sched_yield(); /* nothing arrived: a core shared with the application gets it back */
+        if (!moved && waiting_for_clients()) { /* blocks until a client's next message */
+            if ((rc = MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, tdm_dcp.link_shadow->comm, &status)) != MPI_SUCCESS)
+                tdm_dcp_fail("MPI_Probe", rc);
+            client_message(&status);
+        } else if (!moved) {
+            sched_yield(); /* a core shared with the application gets it back */
+        }
     }
     free(srv.finalized);
     free(srv.share_used);
