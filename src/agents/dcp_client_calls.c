@@ -344,49 +344,51 @@ int tdm_dcp_build_client(struct tdm_request *req, const tdm_coll_args *a, tdm_dc
         memcpy(message + sizeof h, cc->members, members);
     tdm_sched_send(s, message, (int)((char *)data - message + p.data), MPI_BYTE, tdm_dcp.server);
     /* the answer */
-    if (segment)
+    if (segment) {
         segmented_allreduce(s, a, carried, h.count, segment);
-    else switch (kind) {
-    case DCP_ALLREDUCE:
-    case DCP_REDUCE:
-    case DCP_SCAN:
-    case DCP_EXSCAN:
-        if (kind != DCP_REDUCE || root)
-            if (kind != DCP_EXSCAN || me > 0)
-                receive_block(s, (block){a->recvbuf, a->count, a->datatype}, &a->dtype, carried);
-        break;
-    case DCP_REDUCE_SCATTER: {
-        int mine = a->kind == TDM_COLL_REDUCE_SCATTER_BLOCK ? a->count : a->recvcounts[me];
-        if (mine > 0)
-            receive_block(s, (block){a->recvbuf, mine, a->datatype}, &a->dtype, carried);
-        break;
-    }
-    case DCP_BCAST:
-        if (!root && h.count > 0)
-            receive_block(s, (block){a->recvbuf, a->count, a->datatype}, &a->dtype, MPI_BYTE);
-        break;
-    case DCP_BARRIER: { /* a byte: the DCPs' barrier passed */
-        char *byte = tdm_sched_tmp(s, 1);
-        if (byte)
-            tdm_sched_recv(s, byte, 1, MPI_BYTE, tdm_dcp.server);
-        break;
-    }
-    case DCP_SCATTER:
-        if (h.count > 0)
-            receive_block(s, (block){a->recvbuf, a->recvcount, a->recvtype}, &a->rtype, MPI_BYTE);
-        break;
-    case DCP_GATHER:
-    case DCP_ALLGATHER:
-    case DCP_ALLTOALL: { /* blocks from every rank, in group order */
-        char *back = p.back > 0 ? tdm_sched_tmp(s, (size_t)p.back) : NULL;
-        if (!back)
+    } else {
+        switch (kind) {
+        case DCP_ALLREDUCE:
+        case DCP_REDUCE:
+        case DCP_SCAN:
+        case DCP_EXSCAN:
+            if (kind != DCP_REDUCE || root)
+                if (kind != DCP_EXSCAN || me > 0)
+                    receive_block(s, (block){a->recvbuf, a->count, a->datatype}, &a->dtype, carried);
             break;
-        tdm_sched_recv(s, back, (int)p.back, MPI_BYTE, tdm_dcp.server);
-        tdm_sched_round(s);
-        for (int k = 0; k < n; k++)
-            back += unpack(s, back, incoming(a, cc->order[k]));
-        break;
-    }
+        case DCP_REDUCE_SCATTER: {
+            int mine = a->kind == TDM_COLL_REDUCE_SCATTER_BLOCK ? a->count : a->recvcounts[me];
+            if (mine > 0)
+                receive_block(s, (block){a->recvbuf, mine, a->datatype}, &a->dtype, carried);
+            break;
+        }
+        case DCP_BCAST:
+            if (!root && h.count > 0)
+                receive_block(s, (block){a->recvbuf, a->count, a->datatype}, &a->dtype, MPI_BYTE);
+            break;
+        case DCP_BARRIER: { /* a byte: the DCPs' barrier passed */
+            char *byte = tdm_sched_tmp(s, 1);
+            if (byte)
+                tdm_sched_recv(s, byte, 1, MPI_BYTE, tdm_dcp.server);
+            break;
+        }
+        case DCP_SCATTER:
+            if (h.count > 0)
+                receive_block(s, (block){a->recvbuf, a->recvcount, a->recvtype}, &a->rtype, MPI_BYTE);
+            break;
+        case DCP_GATHER:
+        case DCP_ALLGATHER:
+        case DCP_ALLTOALL: { /* blocks from every rank, in group order */
+            char *back = p.back > 0 ? tdm_sched_tmp(s, (size_t)p.back) : NULL;
+            if (!back)
+                break;
+            tdm_sched_recv(s, back, (int)p.back, MPI_BYTE, tdm_dcp.server);
+            tdm_sched_round(s);
+            for (int k = 0; k < n; k++)
+                back += unpack(s, back, incoming(a, cc->order[k]));
+            break;
+        }
+        }
     }
     int rc = tdm_sched_finish(s);
     if (rc != MPI_SUCCESS)
