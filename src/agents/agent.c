@@ -219,7 +219,7 @@ unsigned long tdm_agent_completion_mark(void) { return tdm_thread_agent_completi
 int tdm_agent_block(unsigned long mark)
 {
     if (tdm_inline_running() > 0)
-        return tdm_inline_block(mark); /* it also returns when the progress thread completes something */
+        return tdm_inline_block(mark, NULL, NULL, 0); /* it also returns when the progress thread completes something */
     tdm_thread_agent_wait_change(mark);
     return MPI_SUCCESS;
 }

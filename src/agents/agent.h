@@ -13,6 +13,8 @@
 #ifndef TANDEM_AGENT_H
 #define TANDEM_AGENT_H
 
+#include <mpi.h>
+
 struct tdm_request;
 
 typedef enum { TDM_PROGRESS_INLINE, TDM_PROGRESS_THREAD, TDM_PROGRESS_SPLIT } tdm_progress_mode;
@@ -48,7 +50,11 @@ int tdm_agent_running(void);
 /* The agents' own entry points, used by the dispatch above. */
 void tdm_inline_start(struct tdm_request *req);
 void tdm_inline_progress(void);
-int tdm_inline_block(unsigned long mark);
+/* Blocks until one of the running requests' messages, or of the n_extra requests *extra[i], completes
+ * (or the progress thread completes something after mark), then makes a progress pass. A completed
+ * extra request is set to MPI_REQUEST_NULL, its status in extra_status[i] (if not NULL); an error of one
+ * is returned. */
+int tdm_inline_block(unsigned long mark, MPI_Request *const *extra, MPI_Status *extra_status, int n_extra);
 int tdm_inline_wait(struct tdm_request *req);
 int tdm_inline_running(void);
 void tdm_inline_finalize(void);

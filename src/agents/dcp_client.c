@@ -26,8 +26,9 @@ static int group_order(tdm_dcp_comm *cc);
 static int names_given;   /* by this rank, as some communicators' rank 0 */
 static int said_inline;   /* TANDEM_VERBOSE said once that some calls run inline */
 
-static void tell_server(const dcp_header *h)
+static void tell_server(dcp_header *h)
 {
+    h->bytes = (int)sizeof *h;
     MPI_Send(h, (int)sizeof *h, MPI_BYTE, tdm_dcp.server, 0, tdm_dcp.link_shadow->comm);
 }
 

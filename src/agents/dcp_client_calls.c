@@ -339,10 +339,15 @@ int tdm_dcp_build_client(struct tdm_request *req, const tdm_coll_args *a, tdm_dc
         }
         break;
     }
+    int bytes = (int)((char *)data - message + p.data);
+    h.bytes = bytes;
     memcpy(message, &h, sizeof h);
     if (announce)
         memcpy(message + sizeof h, cc->members, members);
-    tdm_sched_send(s, message, (int)((char *)data - message + p.data), MPI_BYTE, tdm_dcp.server);
+    int first = bytes < DCP_FIRST_BYTES ? bytes : DCP_FIRST_BYTES; /* the DCP's posted receive's size */
+    tdm_sched_send(s, message, first, MPI_BYTE, tdm_dcp.server);
+    if (bytes > first)
+        tdm_sched_send(s, message + first, bytes - first, MPI_BYTE, tdm_dcp.server);
     /* the answer */
     if (segment) {
         segmented_allreduce(s, a, carried, h.count, segment);

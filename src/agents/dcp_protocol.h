@@ -4,13 +4,16 @@
  *
  *   client -> its DCP, on the link's shadow, with the tag the client's call took there (the DCP
  *   answers with it): a dcp_header, then the communicator's members (world ranks, in its order) if the
- *   header says so, then the call's data (packed bytes).
+ *   header says so, then the call's data (packed bytes). A message of more than DCP_FIRST_BYTES goes as
+ *   two with the same tag: its first DCP_FIRST_BYTES, then the rest. The DCP keeps a receive of that
+ *   size posted for each client, so that it can block until any of its clients, its peers or its own
+ *   messages moves (it does not poll: in simulation each poll costs time and events).
  *
  *   A segmented allreduce (a vector of more than segment_bytes): the header's message carries no data;
  *   the vector follows in segments of `segment` elements, one message each with the same tag, and the
  *   answer comes back in segments the same way (MPI keeps the messages of one tag in order). The DCP
- *   posts the receives of a client's segments as soon as it has read the header, so that its probe for
- *   new calls never sees them.
+ *   posts the receives of a client's segments as soon as it has read the header, before it posts the
+ *   client's next receive, so that this one never matches them.
  *
  *   DCP -> DCP, on dcp_link with DCP_CONTROL_TAG: a dcp_control (slot grants and releases). Calls among
  *   the DCPs of a communicator take the tags of its slot on dcp_link: slot s owns the tags
@@ -73,7 +76,12 @@ typedef struct dcp_header {
     int members;  /* > 0: the communicator's size; its members' world ranks follow the header */
     int counts;   /* the counts that follow (after the members): 0, the size or twice the size */
     int segment;  /* a segmented allreduce: elements per segment; 0: the data follows in this message */
+    int bytes;    /* the message's, header included (its first DCP_FIRST_BYTES come first) */
 } dcp_header;
+
+/* The first message of a call: the header, the members of a communicator of up to a thousand ranks or so,
+ * and small data fit. */
+#define DCP_FIRST_BYTES 8192
 
 /* DCP -> DCP */
 enum { DCP_CONTROL_TAG = 0, DCP_GRANT = 1, DCP_RELEASE };

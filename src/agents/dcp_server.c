@@ -15,10 +15,10 @@
 #include "../base/smpi_support.h"
 #include "../core/api_internal.h"
 #include "../engine/shadow_comm.h"
+#include "agent.h"
 #include "dcp_server.h"
 
 #include <limits.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +32,15 @@ static struct {
     served_call *calls, **calls_end;
     char *share_used;           /* the slots it lends: slot first_slot + i taken */
     int first_slot, next_slot;
+    /* receives kept posted: one per client (DCP_FIRST_BYTES), one for the other DCPs' control messages */
+    char **posted_buf;
+    MPI_Request *posted;
+    dcp_control control_in;
+    MPI_Request control;
+    /* what the service loop blocks on: the posted receives first (their statuses in wait_status) */
+    MPI_Request **wait;
+    MPI_Status *wait_status;
+    int nwait, wait_cap;
 } srv;
 
 void tdm_dcp_fail(const char *what, int rc)
@@ -310,7 +319,7 @@ static int progress_calls(void)
             x->answering = 1; /* all answered: freed below */
         }
         if (x->req) {
-            if ((rc = TDM_Test(&x->req, &done, MPI_STATUS_IGNORE)) != MPI_SUCCESS)
+            if ((rc = tdm_test_settled(&x->req, &done)) != MPI_SUCCESS)
                 tdm_dcp_fail("the collective among the DCPs", rc);
             if (!done) {
                 p = &x->next;
@@ -328,10 +337,9 @@ static int progress_calls(void)
             x->answering = 1;
             moved = 1;
         }
-        done = 1;
+        done = 1; /* the answers' sends completed in block() */
         for (int i = 0; i < sc->mine && done; i++)
-            if ((rc = MPI_Test(&x->answers[i], &done, MPI_STATUS_IGNORE)) != MPI_SUCCESS)
-                tdm_dcp_fail("answering a client", rc);
+            done = x->answers[i] == MPI_REQUEST_NULL;
         if (done) {
             *p = x->next;
             if (!*p)
@@ -348,19 +356,37 @@ static int progress_calls(void)
 
 /* ---- messages ---- */
 
-static void client_message(const MPI_Status *status)
+static void post_client_receive(int client)
 {
-    int bytes, rc;
-    MPI_Get_count(status, MPI_BYTE, &bytes);
+    int rc = MPI_Irecv(srv.posted_buf[client], DCP_FIRST_BYTES, MPI_BYTE, tdm_dcp.map.app_world[srv.first + client],
+                       MPI_ANY_TAG, tdm_dcp.link_shadow->comm, &srv.posted[client]);
+    if (rc != MPI_SUCCESS)
+        tdm_dcp_fail("posting a receive for a client", rc);
+}
+
+/* The first part of a client's message arrived in its posted receive (status): the rest received, the
+ * contribution queued, the next receive posted (after those of its segments, which it must not match). */
+static void client_message(int client, const MPI_Status *status)
+{
+    int got, rc, source = tdm_dcp.map.app_world[srv.first + client];
+    MPI_Get_count(status, MPI_BYTE, &got);
     contribution *in = tdm_dcp_alloc(sizeof *in);
-    in->message = tdm_dcp_alloc((size_t)bytes);
-    if ((rc = MPI_Recv(in->message, bytes, MPI_BYTE, status->MPI_SOURCE, status->MPI_TAG, tdm_dcp.link_shadow->comm,
-                       MPI_STATUS_IGNORE)) != MPI_SUCCESS)
-        tdm_dcp_fail("receiving a client's message", rc);
-    memcpy(&in->h, in->message, sizeof in->h);
+    if (got < (int)sizeof in->h)
+        tdm_dcp_fail("a client's message shorter than a header", MPI_ERR_TRUNCATE);
+    memcpy(&in->h, srv.posted_buf[client], sizeof in->h);
+    if (in->h.bytes > got) { /* the rest follows with the same tag */
+        in->message = tdm_dcp_alloc((size_t)in->h.bytes);
+        memcpy(in->message, srv.posted_buf[client], (size_t)got);
+        if ((rc = MPI_Recv(in->message + got, in->h.bytes - got, MPI_BYTE, source, status->MPI_TAG,
+                           tdm_dcp.link_shadow->comm, MPI_STATUS_IGNORE)) != MPI_SUCCESS)
+            tdm_dcp_fail("receiving a client's message", rc);
+    } else { /* the contribution keeps the buffer; the next receive gets a new one */
+        in->message = srv.posted_buf[client];
+        srv.posted_buf[client] = tdm_dcp_alloc(DCP_FIRST_BYTES);
+    }
     in->tag = status->MPI_TAG;
-    in->client = tdm_dcp.map.app_index[status->MPI_SOURCE] - srv.first;
-    if (in->h.kind == DCP_FINALIZED) {
+    in->client = client;
+    if (in->h.kind == DCP_FINALIZED) { /* its last message: no receive posted again */
         srv.finalized[in->client] = 1;
         srv.finished++;
         free(in->message);
@@ -370,8 +396,9 @@ static void client_message(const MPI_Status *status)
     const int *members = (const int *)(in->message + sizeof in->h);
     in->counts = members + in->h.members;
     in->data = (char *)(in->counts + in->h.counts);
-    if (in->h.segment > 0) /* before the next probe, which must not see them */
-        tdm_dcp_receive_segments(in, status->MPI_SOURCE);
+    if (in->h.segment > 0)
+        tdm_dcp_receive_segments(in, source);
+    post_client_receive(client);
     served_comm *sc = find_or_add(in->h.key);
     if (sc->size == 0 && in->h.members > 0)
         learn(sc, members, in->h.members);
@@ -383,13 +410,19 @@ static void client_message(const MPI_Status *status)
     }
 }
 
-static void control_message(const MPI_Status *status)
+static void post_control_receive(void)
 {
-    dcp_control c;
-    int rc = MPI_Recv(&c, (int)sizeof c, MPI_BYTE, status->MPI_SOURCE, DCP_CONTROL_TAG, tdm_dcp.dcp_link,
-                      MPI_STATUS_IGNORE);
+    int rc = MPI_Irecv(&srv.control_in, (int)sizeof srv.control_in, MPI_BYTE, MPI_ANY_SOURCE, DCP_CONTROL_TAG,
+                       tdm_dcp.dcp_link, &srv.control);
     if (rc != MPI_SUCCESS)
-        tdm_dcp_fail("receiving another DCP's message", rc);
+        tdm_dcp_fail("posting a receive for the other DCPs", rc);
+}
+
+/* Another DCP's message arrived (srv.control_in). */
+static void control_message(void)
+{
+    dcp_control c = srv.control_in;
+    post_control_receive();
     if (c.what == DCP_GRANT) {
         served_comm *sc = find_or_add(c.key);
         sc->slot = c.slot;
@@ -402,22 +435,57 @@ static void control_message(const MPI_Status *status)
     }
 }
 
-/* Nothing to do until a client sends something: no call runs or waits for contributions, and some
- * client has not finalized. Another DCP's messages can wait: a grant matters only to a call that waits,
- * a release only to the slot it gives back. Blocking then spares the core (and, in simulation, the
- * events of polls). */
-static int waiting_for_clients(void)
+/* ---- blocking ---- */
+
+static void wait_on(MPI_Request *r)
 {
-    if (srv.calls || srv.finished == srv.clients)
-        return 0;
-    for (served_comm *sc = srv.comms; sc; sc = sc->next) {
-        if (sc->unsorted)
-            return 0;
-        for (int i = 0; i < sc->mine; i++)
-            if (sc->queue[i])
-                return 0;
+    if (srv.nwait == srv.wait_cap) {
+        srv.wait_cap = srv.wait_cap ? 2 * srv.wait_cap : 64;
+        srv.wait = realloc(srv.wait, sizeof *srv.wait * (size_t)srv.wait_cap);
+        srv.wait_status = realloc(srv.wait_status, sizeof *srv.wait_status * (size_t)srv.wait_cap);
+        if (!srv.wait || !srv.wait_status)
+            tdm_dcp_fail("allocating memory", MPI_ERR_NO_MEM);
     }
-    return 1;
+    srv.wait[srv.nwait++] = r;
+}
+
+static void wait_on_segments(const contribution *in)
+{
+    if (in->segments)
+        for (int k = 0; k < tdm_dcp_segments_of(&in->h); k++)
+            if (in->segments[k] != MPI_REQUEST_NULL)
+                wait_on(&in->segments[k]);
+}
+
+/* Nothing moved: blocks until one of this DCP's messages completes, those of its calls among the DCPs
+ * included (the inline agent's wait, which then advances them). Nothing polls: a test that fails costs
+ * simulated time, and SMPI makes each later completion walk the record of failed ones. */
+static void block(void)
+{
+    srv.nwait = 0;
+    for (int c = 0; c < srv.clients; c++) /* first: wait_status[c] is the status of client c's message */
+        wait_on(&srv.posted[c]);
+    wait_on(&srv.control);
+    for (served_comm *sc = srv.comms; sc; sc = sc->next) {
+        for (contribution *in = sc->unsorted; in; in = in->next)
+            wait_on_segments(in);
+        for (int i = 0; i < sc->mine; i++)
+            for (contribution *in = sc->queue[i]; in; in = in->next)
+                wait_on_segments(in);
+    }
+    for (served_call *x = srv.calls; x; x = x->next) {
+        for (int i = 0; i < x->sc->mine; i++) {
+            wait_on_segments(x->in[i]);
+            if (x->answering && x->answers[i] != MPI_REQUEST_NULL)
+                wait_on(&x->answers[i]);
+        }
+        for (int k = 0; k < x->segments * x->sc->mine; k++)
+            if (x->segment_sent[k] != MPI_REQUEST_NULL)
+                wait_on(&x->segment_sent[k]);
+    }
+    int rc = tdm_inline_block(tdm_agent_completion_mark(), srv.wait, srv.wait_status, srv.nwait);
+    if (rc != MPI_SUCCESS)
+        tdm_dcp_fail("waiting for messages", rc);
 }
 
 void tdm_dcp_serve(int d)
@@ -429,40 +497,44 @@ void tdm_dcp_serve(int d)
     srv.calls_end = &srv.calls;
     srv.share_used = tdm_dcp_alloc((size_t)tdm_dcp.slots_per_dcp);
     srv.first_slot = 2 + tdm_dcp_world_rank(d) * tdm_dcp.slots_per_dcp;
+    srv.posted_buf = tdm_dcp_alloc(sizeof(char *) * (size_t)(srv.clients + 1));
+    srv.posted = tdm_dcp_alloc(sizeof(MPI_Request) * (size_t)(srv.clients + 1));
+    for (int c = 0; c < srv.clients; c++) {
+        srv.posted_buf[c] = tdm_dcp_alloc(DCP_FIRST_BYTES);
+        post_client_receive(c);
+    }
+    post_control_receive();
     if (srv.clients > 0) { /* the application world: its members are known to all */
         served_comm *world = find_or_add(DCP_APP_WORLD_KEY);
         learn(world, tdm_dcp.map.app_world, tdm_dcp.map.app_ranks);
     }
     while (srv.finished < srv.clients || srv.comms) {
-        int moved = 0, flag = 0, rc;
-        MPI_Status status;
-        /* a probe, then the receive of what it found (SMPI has no MPI_Improbe): on the link's shadow, a
-         * client's next call, since the receives of a segmented call's segments are posted as soon as
-         * its header is read (MPI keeps one sender's messages of one tag in order) */
-        if ((rc = MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, tdm_dcp.link_shadow->comm, &flag, &status)) != MPI_SUCCESS)
-            tdm_dcp_fail("MPI_Iprobe", rc);
-        if (flag) {
-            client_message(&status);
-            moved = 1;
-        }
-        if ((rc = MPI_Iprobe(MPI_ANY_SOURCE, DCP_CONTROL_TAG, tdm_dcp.dcp_link, &flag, &status)) != MPI_SUCCESS)
-            tdm_dcp_fail("MPI_Iprobe", rc);
-        if (flag) {
-            control_message(&status);
+        int moved = 0;
+        for (int c = 0; c < srv.clients; c++)
+            if (!srv.finalized[c] && srv.posted[c] == MPI_REQUEST_NULL) {
+                client_message(c, &srv.wait_status[c]);
+                moved = 1;
+            }
+        if (srv.control == MPI_REQUEST_NULL) {
+            control_message();
             moved = 1;
         }
         for (served_comm *sc = srv.comms; sc; sc = sc->next)
             moved |= start_ready_calls(sc);
         moved |= progress_calls();
         moved |= retire_comms();
-        if (!moved && waiting_for_clients()) { /* blocks until a client's next message */
-            if ((rc = MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, tdm_dcp.link_shadow->comm, &status)) != MPI_SUCCESS)
-                tdm_dcp_fail("MPI_Probe", rc);
-            client_message(&status);
-        } else if (!moved) {
-            sched_yield(); /* a core shared with the application gets it back */
-        }
+        if (!moved)
+            block();
     }
+    /* no other DCP sends it anything now: it told them it is done with every communicator */
+    MPI_Cancel(&srv.control);
+    MPI_Wait(&srv.control, MPI_STATUS_IGNORE);
+    for (int c = 0; c < srv.clients; c++)
+        free(srv.posted_buf[c]);
+    free(srv.posted_buf);
+    free(srv.posted);
+    free(srv.wait);
+    free(srv.wait_status);
     free(srv.finalized);
     free(srv.share_used);
 }

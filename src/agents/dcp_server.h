@@ -72,6 +72,8 @@ typedef struct served_call {
     MPI_Request *segment_sent;  /* per segment and client: its answer */
 } served_call;
 
+/* The segments of a segmented allreduce's vector. */
+int tdm_dcp_segments_of(const dcp_header *h);
 /* A client's message received: its segments' receives posted (a segmented allreduce). */
 void tdm_dcp_receive_segments(contribution *in, int source);
 void tdm_dcp_free_contribution(contribution *in);

@@ -53,7 +53,7 @@ static int segment_count(const dcp_header *h, int k)
     return left < h->segment ? (int)left : h->segment;
 }
 
-static int segments_of(const dcp_header *h) { return h->count / h->segment + (h->count % h->segment != 0); }
+int tdm_dcp_segments_of(const dcp_header *h) { return h->count / h->segment + (h->count % h->segment != 0); }
 
 /* Segments among the DCPs at once per call: within the tags of a communicator's slot (a call beyond
  * them would wait for the oldest inside the service loop, which then serves nobody). */
@@ -66,7 +66,7 @@ static int segments_in_flight(void)
 void tdm_dcp_receive_segments(contribution *in, int source)
 {
     MPI_Datatype type = tdm_dcp_type(in->h.type);
-    int n = segments_of(&in->h), size = type_size(type), rc;
+    int n = tdm_dcp_segments_of(&in->h), size = type_size(type), rc;
     in->data = tdm_dcp_alloc_data((size_t)in->h.count * (size_t)size);
     in->segments = tdm_dcp_alloc(sizeof(MPI_Request) * (size_t)n);
     for (int k = 0; k < n; k++)
@@ -84,7 +84,7 @@ static void start_segmented(served_call *x, MPI_Op op)
         if (x->in[i]->h.segment != h->segment || x->in[i]->h.count != h->count)
             tdm_dcp_fail("clients that cut an allreduce's vector differently", MPI_ERR_INTERN);
     size_t vector = (size_t)h->count * (size_t)type_size(x->type);
-    x->segments = segments_of(h);
+    x->segments = tdm_dcp_segments_of(h);
     x->op = op;
     x->input = tdm_dcp_alloc_data(vector);
     x->output = tdm_dcp_alloc_data(vector);
@@ -103,9 +103,8 @@ int tdm_dcp_progress_segments(served_call *x, int *done)
     /* the next segment, once every client's is in */
     while (x->started < x->segments && x->started - x->answered < segments_in_flight()) {
         int k = x->started, ready = 1;
-        for (int i = 0; i < m && ready; i++)
-            if ((rc = MPI_Test(&x->in[i]->segments[k], &ready, MPI_STATUS_IGNORE)) != MPI_SUCCESS)
-                tdm_dcp_fail("receiving a client's segment", rc);
+        for (int i = 0; i < m && ready; i++) /* the service loop's block() completes the receives */
+            ready = x->in[i]->segments[k] == MPI_REQUEST_NULL;
         if (!ready)
             break;
         size_t first = (size_t)k * (size_t)h->segment;
@@ -123,7 +122,7 @@ int tdm_dcp_progress_segments(served_call *x, int *done)
     while (x->answered < x->started) { /* in order: each client receives its segments in order */
         int k = x->answered;
         size_t first = (size_t)k * (size_t)h->segment;
-        if ((rc = TDM_Test(&x->segment_req[k], &flag, MPI_STATUS_IGNORE)) != MPI_SUCCESS)
+        if ((rc = tdm_test_settled(&x->segment_req[k], &flag)) != MPI_SUCCESS)
             tdm_dcp_fail("the collective among the DCPs", rc);
         if (!flag)
             break;
@@ -136,9 +135,8 @@ int tdm_dcp_progress_segments(served_call *x, int *done)
         moved = 1;
     }
     *done = x->answered == x->segments;
-    for (int k = 0; k < x->segments * m && *done; k++) /* (MPI_Testall: a false GCC warning with MPICH) */
-        if ((rc = MPI_Test(&x->segment_sent[k], done, MPI_STATUS_IGNORE)) != MPI_SUCCESS)
-            tdm_dcp_fail("answering a client", rc);
+    for (int k = 0; k < x->segments * m && *done; k++)
+        *done = x->segment_sent[k] == MPI_REQUEST_NULL;
     return moved;
 }
 

@@ -111,6 +111,12 @@ int TDM_Test(TDM_Request *request, int *flag, MPI_Status *status)
     return *flag ? finish(fn, request, status) : MPI_SUCCESS;
 }
 
+int tdm_test_settled(TDM_Request *request, int *flag)
+{
+    *flag = idle(*request) || tdm_agent_check(*request);
+    return *flag && !idle(*request) ? finish("TDM_Test", request, MPI_STATUS_IGNORE) : MPI_SUCCESS;
+}
+
 /* Finishes every completed request of the array; MPI_ERR_IN_STATUS if some failed and statuses are
  * wanted, else the first failure's class. */
 static int finish_all(const char *fn, int count, TDM_Request requests[], MPI_Status *statuses)

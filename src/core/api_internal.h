@@ -14,6 +14,11 @@ struct tdm_shadow;
 void tdm_coll_on_group(struct tdm_shadow *group);
 struct tdm_shadow *tdm_coll_group(void);
 
+/* TDM_Test without a progress pass: whether the progress made so far completed the request (freed if
+ * so). For a loop whose blocking waits make the progress (a dedicated collective process's, whose
+ * tests would each cost simulated time). */
+int tdm_test_settled(TDM_Request *request, int *flag);
+
 int tdm_ibarrier(const char *fn, MPI_Comm comm, TDM_Request *request);
 int tdm_ibcast(const char *fn, void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                TDM_Request *request);
