@@ -156,43 +156,47 @@ static void receive_block(tdm_schedule *s, block b, const tdm_typeinfo *t, MPI_D
     unpack(s, packed, b);
 }
 
-/* Elements per segment of an allreduce's vector of `elements` through the DCP; 0: it goes whole. */
+/* Elements per segment of a vector of `elements` of type `carried` through the DCP (allreduce, reduce:
+ * the carried type; bcast: bytes); 0: it goes whole. */
 static int segment_elements(int kind, long long elements, MPI_Datatype carried)
 {
-    int size = kind == DCP_ALLREDUCE ? type_size(carried) : 0;
+    int segmentable = kind == DCP_ALLREDUCE || kind == DCP_REDUCE || kind == DCP_BCAST;
+    int size = segmentable ? type_size(carried) : 0;
     if (size == 0 || tdm_dcp.segment_bytes == 0 || elements * size <= tdm_dcp.segment_bytes)
         return 0;
     return tdm_dcp.segment_bytes / size > 0 ? tdm_dcp.segment_bytes / size : 1;
 }
 
-/* A segmented allreduce after its header: the vector out in segments, the answer back in segments
- * (dcp_protocol.h). Straight from and into the user's buffers where they are dense data of the carried
- * type, else through packed memory. */
-static void segmented_allreduce(tdm_schedule *s, const tdm_coll_args *a, MPI_Datatype carried, int elements,
-                                int segment)
+/* A segmented call after its header (dcp_protocol.h): this rank's vector out in segments if it gives
+ * one, the answer back in segments if it gets one. Straight from and into the user's buffer where it
+ * holds dense data of the carried type, else through packed memory. */
+static void segmented_call(tdm_schedule *s, const tdm_coll_args *a, MPI_Datatype carried, int elements, int segment,
+                           int gives, int gets)
 {
     int server = tdm_dcp.server, size = type_size(carried);
-    int dense = a->datatype == carried && a->dtype.contiguous;
-    block mine = {a->in_place ? a->recvbuf : a->sendbuf, a->count, a->datatype};
+    int dense = a->dtype.contiguous && (carried == MPI_BYTE || a->datatype == carried);
+    block mine = {a->in_place || a->kind == TDM_COLL_BCAST ? a->recvbuf : a->sendbuf, a->count, a->datatype};
     const char *out = mine.at;
-    if (!dense || a->in_place) { /* in place: the answer must not land where a send may still read */
+    if (gives && (!dense || (gets && a->in_place))) { /* in place: the answer must not land where a send may
+                                                         still read */
         char *packed = tdm_sched_tmp(s, (size_t)elements * (size_t)size);
         if (!packed)
             return;
         pack(s, mine, packed);
         out = packed;
     }
-    char *back = dense ? a->recvbuf : tdm_sched_tmp(s, (size_t)elements * (size_t)size);
-    if (!back)
+    char *back = !gets || dense ? a->recvbuf : tdm_sched_tmp(s, (size_t)elements * (size_t)size);
+    if (gets && !back)
         return;
-    for (long long at = 0; at < elements; at += segment)
-        tdm_sched_send(s, out + (size_t)at * (size_t)size, (int)(elements - at < segment ? elements - at : segment),
-                       carried, server);
-    for (long long at = 0; at < elements; at += segment)
-        tdm_sched_recv(s, back + (size_t)at * (size_t)size, (int)(elements - at < segment ? elements - at : segment),
-                       carried, server);
+    for (long long at = 0; at < elements; at += segment) {
+        int n = (int)(elements - at < segment ? elements - at : segment);
+        if (gives)
+            tdm_sched_send(s, out + (size_t)at * (size_t)size, n, carried, server);
+        if (gets)
+            tdm_sched_recv(s, back + (size_t)at * (size_t)size, n, carried, server);
+    }
     tdm_sched_round(s);
-    if (!dense)
+    if (gets && !dense)
         unpack(s, back, (block){a->recvbuf, a->count, a->datatype});
 }
 
@@ -263,7 +267,8 @@ int tdm_dcp_build_client(struct tdm_request *req, const tdm_coll_args *a, tdm_dc
     plan p = plan_of(a, kind, n, carried);
     if (p.data > INT_MAX) /* the header counts elements in an int */
         return MPI_ERR_COUNT;
-    int segment = segment_elements(kind, (long long)a->count * factor, carried);
+    MPI_Datatype segmented = kind == DCP_BCAST ? MPI_BYTE : carried;
+    int segment = segment_elements(kind, (long long)a->count * (kind == DCP_BCAST ? a->dtype.size : factor), segmented);
     if (segment)
         p.data = 0; /* the vector follows the header's message in segments */
     int announce = !cc->announced;
@@ -281,7 +286,8 @@ int tdm_dcp_build_client(struct tdm_request *req, const tdm_coll_args *a, tdm_dc
         return tdm_sched_finish(s);
     dcp_header h = {.kind = kind, .type = tdm_dcp_type_index(carried), .op = tdm_dcp_op_index(a->op),
                     .root = a->root, .key = cc->key, .call = cc->calls,
-                    .members = announce ? n : 0, .counts = p.nints, .segment = segment};
+                    .members = announce ? n : 0, .counts = p.nints, .segment = segment,
+                    .gives = segment && (kind != DCP_BCAST || root)};
     int *ints = (int *)(message + sizeof h + members);
     char *data = (char *)(ints + p.nints), *to = data;
     switch (kind) {
@@ -303,7 +309,7 @@ int tdm_dcp_build_client(struct tdm_request *req, const tdm_coll_args *a, tdm_dc
     }
     case DCP_BCAST:
         h.count = a->count * a->dtype.size;
-        if (root)
+        if (root && !segment)
             pack(s, (block){a->recvbuf, a->count, a->datatype}, data);
         break;
     case DCP_GATHER:
@@ -350,7 +356,8 @@ int tdm_dcp_build_client(struct tdm_request *req, const tdm_coll_args *a, tdm_dc
         tdm_sched_send(s, message + first, bytes - first, MPI_BYTE, tdm_dcp.server);
     /* the answer */
     if (segment) {
-        segmented_allreduce(s, a, carried, h.count, segment);
+        int gets = kind == DCP_ALLREDUCE || (kind == DCP_REDUCE ? root : !root);
+        segmented_call(s, a, segmented, h.count, segment, h.gives, gets);
     } else {
         switch (kind) {
         case DCP_ALLREDUCE:

@@ -396,7 +396,7 @@ static void client_message(int client, const MPI_Status *status)
     const int *members = (const int *)(in->message + sizeof in->h);
     in->counts = members + in->h.members;
     in->data = (char *)(in->counts + in->h.counts);
-    if (in->h.segment > 0)
+    if (in->h.segment > 0 && in->h.gives)
         tdm_dcp_receive_segments(in, source);
     post_client_receive(client);
     served_comm *sc = find_or_add(in->h.key);

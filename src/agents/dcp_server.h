@@ -23,7 +23,7 @@ typedef struct contribution {
     char *message;  /* the header, the members if any, the counts if any, then the data */
     const int *counts;
     char *data;     /* in the message, or (segmented) its own memory the segments arrive in */
-    MPI_Request *segments; /* a segmented allreduce: the receives of its segments, else NULL */
+    MPI_Request *segments; /* a segmented call: the receives of its segments if it gives some, else NULL */
 } contribution;
 
 /* A communicator some clients of this DCP call collectives on. */
@@ -65,16 +65,17 @@ typedef struct served_call {
     int *answer_count;          /* per client: elements of type */
     MPI_Request *answers;       /* per client */
     int answering;              /* the answers went out */
-    /* a segmented allreduce (dcp_protocol.h): segment by segment, combined, reduced, answered */
+    /* a segmented call (dcp_protocol.h): segment by segment, combined, run among the DCPs, answered */
     int segments, started, answered;
     MPI_Op op;
+    int root, root_client;      /* reduce, bcast: the root's DCP (group rank), its client here or -1 */
     TDM_Request *segment_req;   /* per segment: its call among the DCPs */
     MPI_Request *segment_sent;  /* per segment and client: its answer */
 } served_call;
 
-/* The segments of a segmented allreduce's vector. */
+/* The segments of a segmented call's vector. */
 int tdm_dcp_segments_of(const dcp_header *h);
-/* A client's message received: its segments' receives posted (a segmented allreduce). */
+/* A client's message received: its segments' receives posted (a segmented call's giver). */
 void tdm_dcp_receive_segments(contribution *in, int source);
 void tdm_dcp_free_contribution(contribution *in);
 

@@ -45,7 +45,16 @@ static char *combine(contribution **in, int n, MPI_Datatype type, MPI_Op op, int
     return acc;
 }
 
-/* ---- segmented allreduce ---- */
+/* The client whose rank is r, or -1. */
+static int client_of_rank(const served_comm *sc, int r)
+{
+    for (int i = 0; i < sc->mine; i++)
+        if (sc->mine_ranks[i] == r)
+            return i;
+    return -1;
+}
+
+/* ---- segmented calls: allreduce, reduce, bcast ---- */
 
 static int segment_count(const dcp_header *h, int k)
 {
@@ -63,9 +72,12 @@ static int segments_in_flight(void)
     return half < 1 ? 1 : half < 64 ? half : 64;
 }
 
+/* The type of a segmented call's elements. */
+static MPI_Datatype segment_type(const dcp_header *h) { return h->kind == DCP_BCAST ? MPI_BYTE : tdm_dcp_type(h->type); }
+
 void tdm_dcp_receive_segments(contribution *in, int source)
 {
-    MPI_Datatype type = tdm_dcp_type(in->h.type);
+    MPI_Datatype type = segment_type(&in->h);
     int n = tdm_dcp_segments_of(&in->h), size = type_size(type), rc;
     in->data = tdm_dcp_alloc_data((size_t)in->h.count * (size_t)size);
     in->segments = tdm_dcp_alloc(sizeof(MPI_Request) * (size_t)n);
@@ -82,16 +94,26 @@ static void start_segmented(served_call *x, MPI_Op op)
     int m = x->sc->mine;
     for (int i = 1; i < m; i++)
         if (x->in[i]->h.segment != h->segment || x->in[i]->h.count != h->count)
-            tdm_dcp_fail("clients that cut an allreduce's vector differently", MPI_ERR_INTERN);
+            tdm_dcp_fail("clients that cut a vector differently", MPI_ERR_INTERN);
     size_t vector = (size_t)h->count * (size_t)type_size(x->type);
     x->segments = tdm_dcp_segments_of(h);
     x->op = op;
-    x->input = tdm_dcp_alloc_data(vector);
+    x->root = h->kind == DCP_ALLREDUCE ? -1 : x->sc->group_of_rank[h->root];
+    x->root_client = h->kind == DCP_ALLREDUCE ? -1 : client_of_rank(x->sc, h->root);
+    if (h->kind != DCP_BCAST)
+        x->input = tdm_dcp_alloc_data(vector);
     x->output = tdm_dcp_alloc_data(vector);
     x->segment_req = tdm_dcp_alloc(sizeof(TDM_Request) * (size_t)x->segments);
     x->segment_sent = tdm_dcp_alloc(sizeof(MPI_Request) * (size_t)x->segments * (size_t)m);
     for (int k = 0; k < x->segments * m; k++)
         x->segment_sent[k] = MPI_REQUEST_NULL;
+}
+
+/* Whether client i gets the segments' results: all of an allreduce, a reduce's root, a bcast's others. */
+static int gets_answer(const served_call *x, int i)
+{
+    int kind = x->in[0]->h.kind;
+    return kind == DCP_ALLREDUCE || (kind == DCP_REDUCE ? i == x->root_client : i != x->root_client);
 }
 
 int tdm_dcp_progress_segments(served_call *x, int *done)
@@ -100,19 +122,30 @@ int tdm_dcp_progress_segments(served_call *x, int *done)
     const dcp_header *h = &x->in[0]->h;
     int m = sc->mine, moved = 0, rc, flag;
     size_t size = (size_t)type_size(x->type);
-    /* the next segment, once every client's is in */
+    /* the next segment, once every client's that gives one is in (a bcast's root's, if here) */
     while (x->started < x->segments && x->started - x->answered < segments_in_flight()) {
         int k = x->started, ready = 1;
         for (int i = 0; i < m && ready; i++) /* the service loop's block() completes the receives */
-            ready = x->in[i]->segments[k] == MPI_REQUEST_NULL;
+            ready = !x->in[i]->segments || x->in[i]->segments[k] == MPI_REQUEST_NULL;
         if (!ready)
             break;
         size_t first = (size_t)k * (size_t)h->segment;
         int count = segment_count(h, k);
-        char *input = x->input + first * size, *output = x->output + first * size;
-        combine_into(input, x->in, m, x->type, x->op, first, count);
+        char *output = x->output + first * size;
+        MPI_Comm checked = tdm_dcp.dcp_world;
+        if (h->kind == DCP_BCAST && x->root_client >= 0 &&
+            !tdm_smpi_charge_copy((MPI_Aint)((size_t)count * size)))
+            memcpy(output, x->in[x->root_client]->data + first * size, (size_t)count * size);
+        else if (h->kind != DCP_BCAST)
+            combine_into(x->input + first * size, x->in, m, x->type, x->op, first, count);
         tdm_coll_on_group(sc->among);
-        rc = TDM_Iallreduce(input, output, count, x->type, x->op, tdm_dcp.dcp_world, &x->segment_req[k]);
+        if (h->kind == DCP_ALLREDUCE)
+            rc = TDM_Iallreduce(x->input + first * size, output, count, x->type, x->op, checked, &x->segment_req[k]);
+        else if (h->kind == DCP_REDUCE)
+            rc = TDM_Ireduce(x->input + first * size, output, count, x->type, x->op, x->root, checked,
+                             &x->segment_req[k]);
+        else
+            rc = TDM_Ibcast(output, count, x->type, x->root, checked, &x->segment_req[k]);
         tdm_coll_on_group(NULL);
         if (rc != MPI_SUCCESS)
             tdm_dcp_fail("the collective among the DCPs", rc);
@@ -127,10 +160,11 @@ int tdm_dcp_progress_segments(served_call *x, int *done)
         if (!flag)
             break;
         for (int i = 0; i < m; i++)
-            if ((rc = MPI_Isend(x->output + first * size, segment_count(h, k), x->type,
-                                sc->members[sc->mine_ranks[i]], x->in[i]->tag, tdm_dcp.link_shadow->comm,
-                                &x->segment_sent[k * m + i])) != MPI_SUCCESS)
-                tdm_dcp_fail("answering a client", rc);
+            if (gets_answer(x, i))
+                if ((rc = MPI_Isend(x->output + first * size, segment_count(h, k), x->type,
+                                    sc->members[sc->mine_ranks[i]], x->in[i]->tag, tdm_dcp.link_shadow->comm,
+                                    &x->segment_sent[k * m + i])) != MPI_SUCCESS)
+                    tdm_dcp_fail("answering a client", rc);
         x->answered++;
         moved = 1;
     }
@@ -176,15 +210,6 @@ static char *concatenate(served_call *x, int *bytes)
         at += x->in[i]->h.count;
     }
     return out;
-}
-
-/* The client whose rank is r, or -1. */
-static int client_of_rank(const served_comm *sc, int r)
-{
-    for (int i = 0; i < sc->mine; i++)
-        if (sc->mine_ranks[i] == r)
-            return i;
-    return -1;
 }
 
 /* A vector of blocks in rank order (per_rank elements of size bytes each), rearranged in group order. */
