@@ -77,7 +77,8 @@ typedef struct dcp_header {
     int members;  /* > 0: the communicator's size; its members' world ranks follow the header */
     int counts;   /* the counts that follow (after the members): 0, the size or twice the size */
     int segment;  /* a segmented call: elements per segment; 0: the data follows in this message */
-    int gives;    /* a segmented call: the client's vector follows in segments (a bcast's root only) */
+    int gives;    /* a segmented call: the client's vector follows in segments (every client of a
+                   * reduction; of a bcast, the root) */
     int bytes;    /* the message's, header included (its first DCP_FIRST_BYTES come first) */
 } dcp_header;
 

@@ -209,12 +209,15 @@ static void learn(served_comm *sc, const int *members, int size)
 }
 
 /* Whether this DCP is done with sc: every client of it freed it after its last call started here, or
- * finalized; and no call of it runs. */
+ * finalized; and no call of it runs or waits (a client whose side of a call ended early, a reduce's
+ * sender, may finalize before its DCP could start the call). */
 static int done_with(const served_comm *sc)
 {
     if (sc->size == 0 || sc->running > 0)
         return 0;
     for (int i = 0; i < sc->mine; i++) {
+        if (sc->queue[i])
+            return 0;
         int client = tdm_dcp.map.app_index[sc->members[sc->mine_ranks[i]]] - srv.first;
         if (!srv.finalized[client] && (sc->freed_after[i] < 0 || sc->next_call < sc->freed_after[i]))
             return 0;
@@ -280,7 +283,7 @@ static int start_ready_calls(served_comm *sc)
     while (!sc->holding) {
         int ready = 1;
         for (int i = 0; i < sc->mine && ready; i++)
-            ready = sc->queue[i] && sc->queue[i]->h.call == sc->next_call;
+            ready = sc->queue[i] && sc->queue[i]->h.call == sc->next_call && sc->queue[i]->rest == MPI_REQUEST_NULL;
         if (!ready)
             break;
         for (int i = 0; i < sc->mine; i++) {
@@ -364,8 +367,9 @@ static void post_client_receive(int client)
         tdm_dcp_fail("posting a receive for a client", rc);
 }
 
-/* The first part of a client's message arrived in its posted receive (status): the rest received, the
- * contribution queued, the next receive posted (after those of its segments, which it must not match). */
+/* The first part of a client's message arrived in its posted receive (status): the rest's receive
+ * posted, the contribution queued, the client's next receive posted (after those of the rest and of its
+ * segments, which it must not match). */
 static void client_message(int client, const MPI_Status *status)
 {
     int got, rc, source = tdm_dcp.map.app_world[srv.first + client];
@@ -374,15 +378,23 @@ static void client_message(int client, const MPI_Status *status)
     if (got < (int)sizeof in->h)
         tdm_dcp_fail("a client's message shorter than a header", MPI_ERR_TRUNCATE);
     memcpy(&in->h, srv.posted_buf[client], sizeof in->h);
-    if (in->h.bytes > got) { /* the rest follows with the same tag */
-        in->message = tdm_dcp_alloc((size_t)in->h.bytes);
-        memcpy(in->message, srv.posted_buf[client], (size_t)got);
-        if ((rc = MPI_Recv(in->message + got, in->h.bytes - got, MPI_BYTE, source, status->MPI_TAG,
-                           tdm_dcp.link_shadow->comm, MPI_STATUS_IGNORE)) != MPI_SUCCESS)
+    if (in->h.bytes < got)
+        tdm_dcp_fail("a client's message longer than its header says", MPI_ERR_INTERN);
+    in->message = malloc((size_t)in->h.bytes);
+    if (!in->message)
+        tdm_dcp_fail("allocating memory", MPI_ERR_NO_MEM);
+    memcpy(in->message, srv.posted_buf[client], (size_t)got);
+    in->rest = MPI_REQUEST_NULL;
+    if (in->h.bytes > got) { /* the rest follows with the same tag: the call waits for it, not the DCP */
+        int whole = (long long)sizeof in->h + (long long)sizeof(int) * in->h.members <= got;
+        if (!whole) /* the members of a communicator of thousands of ranks: needed at once */
+            rc = MPI_Recv(in->message + got, in->h.bytes - got, MPI_BYTE, source, status->MPI_TAG,
+                          tdm_dcp.link_shadow->comm, MPI_STATUS_IGNORE);
+        else
+            rc = MPI_Irecv(in->message + got, in->h.bytes - got, MPI_BYTE, source, status->MPI_TAG,
+                           tdm_dcp.link_shadow->comm, &in->rest);
+        if (rc != MPI_SUCCESS)
             tdm_dcp_fail("receiving a client's message", rc);
-    } else { /* the contribution keeps the buffer; the next receive gets a new one */
-        in->message = srv.posted_buf[client];
-        srv.posted_buf[client] = tdm_dcp_alloc(DCP_FIRST_BYTES);
     }
     in->tag = status->MPI_TAG;
     in->client = client;
@@ -449,12 +461,24 @@ static void wait_on(MPI_Request *r)
     srv.wait[srv.nwait++] = r;
 }
 
-static void wait_on_segments(const contribution *in)
+/* The first of requests[0 .. n-1] still pending, if any: waiting for one at a time is enough where all
+ * must complete (in simulation, each extra request costs every later wait a look). */
+static void wait_on_first(MPI_Request *requests, int n)
 {
+    for (int k = 0; k < n; k++)
+        if (requests[k] != MPI_REQUEST_NULL) {
+            wait_on(&requests[k]);
+            return;
+        }
+}
+
+/* A contribution's rest and its segments (in order: the next one to combine first) */
+static void wait_on_contribution(contribution *in)
+{
+    if (in->rest != MPI_REQUEST_NULL)
+        wait_on(&in->rest);
     if (in->segments)
-        for (int k = 0; k < tdm_dcp_segments_of(&in->h); k++)
-            if (in->segments[k] != MPI_REQUEST_NULL)
-                wait_on(&in->segments[k]);
+        wait_on_first(in->segments, tdm_dcp_segments_of(&in->h));
 }
 
 /* Nothing moved: blocks until one of this DCP's messages completes, those of its calls among the DCPs
@@ -468,20 +492,18 @@ static void block(void)
     wait_on(&srv.control);
     for (served_comm *sc = srv.comms; sc; sc = sc->next) {
         for (contribution *in = sc->unsorted; in; in = in->next)
-            wait_on_segments(in);
+            wait_on_contribution(in);
         for (int i = 0; i < sc->mine; i++)
             for (contribution *in = sc->queue[i]; in; in = in->next)
-                wait_on_segments(in);
+                wait_on_contribution(in);
     }
     for (served_call *x = srv.calls; x; x = x->next) {
-        for (int i = 0; i < x->sc->mine; i++) {
-            wait_on_segments(x->in[i]);
-            if (x->answering && x->answers[i] != MPI_REQUEST_NULL)
-                wait_on(&x->answers[i]);
-        }
-        for (int k = 0; k < x->segments * x->sc->mine; k++)
-            if (x->segment_sent[k] != MPI_REQUEST_NULL)
-                wait_on(&x->segment_sent[k]);
+        for (int i = 0; i < x->sc->mine; i++)
+            wait_on_contribution(x->in[i]);
+        if (x->answering)
+            wait_on_first(x->answers, x->sc->mine);
+        if (x->segments)
+            wait_on_first(x->segment_sent, x->segments * x->sc->mine);
     }
     int rc = tdm_inline_block(tdm_agent_completion_mark(), srv.wait, srv.wait_status, srv.nwait);
     if (rc != MPI_SUCCESS)
@@ -527,8 +549,13 @@ void tdm_dcp_serve(int d)
             block();
     }
     /* no other DCP sends it anything now: it told them it is done with every communicator */
+    MPI_Status cancelled;
+    int lost = 0;
     MPI_Cancel(&srv.control);
-    MPI_Wait(&srv.control, MPI_STATUS_IGNORE);
+    MPI_Wait(&srv.control, &cancelled);
+    MPI_Test_cancelled(&cancelled, &lost);
+    if (!lost)
+        tdm_dcp_fail("a message from another DCP after the end of its service", MPI_ERR_INTERN);
     for (int c = 0; c < srv.clients; c++)
         free(srv.posted_buf[c]);
     free(srv.posted_buf);

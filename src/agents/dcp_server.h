@@ -21,6 +21,7 @@ typedef struct contribution {
     int tag;        /* the client's, for the answer */
     int client;     /* among this DCP's clients, 0 .. clients-1 */
     char *message;  /* the header, the members if any, the counts if any, then the data */
+    MPI_Request rest; /* the receive of the message past its first DCP_FIRST_BYTES, or MPI_REQUEST_NULL */
     const int *counts;
     char *data;     /* in the message, or (segmented) its own memory the segments arrive in */
     MPI_Request *segments; /* a segmented call: the receives of its segments if it gives some, else NULL */

@@ -88,7 +88,7 @@ void tdm_dcp_receive_segments(contribution *in, int source)
 }
 
 /* The segmented call x starts: its memory; its segments start as they arrive. */
-static void start_segmented(served_call *x, MPI_Op op)
+static void start_segmented(served_call *x, MPI_Op op, int root, int root_client)
 {
     const dcp_header *h = &x->in[0]->h;
     int m = x->sc->mine;
@@ -98,8 +98,8 @@ static void start_segmented(served_call *x, MPI_Op op)
     size_t vector = (size_t)h->count * (size_t)type_size(x->type);
     x->segments = tdm_dcp_segments_of(h);
     x->op = op;
-    x->root = h->kind == DCP_ALLREDUCE ? -1 : x->sc->group_of_rank[h->root];
-    x->root_client = h->kind == DCP_ALLREDUCE ? -1 : client_of_rank(x->sc, h->root);
+    x->root = root;
+    x->root_client = root_client;
     if (h->kind != DCP_BCAST)
         x->input = tdm_dcp_alloc_data(vector);
     x->output = tdm_dcp_alloc_data(vector);
@@ -133,11 +133,12 @@ int tdm_dcp_progress_segments(served_call *x, int *done)
         int count = segment_count(h, k);
         char *output = x->output + first * size;
         MPI_Comm checked = tdm_dcp.dcp_world;
-        if (h->kind == DCP_BCAST && x->root_client >= 0 &&
-            !tdm_smpi_charge_copy((MPI_Aint)((size_t)count * size)))
-            memcpy(output, x->in[x->root_client]->data + first * size, (size_t)count * size);
-        else if (h->kind != DCP_BCAST)
+        if (h->kind != DCP_BCAST) {
             combine_into(x->input + first * size, x->in, m, x->type, x->op, first, count);
+        } else if (x->root_client >= 0) { /* the root's DCP */
+            if (!tdm_smpi_charge_copy((MPI_Aint)((size_t)count * size)))
+                memcpy(output, x->in[x->root_client]->data + first * size, (size_t)count * size);
+        }
         tdm_coll_on_group(sc->among);
         if (h->kind == DCP_ALLREDUCE)
             rc = TDM_Iallreduce(x->input + first * size, output, count, x->type, x->op, checked, &x->segment_req[k]);
@@ -333,8 +334,8 @@ served_call *tdm_dcp_start_call(served_comm *sc, contribution **in)
     int rooted = h.kind == DCP_BCAST || h.kind == DCP_REDUCE || h.kind == DCP_GATHER || h.kind == DCP_SCATTER;
     int root = rooted ? sc->group_of_rank[h.root] : 0; /* the root's DCP */
     int root_client = rooted ? client_of_rank(sc, h.root) : -1;
-    if (h.segment > 0) { /* a segmented allreduce: tdm_dcp_progress_segments runs it */
-        start_segmented(x, op);
+    if (h.segment > 0) { /* a segmented call: tdm_dcp_progress_segments runs it */
+        start_segmented(x, op, root, root_client);
         return x;
     }
     MPI_Comm checked = tdm_dcp.dcp_world; /* as many ranks as any group or more: checks the arguments */

@@ -194,7 +194,7 @@ int tdm_inline_block(unsigned long mark, MPI_Request *const *extra, MPI_Status *
         unposted += req->exec.posted <= 0 && req->exec.comm != MPI_COMM_NULL && !tdm_exec_finished(&req->exec);
     }
     if (unposted) {
-        tdm_inline_progress();
+        progress_pass(!TDM_SIMULATED);
         return MPI_SUCCESS;
     }
     if (preludes) { /* their MPI requests are not the engine's: poll (only at a communicator's first use) */
