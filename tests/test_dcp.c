@@ -191,6 +191,50 @@ static void sub_communicators(MPI_Comm app)
     (void)dup;
 }
 
+/* Persistent calls go through the DCPs too: started again and again, beside other calls, and on a
+ * communicator whose first call is a start and that is freed before the request. */
+static void persistent_calls(MPI_Comm app)
+{
+    int in[N], out[N], ref[N];
+    for (int i = 0; i < N; i++)
+        in[i] = rank * N + i;
+    MPI_Allreduce(in, ref, N, MPI_INT, MPI_SUM, app);
+    TDM_Request req;
+    CHECK_TDM(TDM_Allreduce_init(in, out, N, MPI_INT, MPI_SUM, app, MPI_INFO_NULL, &req));
+    served(req, "allreduce_dcp");
+    for (int k = 0; k < 3; k++) {
+        memset(out, 0, sizeof out);
+        CHECK_TDM(TDM_Start(&req));
+        if (k == 1) { /* another call in between */
+            int one = 1, all = 0;
+            CHECK_TDM(TDM_Allreduce(&one, &all, 1, MPI_INT, MPI_SUM, app));
+            check(all == size, "an allreduce between starts: %d", all);
+        }
+        CHECK_TDM(TDM_Wait(&req, MPI_STATUS_IGNORE));
+        check(memcmp(out, ref, sizeof ref) == 0, "persistent allreduce, start %d: not MPI's", k);
+    }
+    CHECK_TDM(TDM_Request_free(&req));
+
+    MPI_Comm fresh;
+    MPI_Comm_split(app, 0, size - rank, &fresh); /* reversed */
+    int me, root = 0;
+    MPI_Comm_rank(fresh, &me);
+    CHECK_TDM(TDM_Bcast_init(out, N, MPI_INT, root, fresh, MPI_INFO_NULL, &req));
+    served(req, "bcast_dcp");
+    MPI_Comm_free(&fresh); /* the request keeps it for its DCPs */
+    for (int k = 0; k < 2; k++) {
+        for (int i = 0; i < N; i++)
+            out[i] = me == root ? k * N + i : -1;
+        CHECK_TDM(TDM_Start(&req));
+        CHECK_TDM(TDM_Wait(&req, MPI_STATUS_IGNORE));
+        int right = 1;
+        for (int i = 0; i < N; i++)
+            right &= out[i] == k * N + i;
+        check(right, "persistent bcast on a fresh communicator, start %d: wrong data", k);
+    }
+    CHECK_TDM(TDM_Request_free(&req));
+}
+
 int main(int argc, char **argv)
 {
     harness_init("test_dcp", &argc, &argv); /* a DCP never returns from it */
@@ -221,8 +265,8 @@ int main(int argc, char **argv)
     served_calls(app, 1);
     sub_communicators(app);
 
-    /* run on the application rank: a user op, a persistent call; scans where a DCP's ranks are not
-     * consecutive (evens, then odds) */
+    /* run on the application rank: a user op; scans where a DCP's ranks are not consecutive (evens, then
+     * odds) */
     MPI_Op mine;
     MPI_Op_create(user_sum, 1, &mine);
     int in[64], out[64], ref[64];
@@ -236,13 +280,7 @@ int main(int argc, char **argv)
     MPI_Allreduce(in, ref, 64, MPI_INT, MPI_SUM, app);
     check(memcmp(out, ref, sizeof ref) == 0, "allreduce with a user op: not MPI's");
     MPI_Op_free(&mine);
-    CHECK_TDM(TDM_Allreduce_init(in, out, 64, MPI_INT, MPI_SUM, app, MPI_INFO_NULL, &req));
-    for (int k = 0; k < 2; k++) {
-        CHECK_TDM(TDM_Start(&req));
-        CHECK_TDM(TDM_Wait(&req, MPI_STATUS_IGNORE));
-        check(memcmp(out, ref, sizeof ref) == 0, "persistent allreduce, start %d: not MPI's", k);
-    }
-    CHECK_TDM(TDM_Request_free(&req));
+    persistent_calls(app);
     MPI_Comm interleaved;
     MPI_Comm_split(app, 0, (rank % 2) * size + rank, &interleaved);
     int s = 0, want = 0;

@@ -36,9 +36,11 @@ int tdm_dcp_serves(const struct tdm_coll_args *a, MPI_Comm comm, struct tdm_shad
                    struct tdm_dcp_comm **via);
 /* The application's side of a call the DCP serves: its contribution out, the result in; and its name
  * (TDM_Request_algorithm: "allreduce_dcp", ...). Builds req->sched; a communicator's first calls wait
- * (req->prelude) until its ranks agreed on its name. */
+ * (req->prelude) until its ranks agreed on its name. A persistent call (persistent 1) takes its call
+ * number and waits for the name at each start instead (req->restart). */
 const char *tdm_dcp_client_name(const struct tdm_coll_args *a);
-int tdm_dcp_build_client(struct tdm_request *req, const struct tdm_coll_args *a, struct tdm_dcp_comm *via);
+int tdm_dcp_build_client(struct tdm_request *req, const struct tdm_coll_args *a, struct tdm_dcp_comm *via,
+                         int persistent);
 /* TDM_Get_dcp_placement: this rank's DCP (world rank, -1 outside dcp progress), the block it serves
  * and whether it shares this rank's node. */
 void tdm_dcp_placement(int *dcp, int *first_client, int *clients, int *same_node);

@@ -244,17 +244,56 @@ static int wait_for_name(struct tdm_request *req, int *error)
     return named;
 }
 
+/* The call waits for cc's name in w (which the request keeps). */
+static void wait_in(struct tdm_request *req, naming_wait *w, tdm_dcp_comm *cc, dcp_header *header)
+{
+    *w = (naming_wait){.cc = cc, .header = header};
+    cc->refs++;
+    req->prelude = wait_for_name;
+    req->prelude_arg = w;
+}
+
 void tdm_dcp_wait_for_name(struct tdm_request *req, tdm_dcp_comm *cc, dcp_header *header)
 {
     if (cc->named)
         return;
     naming_wait *w = tdm_sched_tmp(&req->sched, sizeof *w);
-    if (!w) /* out of memory: the schedule's build reports it */
+    if (w) /* else out of memory: the schedule's build reports it */
+        wait_in(req, w, cc, header);
+}
+
+/* ---- persistent calls ---- */
+
+static void persistent_restart(struct tdm_request *req)
+{
+    naming_wait *w = req->persistent_arg;
+    tdm_dcp_comm *cc = w->cc;
+    w->header->call = cc->calls++; /* starts come in the same order on every rank, as calls do */
+    cc->announced = 1;             /* its message carries the members */
+    if (cc->named)
+        w->header->key = cc->key;
+    else
+        wait_in(req, &w[1], cc, w->header);
+}
+
+static void persistent_release(struct tdm_request *req)
+{
+    naming_wait *w = req->persistent_arg;
+    if (w->cc != &app_world_state) /* which lives until TDM_Finalize */
+        drop(w->cc);
+}
+
+void tdm_dcp_persistent_call(struct tdm_request *req, tdm_dcp_comm *cc, dcp_header *header)
+{
+    naming_wait *w = tdm_sched_tmp(&req->sched, 2 * sizeof *w); /* what it holds, and a wait for the name */
+    if (!w)
         return;
-    *w = (naming_wait){.cc = cc, .header = header};
-    cc->refs++;
-    req->prelude = wait_for_name;
-    req->prelude_arg = w;
+    w[0] = (naming_wait){.cc = cc, .header = header};
+    if (cc != &app_world_state)
+        cc->refs++; /* its DCP hears that the communicator is freed only once this request is too */
+    req->persistent_arg = w;
+    req->restart = persistent_restart;
+    req->release = persistent_release;
 }
 
 void tdm_dcp_finalize(void)

@@ -34,5 +34,8 @@ typedef struct tdm_dcp_comm {
 int tdm_dcp_kind_of(const struct tdm_coll_args *a, int contiguous);
 /* The call waits for the communicator's name (a request prelude) if it has none yet. */
 void tdm_dcp_wait_for_name(struct tdm_request *req, tdm_dcp_comm *cc, dcp_header *header);
+/* A persistent call: at each start, its call number and (the first times) its wait for the name go into
+ * header; it holds cc until freed. */
+void tdm_dcp_persistent_call(struct tdm_request *req, tdm_dcp_comm *cc, dcp_header *header);
 
 #endif

@@ -254,7 +254,7 @@ static plan plan_of(const tdm_coll_args *a, int kind, int n, MPI_Datatype carrie
     return p;
 }
 
-int tdm_dcp_build_client(struct tdm_request *req, const tdm_coll_args *a, tdm_dcp_comm *cc)
+int tdm_dcp_build_client(struct tdm_request *req, const tdm_coll_args *a, tdm_dcp_comm *cc, int persistent)
 {
     tdm_schedule *s = &req->sched;
     int n = cc->size, me = a->rank, root = a->rank == a->root;
@@ -271,7 +271,7 @@ int tdm_dcp_build_client(struct tdm_request *req, const tdm_coll_args *a, tdm_dc
     int segment = segment_elements(kind, (long long)a->count * (kind == DCP_BCAST ? a->dtype.size : factor), segmented);
     if (segment)
         p.data = 0; /* the vector follows the header's message in segments */
-    int announce = !cc->announced;
+    int announce = !cc->announced || persistent; /* a persistent call's every start: it may be the first */
     size_t members = announce ? sizeof(int) * (size_t)n : 0;
     if (kind == DCP_ALLTOALL)
         for (int r = 0; r < n; r++) {
@@ -405,8 +405,12 @@ int tdm_dcp_build_client(struct tdm_request *req, const tdm_coll_args *a, tdm_dc
     int rc = tdm_sched_finish(s);
     if (rc != MPI_SUCCESS)
         return rc;
-    cc->announced = 1;
-    cc->calls++;
-    tdm_dcp_wait_for_name(req, cc, (dcp_header *)message);
+    if (persistent) {
+        tdm_dcp_persistent_call(req, cc, (dcp_header *)message);
+    } else {
+        cc->announced = 1;
+        cc->calls++;
+        tdm_dcp_wait_for_name(req, cc, (dcp_header *)message);
+    }
     return s->error;
 }

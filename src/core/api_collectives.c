@@ -216,7 +216,7 @@ static int through_dcp_start(const char *fn, tdm_coll_args *a, struct tdm_reques
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     tdm_sched_init(&req->sched, tdm_dcp_client_name(a), rank, size);
-    int rc = tdm_dcp_build_client(req, a, via);
+    int rc = tdm_dcp_build_client(req, a, via, building_persistent);
     if (rc == MPI_SUCCESS)
         rc = tdm_exec_init(&req->exec, &req->sched, MPI_COMM_NULL, tag);
     if (rc != MPI_SUCCESS)
@@ -233,8 +233,8 @@ static int start(const char *fn, tdm_coll_args *a, const tdm_sched_key *key, MPI
 {
     tdm_shadow *shadow = on_group;
     /* a call a dedicated collective process serves runs on the link to it (agents/dcp.h) */
-    struct tdm_dcp_comm *via = NULL; /* persistent calls run here: their schedules start again unchanged */
-    int through_dcp = !on_group && !building_persistent && tdm_dcp_serves(a, comm, &shadow, &via);
+    struct tdm_dcp_comm *via = NULL;
+    int through_dcp = !on_group && tdm_dcp_serves(a, comm, &shadow, &via);
     int rc = through_dcp || on_group ? MPI_SUCCESS : tdm_shadow_get(comm, &shadow);
     if (rc != MPI_SUCCESS)
         return tdm_mpi_error(fn, "creating Tandem's private communicator", rc);

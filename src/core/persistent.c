@@ -58,6 +58,8 @@ static int start(const char *fn, struct tdm_request *req)
     __atomic_store_n(&req->hook_gate, 0, __ATOMIC_RELAXED);
     req->lanes_running = lanes;
     req->active = 1;
+    if (req->restart)
+        req->restart(req);
     tdm_agent_start(req);
     return MPI_SUCCESS;
 }

@@ -68,6 +68,10 @@ void tdm_request_revive(struct tdm_request *req)
 
 void tdm_request_release(struct tdm_request *req)
 {
+    if (req->release) /* before the schedule's memory, where its argument may live */
+        req->release(req);
+    req->restart = NULL;
+    req->release = NULL;
     tdm_exec_destroy(&req->exec);
     tdm_sched_destroy(&req->sched);
     for (int i = 0; i < req->nowned; i++)

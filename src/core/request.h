@@ -43,6 +43,12 @@ struct tdm_request {
      * an error fails the call); then the schedule starts. */
     int (*prelude)(struct tdm_request *req, int *error);
     void *prelude_arg;
+    /* A persistent call's own steps (a call through a dedicated collective process: its call number and
+     * its communicator's name): restart at each start before the schedule runs again, release when the
+     * request is freed. */
+    void (*restart)(struct tdm_request *req);
+    void (*release)(struct tdm_request *req);
+    void *persistent_arg;
     tdm_exec exec;
     tdm_shadow *shadow;
     MPI_Datatype owned_types[2]; /* duplicates of the caller's derived datatypes, freed at the end */
