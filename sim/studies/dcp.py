@@ -102,14 +102,15 @@ def measure(a):
     return rows
 
 
-def model_latency(nbytes, dcps):
-    """tandem-model dcp's latency of the allreduce through dcps DCPs added to APP_RANKS ranks."""
+def model_latency(nbytes, dcps, ranks=APP_RANKS, overhead=0.0):
+    """tandem-model dcp's latency of the allreduce through dcps DCPs added to `ranks` ranks, every message
+    costing `overhead` of CPU time at each end."""
     p = common.PLATFORM
-    # as sim/run tells Tandem: alpha is a latency that messages started at once share; the main table's
-    # platform charges no CPU time per message (a DCP blocks for its messages: it pays no polls either)
-    out = subprocess.run([common.tandem_model(), "dcp", "--ranks", str(APP_RANKS), "--bytes", str(nbytes), "--alpha",
+    # as sim/run tells Tandem: alpha is a latency that messages started at once share (a DCP blocks for
+    # its messages: it pays no polls)
+    out = subprocess.run([common.tandem_model(), "dcp", "--ranks", str(ranks), "--bytes", str(nbytes), "--alpha",
                           str(p["alpha"]), "--beta", str(p["beta"]), "--gamma", str(p["gamma"]), "--latency",
-                          str(p["alpha"]), "--overhead", "0", "--json"],
+                          str(p["alpha"]), "--overhead", str(overhead), "--json"],
                          check=True, stdout=subprocess.PIPE, text=True).stdout
     got = json.loads(out)
     for r in got["ratios"]:
@@ -157,14 +158,16 @@ def report(rows):
                                                    if r["mode"] == "tandem-dcp"}):
         s = summary(rows, topology, n, "tandem-dcp", k, ranks, overhead)
         blocking = summary(rows, topology, n, "mpi-blocking", 0, ranks, overhead)
+        model = model_latency(n, k, ranks, overhead) if ranks > k else None
         lines.append([topology, n, f"{overhead * 1e6:.2f}", ranks, k, f"1:{ranks // k}", f"{s['latency'] * 1e6:.1f}",
+                      f"{model * 1e6:.1f}" if model else "-",
                       f"{blocking['latency'] * 1e6:.1f}" if blocking else "-", f"{s['floor'] * 1e6:.2f}",
                       " ".join(f"{o * 1e6:.2f}" for _, o in s["sweep"]), f"{s['overlap']:.0f}%"])
     common.write_table("dcp_scaling", "Iallreduce through DCPs against the job's size and the CPU time each message "
                        "costs (SMPI; simulated us; the application's overhead per operation at each computation "
                        "of tandem-bench's sweep, smallest first)",
                        ["topology", "bytes", "CPU per message", "application ranks", "DCPs", "ratio", "latency",
-                        "blocking latency", "overhead floor", "overhead at each Tcomp", "overlap at the largest"],
+                        "model latency", "blocking latency", "overhead floor", "overhead at each Tcomp", "overlap at the largest"],
                        lines)
 
 

@@ -21,8 +21,10 @@ double tdm_dcp_t_direct(const tdm_dcp_model *d, int n)
 
 double tdm_dcp_t_through(const tdm_dcp_model *d, int dcps, int ratio)
 {
-    double gap = d->m.alpha - d->m.latency; /* what each of R messages arriving at once adds */
-    double fan = d->m.latency + ratio * (gap + d->bytes * d->m.beta);
+    /* what each of R messages arriving at once adds: the gap, or the DCP's CPU time per message (LogGP's
+     * max(g, o)) */
+    double gap = d->m.alpha - d->m.latency, per_message = gap > d->overhead ? gap : d->overhead;
+    double fan = d->m.latency + ratio * (per_message + d->bytes * d->m.beta);
     int h = tdm_dcp_ceil_log2(dcps);
     return 2.0 * fan + (ratio - 1) * d->bytes * d->m.gamma + 2.0 * h * message(d) + h * d->bytes * d->m.gamma;
 }

@@ -3,14 +3,15 @@
  * dedicated collective processes (DCPs) that serve R application ranks each (the ratio 1:R), in the
  * terms of the CDCP paper and of LogGP. alpha is a message's start-up, of which `latency` (L) is what
  * messages started at once wait out together, so that a process receiving R messages at once pays
- * L + R g with g = alpha - L; beta and gamma are the time per byte sent and reduced; o is the CPU time
- * the application spends on one message it posts and completes.
+ * L + R max(g, o) with g = alpha - L; beta and gamma are the time per byte sent and reduced; o is the
+ * CPU time a process spends on one message it posts and completes (the application's, and the DCP's for
+ * each of its clients' messages).
  *
  *   directly (binomial reduce, then bcast: 3 log2 N steps)
  *     T_direct(N)  = 2 ceil(log2 N) (alpha + B beta) + ceil(log2 N) B gamma
  *   through K DCPs of R clients each (3 log2 K + 2 steps: the R clients' messages to their DCP, the
  *   allreduce among the DCPs, the results back)
- *     T_dcp(K, R)  = 2 (L + R (g + B beta)) + (R - 1) B gamma
+ *     T_dcp(K, R)  = 2 (L + R (max(g, o) + B beta)) + (R - 1) B gamma
  *                    + 2 ceil(log2 K) (alpha + B beta) + ceil(log2 K) B gamma
  *   the application's overhead: one send and one receive posted, and completed: O_app = 3 o
  *
@@ -30,7 +31,7 @@
 
 typedef struct tdm_dcp_model {
     tdm_loggp m;     /* alpha, beta and gamma per byte, latency */
-    double overhead; /* o: the application's CPU time per message */
+    double overhead; /* o: a process's CPU time per message */
     double bytes;    /* B */
     double compute;  /* T: computation per iteration on N ranks; 0: none */
 } tdm_dcp_model;
