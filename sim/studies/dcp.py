@@ -199,6 +199,32 @@ def plot(rows):
         ax.legend(fontsize=7)
         for extra in axes[-1][1:]:
             extra.axis("off")
+        # the latency against K where each message costs CPU time: the optimum, with the model
+        costly = sorted({(r["topology"], int(r["bytes"]), float(r["message_overhead_s"])) for r in rows
+                         if r["mode"] == "tandem-dcp" and int(r["ranks"]) == APP_RANKS and
+                         float(r["message_overhead_s"]) > 0})
+        if costly and len(axes[-1]) > 1:
+            ax = axes[-1][1]
+            ax.axis("on")
+            for topology, n, overhead in costly:
+                ks = sorted({int(r["dcps"]) for r in rows if r["mode"] == "tandem-dcp" and r["topology"] == topology and
+                             int(r["bytes"]) == n and int(r["ranks"]) == APP_RANKS and
+                             float(r["message_overhead_s"]) == overhead})
+                got = [(k, summary(rows, topology, n, "tandem-dcp", k, APP_RANKS, overhead)) for k in ks]
+                label = f"{topology}, {n} B, {overhead * 1e6:g} us CPU per message"
+                ax.plot(ks, [s["latency"] * 1e6 for _, s in got], "o-", label=f"through K DCPs ({label})")
+                modelled = [(k, model_latency(n, k, APP_RANKS, overhead)) for k in ks]
+                modelled = [(k, m) for k, m in modelled if m]
+                ax.plot([k for k, _ in modelled], [m * 1e6 for _, m in modelled], "s:", label="model")
+                blocking = summary(rows, topology, n, "mpi-blocking", 0, APP_RANKS, overhead)
+                if blocking:
+                    ax.axhline(blocking["latency"] * 1e6, linestyle=":", color="k", label="mpi-blocking")
+            ax.set_xscale("log", base=2)
+            ax.set_yscale("log")
+            ax.set_xlabel("DCPs (K)")
+            ax.set_ylabel("simulated us")
+            ax.set_title(f"latency against K, {APP_RANKS} ranks, CPU time per message")
+            ax.legend(fontsize=7)
     for i, topology in enumerate(topologies):
         for j, n in enumerate(sizes):
             ax = axes[i][j]
