@@ -4,7 +4,9 @@
  * client it serves in a communicator sent the next call, it combines their contributions (in the order
  * of their ranks), runs the call among the DCPs of that communicator (Tandem's own collective, on a
  * group shadow of dcp_link) and answers each client with the tag its call came with. Many calls run at
- * once, on any communicators, and are answered as they complete.
+ * once, on any communicators, and are answered as they complete. Nothing moving, it blocks until any of
+ * its messages completes: a receive kept posted per client and one for the other DCPs, its segments,
+ * its answers and its calls among the DCPs (block()).
  *
  * The DCPs of a communicator are those of its ranks, in the order of the first rank each serves. The
  * first of them (the DCP of rank 0) lends the communicator a slot of tags from its share and grants it
