@@ -131,7 +131,7 @@ int tdm_dcp_init(const char *fn)
     MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (any_bad)
         return bad ? rc : tdm_error(fn, MPI_ERR_ARG, "a TANDEM_DCP_* setting of another rank is not valid");
-    MPI_Bcast(&segment, 1, MPI_INT, 0, MPI_COMM_WORLD); /* clients and DCPs must cut vectors alike */
+    MPI_Bcast(&segment, 1, MPI_INT, 0, MPI_COMM_WORLD); /* clients and DCPs must cut calls alike */
     tdm_dcp.segment_bytes = segment;
     if (ranks < 2)
         return tdm_error(fn, MPI_ERR_OTHER, "dcp progress needs 2 ranks or more (a dedicated collective process "

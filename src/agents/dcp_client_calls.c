@@ -10,6 +10,7 @@
 #include "../schedule/schedule.h"
 #include "dcp.h"
 #include "dcp_client.h"
+#include "dcp_segments.h"
 
 #include <limits.h>
 #include <string.h>
@@ -156,58 +157,14 @@ static void receive_block(tdm_schedule *s, block b, const tdm_typeinfo *t, MPI_D
     unpack(s, packed, b);
 }
 
-/* Elements per segment of a vector of `elements` of type `carried` through the DCP (allreduce, reduce:
- * the carried type; bcast: bytes); 0: it goes whole. */
-static int segment_elements(int kind, long long elements, MPI_Datatype carried)
-{
-    int segmentable = kind == DCP_ALLREDUCE || kind == DCP_REDUCE || kind == DCP_BCAST;
-    int size = segmentable ? type_size(carried) : 0;
-    if (size == 0 || tdm_dcp.segment_bytes == 0 || elements * size <= tdm_dcp.segment_bytes)
-        return 0;
-    return tdm_dcp.segment_bytes / size > 0 ? tdm_dcp.segment_bytes / size : 1;
-}
-
-/* A segmented call after its header (dcp_protocol.h): this rank's vector out in segments if it gives
- * one, the answer back in segments if it gets one. Straight from and into the user's buffer where it
- * holds dense data of the carried type, else through packed memory. */
-static void segmented_call(tdm_schedule *s, const tdm_coll_args *a, MPI_Datatype carried, int elements, int segment,
-                           int gives, int gets)
-{
-    int server = tdm_dcp.server, size = type_size(carried);
-    int dense = a->dtype.contiguous && (carried == MPI_BYTE || a->datatype == carried);
-    block mine = {a->in_place || a->kind == TDM_COLL_BCAST ? a->recvbuf : a->sendbuf, a->count, a->datatype};
-    const char *out = mine.at;
-    if (gives && (!dense || (gets && a->in_place))) { /* in place: the answer must not land where a send may
-                                                         still read */
-        char *packed = tdm_sched_tmp(s, (size_t)elements * (size_t)size);
-        if (!packed)
-            return;
-        pack(s, mine, packed);
-        out = packed;
-    }
-    char *back = !gets || dense ? a->recvbuf : tdm_sched_tmp(s, (size_t)elements * (size_t)size);
-    if (gets && !back)
-        return;
-    for (long long at = 0; at < elements; at += segment) {
-        int n = (int)(elements - at < segment ? elements - at : segment);
-        if (gives)
-            tdm_sched_send(s, out + (size_t)at * (size_t)size, n, carried, server);
-        if (gets)
-            tdm_sched_recv(s, back + (size_t)at * (size_t)size, n, carried, server);
-    }
-    tdm_sched_round(s);
-    if (gets && !dense)
-        unpack(s, back, (block){a->recvbuf, a->count, a->datatype});
-}
-
-/* The counts and data of the message, after the header (and members), and what comes back. */
+/* The counts and data of the message, after the header (and members), and what comes back whole. */
 typedef struct plan {
     int nints;              /* counts after the members */
     long long data;         /* bytes of data */
     long long back;         /* bytes of the answer (blocks in group order), 0 for none */
 } plan;
 
-static plan plan_of(const tdm_coll_args *a, int kind, int n, MPI_Datatype carried)
+static plan plan_of(const tdm_coll_args *a, int kind, int n, MPI_Datatype carried, const tdm_outgoing_blocks *out)
 {
     plan p = {0, 0, 0};
     int me = a->rank, root = a->rank == a->root;
@@ -247,11 +204,288 @@ static plan plan_of(const tdm_coll_args *a, int kind, int n, MPI_Datatype carrie
         break;
     case DCP_ALLTOALL:
         p.nints = 2 * n;
-        for (int r = 0; r < n; r++)
+        for (int r = 0; r < n; r++) {
+            block b;
+            tdm_outgoing_block(out, r, &b.at, &b.count, &b.type);
+            p.data += bytes_of(b);
             p.back += bytes_of(incoming(a, r));
+        }
         break;
     }
     return p;
+}
+
+/* The header's count and the counts that follow it (dcp_protocol.h). */
+static void describe(const tdm_coll_args *a, int kind, int factor, const tdm_outgoing_blocks *out, int n,
+                     dcp_header *h, int *ints)
+{
+    int me = a->rank, root = a->rank == a->root;
+    switch (kind) {
+    case DCP_ALLREDUCE:
+    case DCP_REDUCE:
+    case DCP_SCAN:
+    case DCP_EXSCAN:
+        h->count = a->count * factor;
+        break;
+    case DCP_REDUCE_SCATTER: {
+        int block_form = a->kind == TDM_COLL_REDUCE_SCATTER_BLOCK;
+        for (int r = 0; r < n; r++)
+            ints[r] = (block_form ? a->count : a->recvcounts[r]) * factor;
+        h->count = (block_form ? a->count * n : a->count) * factor;
+        break;
+    }
+    case DCP_BCAST:
+        h->count = a->count * a->dtype.size;
+        break;
+    case DCP_GATHER:
+        h->count = (int)bytes_of(own_block(a));
+        for (int r = 0; root && r < n; r++)
+            ints[r] = (int)bytes_of(incoming(a, r));
+        break;
+    case DCP_SCATTER:
+        h->count = root && a->in_place ? 0 : a->recvcount * type_size(a->recvtype);
+        for (int r = 0; root && r < n; r++)
+            ints[r] = a->in_place && r == me ? 0 : (int)bytes_of(scattered(a, r));
+        break;
+    case DCP_ALLGATHER:
+        h->count = (int)bytes_of(own_block(a));
+        for (int r = 0; r < n; r++)
+            ints[r] = (int)bytes_of(incoming(a, r));
+        break;
+    case DCP_ALLTOALL: {
+        long long sum = 0;
+        for (int r = 0; r < n; r++) {
+            block b;
+            tdm_outgoing_block(out, r, &b.at, &b.count, &b.type);
+            ints[r] = (int)bytes_of(b);
+            ints[n + r] = (int)bytes_of(incoming(a, r));
+            sum += ints[r];
+        }
+        h->count = (int)sum;
+        break;
+    }
+    }
+}
+
+/* The message's data, packed at data: its blocks in their order (dcp_segments.h). */
+static void pack_data(tdm_schedule *s, const tdm_coll_args *a, int kind, const tdm_dcp_comm *cc,
+                      const tdm_outgoing_blocks *out, char *data)
+{
+    int n = cc->size, me = a->rank, root = a->rank == a->root;
+    switch (kind) {
+    case DCP_ALLREDUCE:
+    case DCP_REDUCE:
+    case DCP_SCAN:
+    case DCP_EXSCAN:
+        pack(s, (block){a->in_place ? a->recvbuf : a->sendbuf, a->count, a->datatype}, data);
+        break;
+    case DCP_REDUCE_SCATTER: {
+        int total = a->kind == TDM_COLL_REDUCE_SCATTER_BLOCK ? a->count * n : a->count;
+        pack(s, (block){a->in_place ? a->recvbuf : a->sendbuf, total, a->datatype}, data);
+        break;
+    }
+    case DCP_BCAST:
+        if (root)
+            pack(s, (block){a->recvbuf, a->count, a->datatype}, data);
+        break;
+    case DCP_GATHER:
+    case DCP_ALLGATHER:
+        pack(s, own_block(a), data);
+        break;
+    case DCP_SCATTER:
+        for (int k = 0; root && k < n; k++)
+            if (!(a->in_place && cc->order[k] == me))
+                data += pack(s, scattered(a, cc->order[k]), data);
+        break;
+    case DCP_ALLTOALL:
+        for (int k = 0; k < n; k++) {
+            block b;
+            tdm_outgoing_block(out, cc->order[k], &b.at, &b.count, &b.type);
+            data += pack(s, b, data);
+        }
+        break;
+    }
+}
+
+/* ---- segmented calls (dcp_segments.h) ---- */
+
+/* Whether every rank of the call can count its segments: where MPI makes its blocks' sizes match. */
+static int segmentable(const tdm_coll_args *a)
+{
+    switch (a->kind) {
+    case TDM_COLL_GATHERV:
+    case TDM_COLL_SCATTERV:
+    case TDM_COLL_ALLTOALLV:
+    case TDM_COLL_ALLTOALLW:
+    case TDM_COLL_BARRIER:
+        return 0;
+    default:
+        return 1;
+    }
+}
+
+static int longest(const int *lengths, int blocks, int from)
+{
+    for (int b = 0; b < blocks; b++)
+        from = lengths[b] > from ? lengths[b] : from;
+    return from;
+}
+
+/* Cuts the call h describes into segments (h->segment, h->segments) if a block of its message or answer
+ * is longer than TANDEM_DCP_SEGMENT; lengths: room for the communicator's size. */
+static void cut_in_segments(dcp_header *h, const int *ints, const tdm_dcp_comm *cc, int rank, MPI_Datatype unit,
+                            int *lengths)
+{
+    int n = cc->size, size = type_size(unit);
+    int most = longest(lengths, tdm_dcp_message_blocks(h, ints, cc->order, n, rank, lengths), 0);
+    most = longest(lengths, tdm_dcp_answer_blocks(h, ints, cc->order, n, rank, lengths), most);
+    if (tdm_dcp.segment_bytes == 0 || (long long)most * size <= tdm_dcp.segment_bytes)
+        return;
+    h->segment = tdm_dcp.segment_bytes / size > 0 ? tdm_dcp.segment_bytes / size : 1;
+    h->segments = most / h->segment + (most % h->segment != 0);
+}
+
+/* The message's data in the user's memory when it is one block of dense units there that no answer
+ * overwrites; else NULL. */
+static const void *dense_source(const tdm_coll_args *a, int kind, MPI_Datatype unit)
+{
+    if (a->in_place) /* the answer lands where a send may still read */
+        return NULL;
+    switch (kind) {
+    case DCP_ALLREDUCE:
+    case DCP_REDUCE:
+    case DCP_SCAN:
+    case DCP_EXSCAN:
+        return a->dtype.contiguous && a->datatype == unit ? a->sendbuf : NULL;
+    case DCP_BCAST:
+        return a->dtype.contiguous ? a->recvbuf : NULL;
+    case DCP_GATHER:
+    case DCP_ALLGATHER:
+        return a->stype.contiguous ? a->sendbuf : NULL;
+    default:
+        return NULL;
+    }
+}
+
+/* Where block b of the answer lands, and whether it holds dense units there. */
+static block answer_block(const tdm_coll_args *a, int kind, const int *order, int b, MPI_Datatype unit, int *dense)
+{
+    switch (kind) {
+    case DCP_ALLREDUCE:
+    case DCP_REDUCE:
+    case DCP_SCAN:
+    case DCP_EXSCAN:
+    case DCP_REDUCE_SCATTER: {
+        int count = kind != DCP_REDUCE_SCATTER                   ? a->count
+                    : a->kind == TDM_COLL_REDUCE_SCATTER_BLOCK ? a->count
+                                                               : a->recvcounts[a->rank];
+        *dense = a->dtype.contiguous && a->datatype == unit;
+        return (block){a->recvbuf, count, a->datatype};
+    }
+    case DCP_BCAST:
+        *dense = a->dtype.contiguous;
+        return (block){a->recvbuf, a->count, a->datatype};
+    case DCP_SCATTER:
+        *dense = a->rtype.contiguous;
+        return (block){a->recvbuf, a->recvcount, a->recvtype};
+    default: /* gather, allgather, alltoall: from each rank in group order */
+        *dense = a->rtype.contiguous;
+        return incoming(a, order[b]);
+    }
+}
+
+/* Copies between blocks (block b's units at at[b]) and segment order (piece k of every block, segment
+ * after segment) at seg. */
+static void reorder(tdm_schedule *s, char **at, char *seg, const int *lengths, int blocks, const dcp_header *h,
+                    MPI_Datatype unit, int to_segments)
+{
+    size_t size = (size_t)type_size(unit);
+    for (int k = 0; k < h->segments; k++)
+        for (int b = 0; b < blocks; b++) {
+            int piece = tdm_dcp_piece(lengths[b], h->segment, k);
+            char *block_part = at[b] + (size_t)k * (size_t)h->segment * size;
+            if (to_segments)
+                tdm_sched_copy(s, block_part, piece, unit, seg, piece, unit);
+            else
+                tdm_sched_copy(s, seg, piece, unit, block_part, piece, unit);
+            seg += (size_t)piece * size;
+        }
+}
+
+/* A segmented call after its header: the message's blocks out and the answer's in, segment by segment.
+ * Straight from and into the user's memory where a single block is dense there, else through packed
+ * memory in segment order. */
+static void segmented_call(tdm_schedule *s, const tdm_coll_args *a, const dcp_header *h, const int *ints,
+                           const tdm_dcp_comm *cc, const tdm_outgoing_blocks *out, MPI_Datatype unit)
+{
+    int n = cc->size, server = tdm_dcp.server;
+    size_t size = (size_t)type_size(unit);
+    int *given = tdm_sched_tmp_private(s, sizeof(int) * (size_t)n), *got = tdm_sched_tmp_private(s, sizeof(int) * (size_t)n);
+    char **at = tdm_sched_tmp_private(s, sizeof(char *) * (size_t)n);
+    if (!given || !got || !at)
+        return;
+    int gives = tdm_dcp_message_blocks(h, ints, cc->order, n, a->rank, given);
+    int gets = tdm_dcp_answer_blocks(h, ints, cc->order, n, a->rank, got);
+    long long out_units = 0, back_units = 0;
+    for (int b = 0; b < gives; b++)
+        out_units += given[b];
+    for (int b = 0; b < gets; b++)
+        back_units += got[b];
+    const char *src = out_units > 0 && gives == 1 ? dense_source(a, h->kind, unit) : NULL;
+    if (out_units > 0 && !src) {
+        char *packed = tdm_sched_tmp(s, (size_t)out_units * size), *seg = packed;
+        if (packed && gives > 1) {
+            seg = tdm_sched_tmp(s, (size_t)out_units * size);
+            at[0] = packed;
+            for (int b = 1; b < gives; b++)
+                at[b] = at[b - 1] + (size_t)given[b - 1] * size;
+        }
+        if (!packed || !seg)
+            return;
+        pack_data(s, a, h->kind, cc, out, packed);
+        if (gives > 1)
+            reorder(s, at, seg, given, gives, h, unit, 1);
+        src = seg;
+    }
+    int dense = 0;
+    block first = back_units > 0 ? answer_block(a, h->kind, cc->order, 0, unit, &dense) : (block){NULL, 0, unit};
+    int direct = gets == 1 && dense;
+    char *back = direct ? (char *)first.at : back_units > 0 ? tdm_sched_tmp(s, (size_t)back_units * size) : NULL;
+    if (back_units > 0 && !back)
+        return;
+    long long sent = 0, received = 0;
+    for (int k = 0; k < h->segments; k++) {
+        long long o = tdm_dcp_segment_length(given, gives, h->segment, k);
+        long long i = tdm_dcp_segment_length(got, gets, h->segment, k);
+        if (o > 0)
+            tdm_sched_send(s, src + sent * (long long)size, (int)o, unit, server);
+        if (i > 0)
+            tdm_sched_recv(s, back + received * (long long)size, (int)i, unit, server);
+        sent += o;
+        received += i;
+    }
+    tdm_sched_round(s);
+    if (back_units == 0 || direct)
+        return;
+    /* the answer's blocks: pieces straight into dense ones, the others' through a packed copy */
+    char *staging = NULL;
+    for (int b = 0; b < gets; b++) {
+        block to = answer_block(a, h->kind, cc->order, b, unit, &dense);
+        if (dense) {
+            at[b] = (char *)to.at;
+            continue;
+        }
+        if (!staging && !(staging = tdm_sched_tmp(s, (size_t)back_units * size)))
+            return;
+        at[b] = staging;
+        staging += (size_t)got[b] * size;
+    }
+    reorder(s, at, back, got, gets, h, unit, 0);
+    for (int b = 0; b < gets; b++) {
+        block to = answer_block(a, h->kind, cc->order, b, unit, &dense);
+        if (!dense)
+            unpack(s, at[b], to);
+    }
 }
 
 int tdm_dcp_build_client(struct tdm_request *req, const tdm_coll_args *a, tdm_dcp_comm *cc, int persistent)
@@ -260,104 +494,52 @@ int tdm_dcp_build_client(struct tdm_request *req, const tdm_coll_args *a, tdm_dc
     int n = cc->size, me = a->rank, root = a->rank == a->root;
     int kind = tdm_dcp_kind_of(a, cc->contiguous);
     MPI_Datatype carried = kind <= DCP_REDUCE_SCATTER ? carried_type(a) : MPI_DATATYPE_NULL;
+    MPI_Datatype unit = carried != MPI_DATATYPE_NULL ? carried : MPI_BYTE;
     int factor = carried != MPI_DATATYPE_NULL ? a->dtype.size / type_size(carried) : 1; /* elements per item */
     tdm_outgoing_blocks out;
     if (kind == DCP_ALLTOALL && !tdm_outgoing_blocks_init(s, a, &out)) /* in place: a snapshot */
         return tdm_sched_finish(s);
-    plan p = plan_of(a, kind, n, carried);
+    plan p = plan_of(a, kind, n, carried, &out);
     if (p.data > INT_MAX) /* the header counts elements in an int */
         return MPI_ERR_COUNT;
-    MPI_Datatype segmented = kind == DCP_BCAST ? MPI_BYTE : carried;
-    int segment = segment_elements(kind, (long long)a->count * (kind == DCP_BCAST ? a->dtype.size : factor), segmented);
-    if (segment)
-        p.data = 0; /* the vector follows the header's message in segments */
     int announce = !cc->announced || persistent; /* a persistent call's every start: it may be the first */
     size_t members = announce ? sizeof(int) * (size_t)n : 0;
-    if (kind == DCP_ALLTOALL)
-        for (int r = 0; r < n; r++) {
-            block b;
-            tdm_outgoing_block(&out, r, &b.at, &b.count, &b.type);
-            p.data += bytes_of(b);
-        }
+    int *ints = tdm_sched_tmp_private(s, sizeof(int) * (size_t)(2 * n)); /* the counts, and room for lengths */
+    if (!ints)
+        return tdm_sched_finish(s);
+    dcp_header h = {.kind = kind, .type = tdm_dcp_type_index(carried), .op = tdm_dcp_op_index(a->op),
+                    .root = a->root, .key = cc->key, .call = cc->calls,
+                    .members = announce ? n : 0, .counts = p.nints};
+    describe(a, kind, factor, &out, n, &h, ints);
+    if (segmentable(a)) {
+        int *lengths = tdm_sched_tmp_private(s, sizeof(int) * (size_t)n);
+        if (!lengths)
+            return tdm_sched_finish(s);
+        cut_in_segments(&h, ints, cc, me, unit, lengths);
+    }
+    if (h.segment)
+        p.data = 0; /* the data follows the header's message in segments */
     if (p.data > INT_MAX - (long long)(sizeof(dcp_header) + members + sizeof(int) * (size_t)p.nints))
         return MPI_ERR_COUNT;
     char *message = tdm_sched_tmp_private(s, sizeof(dcp_header) + members + sizeof(int) * (size_t)p.nints + (size_t)p.data);
     if (!message)
         return tdm_sched_finish(s);
-    dcp_header h = {.kind = kind, .type = tdm_dcp_type_index(carried), .op = tdm_dcp_op_index(a->op),
-                    .root = a->root, .key = cc->key, .call = cc->calls,
-                    .members = announce ? n : 0, .counts = p.nints, .segment = segment,
-                    .gives = segment && (kind != DCP_BCAST || root)};
-    int *ints = (int *)(message + sizeof h + members);
-    char *data = (char *)(ints + p.nints), *to = data;
-    switch (kind) {
-    case DCP_ALLREDUCE:
-    case DCP_REDUCE:
-    case DCP_SCAN:
-    case DCP_EXSCAN:
-        h.count = a->count * factor;
-        if (!segment)
-            pack(s, (block){a->in_place ? a->recvbuf : a->sendbuf, a->count, a->datatype}, data);
-        break;
-    case DCP_REDUCE_SCATTER: {
-        int block_form = a->kind == TDM_COLL_REDUCE_SCATTER_BLOCK, total = block_form ? a->count * n : a->count;
-        for (int r = 0; r < n; r++)
-            ints[r] = (block_form ? a->count : a->recvcounts[r]) * factor;
-        h.count = total * factor;
-        pack(s, (block){a->in_place ? a->recvbuf : a->sendbuf, total, a->datatype}, data);
-        break;
-    }
-    case DCP_BCAST:
-        h.count = a->count * a->dtype.size;
-        if (root && !segment)
-            pack(s, (block){a->recvbuf, a->count, a->datatype}, data);
-        break;
-    case DCP_GATHER:
-        h.count = pack(s, own_block(a), data);
-        for (int r = 0; root && r < n; r++)
-            ints[r] = (int)bytes_of(incoming(a, r));
-        break;
-    case DCP_SCATTER:
-        h.count = root && a->in_place ? 0 : a->recvcount * type_size(a->recvtype);
-        for (int r = 0; root && r < n; r++)
-            ints[r] = a->in_place && r == me ? 0 : (int)bytes_of(scattered(a, r));
-        for (int k = 0; root && k < n; k++)
-            if (!(a->in_place && cc->order[k] == me))
-                to += pack(s, scattered(a, cc->order[k]), to);
-        break;
-    case DCP_ALLGATHER:
-        h.count = pack(s, own_block(a), data);
-        for (int r = 0; r < n; r++)
-            ints[r] = (int)bytes_of(incoming(a, r));
-        break;
-    case DCP_ALLTOALL:
-        h.count = (int)p.data;
-        for (int r = 0; r < n; r++) {
-            block b;
-            tdm_outgoing_block(&out, r, &b.at, &b.count, &b.type);
-            ints[r] = (int)bytes_of(b);
-            ints[n + r] = (int)bytes_of(incoming(a, r));
-        }
-        for (int k = 0; k < n; k++) {
-            block b;
-            tdm_outgoing_block(&out, cc->order[k], &b.at, &b.count, &b.type);
-            to += pack(s, b, to);
-        }
-        break;
-    }
-    int bytes = (int)((char *)data - message + p.data);
+    char *data = message + sizeof h + members + sizeof(int) * (size_t)p.nints;
+    if (!h.segment)
+        pack_data(s, a, kind, cc, &out, data);
+    int bytes = (int)(data - message + p.data);
     h.bytes = bytes;
     memcpy(message, &h, sizeof h);
     if (announce)
         memcpy(message + sizeof h, cc->members, members);
+    memcpy(message + sizeof h + members, ints, sizeof(int) * (size_t)p.nints);
     int first = bytes < DCP_FIRST_BYTES ? bytes : DCP_FIRST_BYTES; /* the DCP's posted receive's size */
     tdm_sched_send(s, message, first, MPI_BYTE, tdm_dcp.server);
     if (bytes > first)
         tdm_sched_send(s, message + first, bytes - first, MPI_BYTE, tdm_dcp.server);
     /* the answer */
-    if (segment) {
-        int gets = kind == DCP_ALLREDUCE || (kind == DCP_REDUCE ? root : !root);
-        segmented_call(s, a, segmented, h.count, segment, h.gives, gets);
+    if (h.segment) {
+        segmented_call(s, a, &h, ints, cc, &out, unit);
     } else {
         switch (kind) {
         case DCP_ALLREDUCE:

@@ -9,12 +9,11 @@
  *   size posted for each client, so that it can block until any of its clients, its peers or its own
  *   messages moves (it does not poll: in simulation each poll costs time and events).
  *
- *   A segmented call (an allreduce, reduce or bcast of a vector of more than segment_bytes): the
- *   header's message carries no data; the vector (each client's, or the bcast root's) follows in
- *   segments of `segment` elements (a bcast's: bytes), one message each with the same tag, and the
- *   answer comes back in segments the same way (MPI keeps the messages of one tag in order). The DCP
- *   posts the receives of a client's segments as soon as it has read the header, before it posts the
- *   client's next receive, so that this one never matches them.
+ *   A segmented call (a call with a block longer than segment_bytes; dcp_segments.h): the header's
+ *   message carries no data; the data follows in segments, one message each with the same tag, and
+ *   the answer comes back in segments the same way (MPI keeps the messages of one tag in order). The
+ *   DCP posts the receives of a client's segments as soon as it has read the header, before it posts
+ *   the client's next receive, so that this one never matches them.
  *
  *   DCP -> DCP, on dcp_link with DCP_CONTROL_TAG: a dcp_control (slot grants and releases). Calls among
  *   the DCPs of a communicator take the tags of its slot on dcp_link: slot s owns the tags
@@ -76,9 +75,9 @@ typedef struct dcp_header {
     int call;     /* the client's calls through the DCP on it before this one (FREED: all of them) */
     int members;  /* > 0: the communicator's size; its members' world ranks follow the header */
     int counts;   /* the counts that follow (after the members): 0, the size or twice the size */
-    int segment;  /* a segmented call: elements per segment; 0: the data follows in this message */
-    int gives;    /* a segmented call: the client's vector follows in segments (every client of a
-                   * reduction; of a bcast, the root) */
+    int segment;  /* a segmented call: units per segment (a reduction's elements, else bytes); 0: the
+                   * data follows in this message */
+    int segments; /* a segmented call: how many */
     int bytes;    /* the message's, header included (its first DCP_FIRST_BYTES come first) */
 } dcp_header;
 
@@ -114,8 +113,8 @@ typedef struct tdm_dcp_job {
     int agree_tag;           /* the tag of a communicator's naming on its shadow (above its calls') */
     int window;              /* tags of a slot: calls of one communicator among the DCPs at once */
     int slots_per_dcp;       /* slots each serving DCP hands out */
-    int segment_bytes;       /* TANDEM_DCP_SEGMENT (rank 0's): an allreduce's, reduce's or bcast's vector
-                              * above it goes in segments of about that many bytes; 0: whole */
+    int segment_bytes;       /* TANDEM_DCP_SEGMENT (rank 0's): a call with a block above it goes in
+                              * segments of about that many bytes; 0: whole */
 } tdm_dcp_job;
 
 extern tdm_dcp_job tdm_dcp;

@@ -77,6 +77,7 @@ void tdm_dcp_free_contribution(contribution *in)
         tdm_dcp_free_data(in->data);
         free(in->segments);
     }
+    free(in->segment_at);
     free(in->message);
     free(in);
 }
@@ -308,48 +309,18 @@ static int start_ready_calls(served_comm *sc)
 /* Calls in flight: done among the DCPs, then answered. Returns whether any moved. */
 static int progress_calls(void)
 {
-    int moved = 0, rc;
+    int moved = 0;
     for (served_call **p = &srv.calls; *p;) {
         served_call *x = *p;
-        served_comm *sc = x->sc;
-        int done = 0;
-        if (x->segments > 0) {
-            moved |= tdm_dcp_progress_segments(x, &done);
-            if (x->started == x->segments && sc->holding == x)
-                sc->holding = NULL;
-            if (!done) {
-                p = &x->next;
-                continue;
-            }
-            x->answering = 1; /* all answered: freed below */
-        }
-        if (x->req) {
-            if ((rc = tdm_test_settled(&x->req, &done)) != MPI_SUCCESS)
-                tdm_dcp_fail("the collective among the DCPs", rc);
-            if (!done) {
-                p = &x->next;
-                continue;
-            }
-            x->req = NULL;
-        }
-        if (!x->answering) {
-            tdm_dcp_finish_call(x);
-            for (int i = 0; i < sc->mine; i++)
-                if (x->answer[i] &&
-                    (rc = MPI_Isend(x->answer[i], x->answer_count[i], x->type, sc->members[sc->mine_ranks[i]],
-                                    x->in[i]->tag, tdm_dcp.link_shadow->comm, &x->answers[i])) != MPI_SUCCESS)
-                    tdm_dcp_fail("answering a client", rc);
-            x->answering = 1;
-            moved = 1;
-        }
-        done = 1; /* the answers' sends completed in block() */
-        for (int i = 0; i < sc->mine && done; i++)
-            done = x->answers[i] == MPI_REQUEST_NULL;
+        int done;
+        moved |= tdm_dcp_advance_call(x, &done);
+        if (x->started == x->segments && x->sc->holding == x)
+            x->sc->holding = NULL;
         if (done) {
             *p = x->next;
             if (!*p)
                 srv.calls_end = p;
-            sc->running--;
+            x->sc->running--;
             tdm_dcp_free_call(x);
             moved = 1;
         } else {
@@ -388,8 +359,9 @@ static void client_message(int client, const MPI_Status *status)
     memcpy(in->message, srv.posted_buf[client], (size_t)got);
     in->rest = MPI_REQUEST_NULL;
     if (in->h.bytes > got) { /* the rest follows with the same tag: the call waits for it, not the DCP */
-        int whole = (long long)sizeof in->h + (long long)sizeof(int) * in->h.members <= got;
-        if (!whole) /* the members of a communicator of thousands of ranks: needed at once */
+        int whole = (long long)sizeof in->h + (long long)sizeof(int) * in->h.members <= got && in->h.segment == 0;
+        if (!whole) /* needed at once: the members of a communicator of thousands of ranks, or a segmented
+                       call's counts (its data follows in segments: the rest is counts only) */
             rc = MPI_Recv(in->message + got, in->h.bytes - got, MPI_BYTE, source, status->MPI_TAG,
                           tdm_dcp.link_shadow->comm, MPI_STATUS_IGNORE);
         else
@@ -410,12 +382,15 @@ static void client_message(int client, const MPI_Status *status)
     const int *members = (const int *)(in->message + sizeof in->h);
     in->counts = members + in->h.members;
     in->data = (char *)(in->counts + in->h.counts);
-    if (in->h.segment > 0 && in->h.gives)
-        tdm_dcp_receive_segments(in, source);
-    post_client_receive(client);
     served_comm *sc = find_or_add(in->h.key);
     if (sc->size == 0 && in->h.members > 0)
         learn(sc, members, in->h.members);
+    if (in->h.segment > 0) { /* the client named the communicator with its first call on it */
+        if (sc->size == 0)
+            tdm_dcp_fail("a segmented call on a communicator no client named", MPI_ERR_INTERN);
+        tdm_dcp_receive_segments(in, source, sc);
+    }
+    post_client_receive(client);
     if (sc->size > 0) {
         queue_message(sc, in);
     } else {
@@ -480,7 +455,7 @@ static void wait_on_contribution(contribution *in)
     if (in->rest != MPI_REQUEST_NULL)
         wait_on(&in->rest);
     if (in->segments)
-        wait_on_first(in->segments, tdm_dcp_segments_of(&in->h));
+        wait_on_first(in->segments, in->h.segments);
 }
 
 /* Nothing moved: blocks until one of this DCP's messages completes, those of its calls among the DCPs
@@ -504,8 +479,9 @@ static void block(void)
             wait_on_contribution(x->in[i]);
         if (x->answering)
             wait_on_first(x->answers, x->sc->mine);
-        if (x->segments)
-            wait_on_first(x->segment_sent, x->segments * x->sc->mine);
+        for (int k = x->freed; k < x->answered; k++)
+            if (x->parts[k])
+                wait_on_first(x->parts[k]->answers, x->sc->mine);
     }
     int rc = tdm_inline_block(tdm_agent_completion_mark(), srv.wait, srv.wait_status, srv.nwait);
     if (rc != MPI_SUCCESS)

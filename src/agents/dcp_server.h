@@ -25,6 +25,7 @@ typedef struct contribution {
     const int *counts;
     char *data;     /* in the message, or (segmented) its own memory the segments arrive in */
     MPI_Request *segments; /* a segmented call: the receives of its segments if it gives some, else NULL */
+    long long *segment_at; /* ... and where each segment starts in data (units) */
 } contribution;
 
 /* A communicator some clients of this DCP call collectives on. */
@@ -66,28 +67,23 @@ typedef struct served_call {
     int *answer_count;          /* per client: elements of type */
     MPI_Request *answers;       /* per client */
     int answering;              /* the answers went out */
-    /* a segmented call (dcp_protocol.h): segment by segment, combined, run among the DCPs, answered */
-    int segments, started, answered;
-    MPI_Op op;
-    int root, root_client;      /* reduce, bcast: the root's DCP (group rank), its client here or -1 */
-    TDM_Request *segment_req;   /* per segment: its call among the DCPs */
-    MPI_Request *segment_sent;  /* per segment and client: its answer */
+    /* a segmented call (dcp_segments.h): each segment a call of its own, started in order once its
+     * data is in, answered in order */
+    int segments, started, answered, freed;
+    struct served_call **parts; /* per segment, from its start until its answers went out */
 } served_call;
 
-/* The segments of a segmented call's vector. */
-int tdm_dcp_segments_of(const dcp_header *h);
-/* A client's message received: its segments' receives posted (a segmented call's giver). */
-void tdm_dcp_receive_segments(contribution *in, int source);
+/* A client's message about a segmented call received: the receives of the segments it gives posted. */
+void tdm_dcp_receive_segments(contribution *in, int source, const served_comm *sc);
 void tdm_dcp_free_contribution(contribution *in);
 
 /* Starts the call of sc whose contributions are in[0 .. sc->mine - 1] among its DCPs. */
 served_call *tdm_dcp_start_call(served_comm *sc, contribution **in);
-/* A segmented call: advances it; returns whether anything moved, *done once every answer went out. Its
- * segments start in order and, on sc, before any later call (sc->holding): the DCPs of sc must start
- * their calls among themselves in one order. */
-int tdm_dcp_progress_segments(served_call *x, int *done);
-/* The call among the DCPs completed: the answers to the clients (x->answer). */
-void tdm_dcp_finish_call(served_call *x);
+/* Advances a call: among the DCPs, then its answers (tdm_dcp_finish_call) out. Returns whether anything
+ * moved; *done once every answer went out. A segmented call's segments start in order and, on sc,
+ * before any later call (sc->holding): the DCPs of sc must start their calls among themselves in one
+ * order. */
+int tdm_dcp_advance_call(served_call *x, int *done);
 void tdm_dcp_free_call(served_call *x);
 
 /* Aborts the job: a DCP cannot report an error to anyone. */

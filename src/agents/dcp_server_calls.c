@@ -5,6 +5,7 @@
  * first; blocks of data travel among the DCPs in group order, in bytes.
  */
 #include "dcp_server.h"
+#include "dcp_segments.h"
 
 #include "../base/smpi_support.h"
 #include "../core/api_internal.h"
@@ -54,15 +55,46 @@ static int client_of_rank(const served_comm *sc, int r)
     return -1;
 }
 
-/* ---- segmented calls: allreduce, reduce, bcast ---- */
+/* ---- segmented calls (dcp_segments.h) ---- */
 
-static int segment_count(const dcp_header *h, int k)
+/* The unit of a call's data: a reduction's carried type, else bytes. */
+static MPI_Datatype unit_of(const dcp_header *h) { return h->kind <= DCP_REDUCE_SCATTER ? tdm_dcp_type(h->type) : MPI_BYTE; }
+
+/* The rank in sc of the client at world rank `world`. */
+static int rank_of_client(const served_comm *sc, int world)
 {
-    long long left = h->count - (long long)k * h->segment;
-    return left < h->segment ? (int)left : h->segment;
+    for (int i = 0; i < sc->mine; i++)
+        if (sc->members[sc->mine_ranks[i]] == world)
+            return sc->mine_ranks[i];
+    tdm_dcp_fail("a call from a rank outside its communicator", MPI_ERR_INTERN);
+    return -1;
 }
 
-int tdm_dcp_segments_of(const dcp_header *h) { return h->count / h->segment + (h->count % h->segment != 0); }
+void tdm_dcp_receive_segments(contribution *in, int source, const served_comm *sc)
+{
+    MPI_Datatype unit = unit_of(&in->h);
+    int *lengths = tdm_dcp_alloc(sizeof(int) * (size_t)sc->size), rc;
+    int blocks = tdm_dcp_message_blocks(&in->h, in->counts, sc->order, sc->size, rank_of_client(sc, source), lengths);
+    long long total = 0;
+    for (int b = 0; b < blocks; b++)
+        total += lengths[b];
+    in->segment_at = tdm_dcp_alloc(sizeof(long long) * (size_t)(in->h.segments + 1));
+    for (int k = 0; k < in->h.segments; k++)
+        in->segment_at[k + 1] = in->segment_at[k] + tdm_dcp_segment_length(lengths, blocks, in->h.segment, k);
+    free(lengths);
+    if (total == 0) /* it gives nothing */
+        return;
+    size_t size = (size_t)type_size(unit);
+    in->data = tdm_dcp_alloc_data((size_t)total * size);
+    in->segments = tdm_dcp_alloc(sizeof(MPI_Request) * (size_t)in->h.segments);
+    for (int k = 0; k < in->h.segments; k++) {
+        long long at = in->segment_at[k], units = in->segment_at[k + 1] - at;
+        in->segments[k] = MPI_REQUEST_NULL;
+        if (units > 0 && (rc = MPI_Irecv(in->data + (size_t)at * size, (int)units, unit, source, in->tag,
+                                         tdm_dcp.link_shadow->comm, &in->segments[k])) != MPI_SUCCESS)
+            tdm_dcp_fail("receiving a client's segments", rc);
+    }
+}
 
 /* Segments among the DCPs at once per call: within the tags of a communicator's slot (a call beyond
  * them would wait for the oldest inside the service loop, which then serves nobody). */
@@ -72,106 +104,61 @@ static int segments_in_flight(void)
     return half < 1 ? 1 : half < 64 ? half : 64;
 }
 
-/* The type of a segmented call's elements. */
-static MPI_Datatype segment_type(const dcp_header *h) { return h->kind == DCP_BCAST ? MPI_BYTE : tdm_dcp_type(h->type); }
-
-void tdm_dcp_receive_segments(contribution *in, int source)
+/* Segment k of x as a call of its own: each client's header and counts cut to the segment, its data the
+ * segment's part of what it gave. */
+static served_call *start_segment(served_call *x, int k)
 {
-    MPI_Datatype type = segment_type(&in->h);
-    int n = tdm_dcp_segments_of(&in->h), size = type_size(type), rc;
-    in->data = tdm_dcp_alloc_data((size_t)in->h.count * (size_t)size);
-    in->segments = tdm_dcp_alloc(sizeof(MPI_Request) * (size_t)n);
-    for (int k = 0; k < n; k++)
-        if ((rc = MPI_Irecv(in->data + (size_t)k * (size_t)in->h.segment * (size_t)size, segment_count(&in->h, k),
-                            type, source, in->tag, tdm_dcp.link_shadow->comm, &in->segments[k])) != MPI_SUCCESS)
-            tdm_dcp_fail("receiving a client's segments", rc);
-}
-
-/* The segmented call x starts: its memory; its segments start as they arrive. */
-static void start_segmented(served_call *x, MPI_Op op, int root, int root_client)
-{
-    const dcp_header *h = &x->in[0]->h;
     int m = x->sc->mine;
-    for (int i = 1; i < m; i++)
-        if (x->in[i]->h.segment != h->segment || x->in[i]->h.count != h->count)
-            tdm_dcp_fail("clients that cut a vector differently", MPI_ERR_INTERN);
-    size_t vector = (size_t)h->count * (size_t)type_size(x->type);
-    x->segments = tdm_dcp_segments_of(h);
-    x->op = op;
-    x->root = root;
-    x->root_client = root_client;
-    if (h->kind != DCP_BCAST)
-        x->input = tdm_dcp_alloc_data(vector);
-    x->output = tdm_dcp_alloc_data(vector);
-    x->segment_req = tdm_dcp_alloc(sizeof(TDM_Request) * (size_t)x->segments);
-    x->segment_sent = tdm_dcp_alloc(sizeof(MPI_Request) * (size_t)x->segments * (size_t)m);
-    for (int k = 0; k < x->segments * m; k++)
-        x->segment_sent[k] = MPI_REQUEST_NULL;
-}
-
-/* Whether client i gets the segments' results: all of an allreduce, a reduce's root, a bcast's others. */
-static int gets_answer(const served_call *x, int i)
-{
-    int kind = x->in[0]->h.kind;
-    return kind == DCP_ALLREDUCE || (kind == DCP_REDUCE ? i == x->root_client : i != x->root_client);
-}
-
-int tdm_dcp_progress_segments(served_call *x, int *done)
-{
-    served_comm *sc = x->sc;
-    const dcp_header *h = &x->in[0]->h;
-    int m = sc->mine, moved = 0, rc, flag;
     size_t size = (size_t)type_size(x->type);
-    /* the next segment, once every client's that gives one is in (a bcast's root's, if here) */
+    contribution **in = tdm_dcp_alloc(sizeof *in * (size_t)m);
+    for (int i = 0; i < m; i++) {
+        contribution *whole = x->in[i], *c = tdm_dcp_alloc(sizeof *c);
+        int *counts = tdm_dcp_alloc(sizeof(int) * (size_t)(whole->h.counts + 1));
+        tdm_dcp_segment_header(&whole->h, whole->counts, k, &c->h, counts);
+        c->message = (char *)counts; /* freed with c; its data stays whole's */
+        c->counts = counts;
+        c->tag = whole->tag;
+        c->client = whole->client;
+        c->rest = MPI_REQUEST_NULL;
+        if (whole->data)
+            c->data = whole->data + (size_t)whole->segment_at[k] * size;
+        in[i] = c;
+    }
+    served_call *part = tdm_dcp_start_call(x->sc, in);
+    free(in);
+    return part;
+}
+
+/* A segmented call: its segments start as their data arrives, within segments_in_flight(); each is
+ * answered once the ones before it were (a client receives its segments in order). */
+static int advance_segments(served_call *x, int *done)
+{
+    int moved = 0, part_done;
     while (x->started < x->segments && x->started - x->answered < segments_in_flight()) {
         int k = x->started, ready = 1;
-        for (int i = 0; i < m && ready; i++) /* the service loop's block() completes the receives */
+        for (int i = 0; i < x->sc->mine && ready; i++) /* the service loop's block() completes the receives */
             ready = !x->in[i]->segments || x->in[i]->segments[k] == MPI_REQUEST_NULL;
         if (!ready)
             break;
-        size_t first = (size_t)k * (size_t)h->segment;
-        int count = segment_count(h, k);
-        char *output = x->output + first * size;
-        MPI_Comm checked = tdm_dcp.dcp_world;
-        if (h->kind != DCP_BCAST) {
-            combine_into(x->input + first * size, x->in, m, x->type, x->op, first, count);
-        } else if (x->root_client >= 0) { /* the root's DCP */
-            if (!tdm_smpi_charge_copy((MPI_Aint)((size_t)count * size)))
-                memcpy(output, x->in[x->root_client]->data + first * size, (size_t)count * size);
-        }
-        tdm_coll_on_group(sc->among);
-        if (h->kind == DCP_ALLREDUCE)
-            rc = TDM_Iallreduce(x->input + first * size, output, count, x->type, x->op, checked, &x->segment_req[k]);
-        else if (h->kind == DCP_REDUCE)
-            rc = TDM_Ireduce(x->input + first * size, output, count, x->type, x->op, x->root, checked,
-                             &x->segment_req[k]);
-        else
-            rc = TDM_Ibcast(output, count, x->type, x->root, checked, &x->segment_req[k]);
-        tdm_coll_on_group(NULL);
-        if (rc != MPI_SUCCESS)
-            tdm_dcp_fail("the collective among the DCPs", rc);
+        x->parts[k] = start_segment(x, k);
         x->started++;
         moved = 1;
     }
-    while (x->answered < x->started) { /* in order: each client receives its segments in order */
-        int k = x->answered;
-        size_t first = (size_t)k * (size_t)h->segment;
-        if ((rc = tdm_test_settled(&x->segment_req[k], &flag)) != MPI_SUCCESS)
-            tdm_dcp_fail("the collective among the DCPs", rc);
-        if (!flag)
+    while (x->answered < x->started) {
+        moved |= tdm_dcp_advance_call(x->parts[x->answered], &part_done);
+        if (!x->parts[x->answered]->answering)
             break;
-        for (int i = 0; i < m; i++)
-            if (gets_answer(x, i))
-                if ((rc = MPI_Isend(x->output + first * size, segment_count(h, k), x->type,
-                                    sc->members[sc->mine_ranks[i]], x->in[i]->tag, tdm_dcp.link_shadow->comm,
-                                    &x->segment_sent[k * m + i])) != MPI_SUCCESS)
-                    tdm_dcp_fail("answering a client", rc);
         x->answered++;
-        moved = 1;
     }
-    *done = x->answered == x->segments;
-    for (int k = 0; k < x->segments * m && *done; k++)
-        *done = x->segment_sent[k] == MPI_REQUEST_NULL;
+    for (int k = x->freed; k < x->answered; k++) /* parts whose answers went out */
+        if (x->parts[k] && (tdm_dcp_advance_call(x->parts[k], &part_done), part_done)) {
+            tdm_dcp_free_call(x->parts[k]);
+            x->parts[k] = NULL;
+            moved = 1;
+        }
+    while (x->freed < x->answered && !x->parts[x->freed])
+        x->freed++;
+    *done = x->freed == x->segments;
     return moved;
 }
 
@@ -334,8 +321,12 @@ served_call *tdm_dcp_start_call(served_comm *sc, contribution **in)
     int rooted = h.kind == DCP_BCAST || h.kind == DCP_REDUCE || h.kind == DCP_GATHER || h.kind == DCP_SCATTER;
     int root = rooted ? sc->group_of_rank[h.root] : 0; /* the root's DCP */
     int root_client = rooted ? client_of_rank(sc, h.root) : -1;
-    if (h.segment > 0) { /* a segmented call: tdm_dcp_progress_segments runs it */
-        start_segmented(x, op, root, root_client);
+    if (h.segment > 0) { /* a segmented call: advance_segments runs it */
+        for (int i = 1; i < m; i++)
+            if (in[i]->h.segment != h.segment || in[i]->h.segments != h.segments)
+                tdm_dcp_fail("clients that cut a call into segments differently", MPI_ERR_INTERN);
+        x->segments = h.segments;
+        x->parts = tdm_dcp_alloc(sizeof *x->parts * (size_t)x->segments);
         return x;
     }
     MPI_Comm checked = tdm_dcp.dcp_world; /* as many ranks as any group or more: checks the arguments */
@@ -418,7 +409,8 @@ served_call *tdm_dcp_start_call(served_comm *sc, contribution **in)
     return x;
 }
 
-void tdm_dcp_finish_call(served_call *x)
+/* The call among the DCPs completed: the answers to the clients (x->answer). */
+static void finish_call(served_call *x)
 {
     served_comm *sc = x->sc;
     dcp_header h = x->in[0]->h;
@@ -490,7 +482,39 @@ void tdm_dcp_free_call(served_call *x)
     free(x->answer);
     free(x->answer_count);
     free(x->answers);
-    free(x->segment_req);
-    free(x->segment_sent);
+    for (int k = 0; k < x->segments; k++)
+        if (x->parts && x->parts[k])
+            tdm_dcp_free_call(x->parts[k]);
+    free(x->parts);
     free(x);
+}
+
+int tdm_dcp_advance_call(served_call *x, int *done)
+{
+    served_comm *sc = x->sc;
+    int moved = 0, rc;
+    *done = 0;
+    if (x->segments > 0)
+        return advance_segments(x, done);
+    if (x->req) {
+        if ((rc = tdm_test_settled(&x->req, done)) != MPI_SUCCESS)
+            tdm_dcp_fail("the collective among the DCPs", rc);
+        if (!*done)
+            return 0;
+        x->req = NULL;
+    }
+    if (!x->answering) {
+        finish_call(x);
+        for (int i = 0; i < sc->mine; i++)
+            if (x->answer[i] &&
+                (rc = MPI_Isend(x->answer[i], x->answer_count[i], x->type, sc->members[sc->mine_ranks[i]],
+                                x->in[i]->tag, tdm_dcp.link_shadow->comm, &x->answers[i])) != MPI_SUCCESS)
+                tdm_dcp_fail("answering a client", rc);
+        x->answering = 1;
+        moved = 1;
+    }
+    *done = 1; /* the answers' sends complete in the service loop's block() */
+    for (int i = 0; i < sc->mine && *done; i++)
+        *done = x->answers[i] == MPI_REQUEST_NULL;
+    return moved;
 }
