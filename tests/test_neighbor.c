@@ -3,7 +3,8 @@
  * periodic ring, a 2-D grid open in one dimension, a periodic dimension of 2 ranks or of 1, where a rank
  * is both neighbours of a dimension), a graph with every edge twice, and an asymmetric distributed
  * graph. Each of the five collectives non-blocking, blocking, and persistent over rounds of new data;
- * block sizes differ per pair of ranks, and alltoallw mixes datatypes. Then the bad arguments.
+ * block sizes differ per pair of ranks, and alltoallw mixes datatypes. Then the bad arguments. In dcp
+ * progress (TANDEM_PROGRESS=dcp) on the application's ranks, every call through the DCPs.
  */
 #include "harness.h"
 
@@ -198,6 +199,23 @@ static void expect(const topology *t, int kind, const call_args *c, int *theirs)
           t->name, kind_name[kind]);
 }
 
+/* TANDEM_PROGRESS=dcp: every neighbourhood collective goes through the dedicated collective processes. */
+static int dcp_mode;
+
+static void served_by_dcps(const topology *t, int kind, TDM_Request req)
+{
+#ifndef TANDEM_TEST_THROUGH_MPI
+    char name[64];
+    snprintf(name, sizeof name, "neighbor_%s_dcp", kind_name[kind]);
+    const char *running = TDM_Request_algorithm(req);
+    if (dcp_mode)
+        check(running && strcmp(running, name) == 0, "%s: neighbor_%s runs %s, not through the DCPs", t->name,
+              kind_name[kind], running ? running : "(null)");
+#else
+    (void)t, (void)kind, (void)req;
+#endif
+}
+
 static void run_topology(topology *t)
 {
     neighbours(t);
@@ -212,8 +230,10 @@ static void run_topology(topology *t)
             TDM_Request req;
             int rc = call(kind, 0, form, t, &c, ours, &req);
             check(rc == MPI_SUCCESS, "%s, neighbor_%s: %s", t->name, kind_name[kind], TDM_Last_error());
-            if (rc == MPI_SUCCESS && form == 0)
+            if (rc == MPI_SUCCESS && form == 0) {
+                served_by_dcps(t, kind, req);
                 CHECK_TDM(TDM_Wait(&req, MPI_STATUS_IGNORE));
+            }
             expect(t, kind, &c, theirs);
             compare(t, kind, form ? "blocking" : "non-blocking", 0, ours, theirs);
         }
@@ -257,16 +277,19 @@ static void bad_arguments(MPI_Comm cart)
 int main(int argc, char **argv)
 {
     harness_init("test_neighbor", &argc, &argv);
+    MPI_Comm world = harness_world(); /* in dcp progress, the application's ranks */
+    const char *progress = getenv("TANDEM_PROGRESS");
+    dcp_mode = progress && strcmp(progress, "dcp") == 0;
     int rank, p;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    MPI_Comm_rank(world, &rank);
+    MPI_Comm_size(world, &p);
     MPI_Type_contiguous(1, MPI_INT, &one_int);
     MPI_Type_commit(&one_int);
     topology t;
 
     int dims[2] = {0, 0}, periods[2] = {1, 0};
     t.name = "periodic ring";
-    MPI_Cart_create(MPI_COMM_WORLD, 1, (int[]){p}, periods, 0, &t.comm);
+    MPI_Cart_create(world, 1, (int[]){p}, periods, 0, &t.comm);
     run_topology(&t);
 #ifndef TANDEM_TEST_THROUGH_MPI /* through the interposer, MPI reports bad arguments its own way */
     bad_arguments(t.comm);
@@ -275,13 +298,13 @@ int main(int argc, char **argv)
 
     t.name = "2-D grid, the second dimension open";
     MPI_Dims_create(p, 2, dims);
-    MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &t.comm);
+    MPI_Cart_create(world, 2, dims, periods, 0, &t.comm);
     run_topology(&t);
     MPI_Comm_free(&t.comm);
 
     t.name = "periodic 2 x p/2 (one rank is both neighbours)";
     int small[3] = {p % 2 ? 1 : 2, p % 2 ? p : p / 2, 1}, all_periodic[3] = {1, 1, 1};
-    MPI_Cart_create(MPI_COMM_WORLD, 3, small, all_periodic, 0, &t.comm);
+    MPI_Cart_create(world, 3, small, all_periodic, 0, &t.comm);
     run_topology(&t);
     MPI_Comm_free(&t.comm);
 
@@ -292,7 +315,7 @@ int main(int argc, char **argv)
         for (int k = 0; k < 4; k++)
             edges[4 * r + k] = k % 2 ? (r - 1 + p) % p : (r + 1) % p;
     }
-    MPI_Graph_create(MPI_COMM_WORLD, p, index, edges, 0, &t.comm);
+    MPI_Graph_create(world, p, index, edges, 0, &t.comm);
     run_topology(&t);
     MPI_Comm_free(&t.comm);
     free(index);
@@ -300,7 +323,7 @@ int main(int argc, char **argv)
 
     t.name = "distributed graph, from the 2 below to the 2 above";
     int sources[2] = {(rank - 1 + p) % p, (rank - 2 + 2 * p) % p}, dests[2] = {(rank + 1) % p, (rank + 2) % p};
-    MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, sources, MPI_UNWEIGHTED, 2, dests, MPI_UNWEIGHTED, MPI_INFO_NULL,
+    MPI_Dist_graph_create_adjacent(world, 2, sources, MPI_UNWEIGHTED, 2, dests, MPI_UNWEIGHTED, MPI_INFO_NULL,
                                    0, &t.comm);
     run_topology(&t);
     MPI_Comm_free(&t.comm);

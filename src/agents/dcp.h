@@ -5,7 +5,7 @@
  * collective with the other DCPs of the communicator (Tandem's own collectives, among the DCPs) and
  * sends the results back.
  *
- * Served: every collective of MPI-3 but the neighbourhood ones, with a predefined op (scans: where each
+ * Served: every collective of MPI-3, neighbourhood ones included, with a predefined op (scans: where each
  * DCP's ranks are consecutive), on the application world (TDM_Comm_world()) and every communicator of
  * two ranks or more made from it. Every other call runs inline on the application rank (said once
  * under TANDEM_VERBOSE).

@@ -163,8 +163,8 @@ static void say_inline(MPI_Comm comm)
     int rank = 0;
     MPI_Comm_rank(comm, &rank);
     if (rank == 0)
-        fprintf(stderr, "tandem: dcp progress serves the collectives of MPI-3 but the neighbourhood ones, with "
-                        "predefined ops; other calls run inline\n");
+        fprintf(stderr, "tandem: dcp progress serves the collectives of MPI-3 with predefined ops; other calls "
+                        "run inline\n");
 }
 
 int tdm_dcp_serves(const struct tdm_coll_args *a, MPI_Comm comm, struct tdm_shadow **link, tdm_dcp_comm **via)

@@ -6,6 +6,7 @@
  */
 #include "../algorithms/alltoall_blocks.h"
 #include "../algorithms/coll_args.h"
+#include "../algorithms/neighbor_blocks.h"
 #include "../core/request.h"
 #include "../schedule/schedule.h"
 #include "dcp.h"
@@ -64,6 +65,11 @@ int tdm_dcp_kind_of(const tdm_coll_args *a, int contiguous)
     case TDM_COLL_ALLTOALL:
     case TDM_COLL_ALLTOALLV:
     case TDM_COLL_ALLTOALLW:
+    case TDM_COLL_NEIGHBOR_ALLGATHER: /* an alltoall among the communicator's ranks (see below) */
+    case TDM_COLL_NEIGHBOR_ALLGATHERV:
+    case TDM_COLL_NEIGHBOR_ALLTOALL:
+    case TDM_COLL_NEIGHBOR_ALLTOALLV:
+    case TDM_COLL_NEIGHBOR_ALLTOALLW:
         return DCP_ALLTOALL;
     default:
         return 0;
@@ -83,6 +89,11 @@ const char *tdm_dcp_client_name(const struct tdm_coll_args *a)
         [TDM_COLL_ALLTOALL] = "alltoall_dcp",       [TDM_COLL_ALLTOALLV] = "alltoallv_dcp",
         [TDM_COLL_ALLTOALLW] = "alltoallw_dcp",     [TDM_COLL_SCAN] = "scan_dcp",
         [TDM_COLL_EXSCAN] = "exscan_dcp",
+        [TDM_COLL_NEIGHBOR_ALLGATHER] = "neighbor_allgather_dcp",
+        [TDM_COLL_NEIGHBOR_ALLGATHERV] = "neighbor_allgatherv_dcp",
+        [TDM_COLL_NEIGHBOR_ALLTOALL] = "neighbor_alltoall_dcp",
+        [TDM_COLL_NEIGHBOR_ALLTOALLV] = "neighbor_alltoallv_dcp",
+        [TDM_COLL_NEIGHBOR_ALLTOALLW] = "neighbor_alltoallw_dcp",
     };
     return names[a->kind] ? names[a->kind] : "dcp";
 }
@@ -157,6 +168,71 @@ static void receive_block(tdm_schedule *s, block b, const tdm_typeinfo *t, MPI_D
     unpack(s, packed, b);
 }
 
+/* ---- neighbourhood collectives ---- */
+
+/* A neighbourhood collective travels as an alltoall among the communicator's ranks: its block for rank
+ * r holds this rank's blocks for r in the order it would post their sends, and its block from r the
+ * blocks r sends it, each landing in the next of this rank's blocks whose source is r: the k-th message
+ * from a rank matches the k-th receive from it, as it does inline (neighbor_blocks.h). */
+static int is_neighbor(const tdm_coll_args *a)
+{
+    return a->kind >= TDM_COLL_NEIGHBOR_ALLGATHER && a->kind <= TDM_COLL_NEIGHBOR_ALLTOALLW;
+}
+
+static block neighbor_block(const tdm_coll_args *a, int sending, int j)
+{
+    block b;
+    if (sending)
+        b.at = tdm_neighbor_send_block(a, j, &b.count, &b.type);
+    else
+        b.at = tdm_neighbor_recv_block(a, j, &b.count, &b.type);
+    return b;
+}
+
+/* The alltoall's counts: ints[r] the bytes for rank r, ints[n + r] the bytes from it. */
+static void neighbor_counts(const tdm_coll_args *a, int n, int *ints)
+{
+    memset(ints, 0, sizeof(int) * 2 * (size_t)n);
+    for (int j = 0; j < a->ndests; j++)
+        if (a->dests[j] != MPI_PROC_NULL)
+            ints[a->dests[j]] += (int)bytes_of(neighbor_block(a, 1, j));
+    for (int i = 0; i < a->nsources; i++)
+        if (a->sources[i] != MPI_PROC_NULL)
+            ints[n + a->sources[i]] += (int)bytes_of(neighbor_block(a, 0, i));
+}
+
+/* Where each rank's part starts in parts of bytes[r] laid out in group order. */
+static long long *group_offsets(tdm_schedule *s, const int *bytes, const tdm_dcp_comm *cc)
+{
+    long long *at = tdm_sched_tmp_private(s, sizeof(long long) * (size_t)cc->size), sum = 0;
+    for (int k = 0; at && k < cc->size; k++) {
+        at[cc->order[k]] = sum;
+        sum += bytes[cc->order[k]];
+    }
+    return at;
+}
+
+static void neighbor_pack(tdm_schedule *s, const tdm_coll_args *a, const tdm_dcp_comm *cc, const int *ints, char *data)
+{
+    long long *at = group_offsets(s, ints, cc);
+    for (int k = 0; at && k < a->ndests; k++) {
+        int j = tdm_neighbor_send_order(a, k), r = a->dests[j];
+        if (r != MPI_PROC_NULL)
+            at[r] += pack(s, neighbor_block(a, 1, j), data + at[r]);
+    }
+}
+
+static void neighbor_unpack(tdm_schedule *s, const tdm_coll_args *a, const tdm_dcp_comm *cc, const int *ints,
+                            const char *back)
+{
+    long long *at = group_offsets(s, ints + cc->size, cc);
+    for (int i = 0; at && i < a->nsources; i++) {
+        int r = a->sources[i];
+        if (r != MPI_PROC_NULL)
+            at[r] += unpack(s, back + at[r], neighbor_block(a, 0, i));
+    }
+}
+
 /* The counts and data of the message, after the header (and members), and what comes back whole. */
 typedef struct plan {
     int nints;              /* counts after the members */
@@ -204,7 +280,11 @@ static plan plan_of(const tdm_coll_args *a, int kind, int n, MPI_Datatype carrie
         break;
     case DCP_ALLTOALL:
         p.nints = 2 * n;
-        for (int r = 0; r < n; r++) {
+        for (int j = 0; is_neighbor(a) && j < a->ndests; j++)
+            p.data += a->dests[j] == MPI_PROC_NULL ? 0 : bytes_of(neighbor_block(a, 1, j));
+        for (int i = 0; is_neighbor(a) && i < a->nsources; i++)
+            p.back += a->sources[i] == MPI_PROC_NULL ? 0 : bytes_of(neighbor_block(a, 0, i));
+        for (int r = 0; !is_neighbor(a) && r < n; r++) {
             block b;
             tdm_outgoing_block(out, r, &b.at, &b.count, &b.type);
             p.data += bytes_of(b);
@@ -254,11 +334,15 @@ static void describe(const tdm_coll_args *a, int kind, int factor, const tdm_out
         break;
     case DCP_ALLTOALL: {
         long long sum = 0;
+        if (is_neighbor(a))
+            neighbor_counts(a, n, ints);
         for (int r = 0; r < n; r++) {
-            block b;
-            tdm_outgoing_block(out, r, &b.at, &b.count, &b.type);
-            ints[r] = (int)bytes_of(b);
-            ints[n + r] = (int)bytes_of(incoming(a, r));
+            if (!is_neighbor(a)) {
+                block b;
+                tdm_outgoing_block(out, r, &b.at, &b.count, &b.type);
+                ints[r] = (int)bytes_of(b);
+                ints[n + r] = (int)bytes_of(incoming(a, r));
+            }
             sum += ints[r];
         }
         h->count = (int)sum;
@@ -269,7 +353,7 @@ static void describe(const tdm_coll_args *a, int kind, int factor, const tdm_out
 
 /* The message's data, packed at data: its blocks in their order (dcp_segments.h). */
 static void pack_data(tdm_schedule *s, const tdm_coll_args *a, int kind, const tdm_dcp_comm *cc,
-                      const tdm_outgoing_blocks *out, char *data)
+                      const tdm_outgoing_blocks *out, const int *ints, char *data)
 {
     int n = cc->size, me = a->rank, root = a->rank == a->root;
     switch (kind) {
@@ -298,7 +382,9 @@ static void pack_data(tdm_schedule *s, const tdm_coll_args *a, int kind, const t
                 data += pack(s, scattered(a, cc->order[k]), data);
         break;
     case DCP_ALLTOALL:
-        for (int k = 0; k < n; k++) {
+        if (is_neighbor(a))
+            neighbor_pack(s, a, cc, ints, data);
+        for (int k = 0; !is_neighbor(a) && k < n; k++) {
             block b;
             tdm_outgoing_block(out, cc->order[k], &b.at, &b.count, &b.type);
             data += pack(s, b, data);
@@ -309,7 +395,9 @@ static void pack_data(tdm_schedule *s, const tdm_coll_args *a, int kind, const t
 
 /* ---- segmented calls (dcp_segments.h) ---- */
 
-/* Whether every rank of the call can count its segments: where MPI makes its blocks' sizes match. */
+/* Whether every rank of the call can count its segments: where MPI makes its blocks' sizes match (not
+ * in the v-forms of gather, scatter and alltoall, nor in a neighbourhood collective, where no rank
+ * knows what the others send each other). */
 static int segmentable(const tdm_coll_args *a)
 {
     switch (a->kind) {
@@ -320,7 +408,7 @@ static int segmentable(const tdm_coll_args *a)
     case TDM_COLL_BARRIER:
         return 0;
     default:
-        return 1;
+        return !is_neighbor(a);
     }
 }
 
@@ -442,7 +530,7 @@ static void segmented_call(tdm_schedule *s, const tdm_coll_args *a, const dcp_he
         }
         if (!packed || !seg)
             return;
-        pack_data(s, a, h->kind, cc, out, packed);
+        pack_data(s, a, h->kind, cc, out, ints, packed);
         if (gives > 1)
             reorder(s, at, seg, given, gives, h, unit, 1);
         src = seg;
@@ -497,7 +585,7 @@ int tdm_dcp_build_client(struct tdm_request *req, const tdm_coll_args *a, tdm_dc
     MPI_Datatype unit = carried != MPI_DATATYPE_NULL ? carried : MPI_BYTE;
     int factor = carried != MPI_DATATYPE_NULL ? a->dtype.size / type_size(carried) : 1; /* elements per item */
     tdm_outgoing_blocks out;
-    if (kind == DCP_ALLTOALL && !tdm_outgoing_blocks_init(s, a, &out)) /* in place: a snapshot */
+    if (kind == DCP_ALLTOALL && !is_neighbor(a) && !tdm_outgoing_blocks_init(s, a, &out)) /* in place: a snapshot */
         return tdm_sched_finish(s);
     plan p = plan_of(a, kind, n, carried, &out);
     if (p.data > INT_MAX) /* the header counts elements in an int */
@@ -526,7 +614,7 @@ int tdm_dcp_build_client(struct tdm_request *req, const tdm_coll_args *a, tdm_dc
         return tdm_sched_finish(s);
     char *data = message + sizeof h + members + sizeof(int) * (size_t)p.nints;
     if (!h.segment)
-        pack_data(s, a, kind, cc, &out, data);
+        pack_data(s, a, kind, cc, &out, ints, data);
     int bytes = (int)(data - message + p.data);
     h.bytes = bytes;
     memcpy(message, &h, sizeof h);
@@ -578,7 +666,9 @@ int tdm_dcp_build_client(struct tdm_request *req, const tdm_coll_args *a, tdm_dc
                 break;
             tdm_sched_recv(s, back, (int)p.back, MPI_BYTE, tdm_dcp.server);
             tdm_sched_round(s);
-            for (int k = 0; k < n; k++)
+            if (is_neighbor(a))
+                neighbor_unpack(s, a, cc, ints, back);
+            for (int k = 0; !is_neighbor(a) && k < n; k++)
                 back += unpack(s, back, incoming(a, cc->order[k]));
             break;
         }

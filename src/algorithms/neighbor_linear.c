@@ -1,15 +1,11 @@
 /*
  * The neighbourhood collectives: every message to and from the topology's neighbours posted at once, in
- * one round (a rank has few neighbours). Receives are posted in neighbour order and sends too, except
- * that on a Cartesian topology each dimension's positive neighbour is sent to before its negative one:
- * two ranks' messages match in posting order, and where one rank is both neighbours of a dimension (a
- * periodic dimension of 1 or 2 ranks), the block a rank sends its positive neighbour is the one that
- * neighbour receives from its negative one, first.
+ * one round (a rank has few neighbours), in the order neighbor_blocks.h gives.
  */
 #include "alg_util.h"
+#include "neighbor_blocks.h"
 
-/* Where block j of one side lies, its count and its datatype. */
-static const void *send_block(const tdm_coll_args *a, int j, int *count, MPI_Datatype *type)
+const void *tdm_neighbor_send_block(const tdm_coll_args *a, int j, int *count, MPI_Datatype *type)
 {
     switch (a->kind) {
     case TDM_COLL_NEIGHBOR_ALLGATHER:
@@ -28,7 +24,7 @@ static const void *send_block(const tdm_coll_args *a, int j, int *count, MPI_Dat
     }
 }
 
-static void *recv_block(const tdm_coll_args *a, int i, int *count, MPI_Datatype *type)
+void *tdm_neighbor_recv_block(const tdm_coll_args *a, int i, int *count, MPI_Datatype *type)
 {
     switch (a->kind) {
     case TDM_COLL_NEIGHBOR_ALLGATHER:
@@ -50,13 +46,13 @@ static int neighbor_linear(tdm_schedule *s, const tdm_coll_args *a)
     int count;
     MPI_Datatype type;
     for (int i = 0; i < a->nsources; i++) {
-        void *buf = recv_block(a, i, &count, &type);
+        void *buf = tdm_neighbor_recv_block(a, i, &count, &type);
         if (a->sources[i] != MPI_PROC_NULL)
             tdm_sched_recv(s, buf, count, type, a->sources[i]);
     }
     for (int k = 0; k < a->ndests; k++) {
-        int j = a->cartesian ? k ^ 1 : k; /* Cartesian: (positive, negative) per dimension */
-        const void *buf = send_block(a, j, &count, &type);
+        int j = tdm_neighbor_send_order(a, k);
+        const void *buf = tdm_neighbor_send_block(a, j, &count, &type);
         if (a->dests[j] != MPI_PROC_NULL)
             tdm_sched_send(s, buf, count, type, a->dests[j]);
     }
