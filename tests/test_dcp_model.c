@@ -1,6 +1,7 @@
 /*
  * The dedicated-collective-process model against its definition (src/model/dcp_model.h) and the CDCP
- * paper's findings: 3 log2 K + 2 steps through K DCPs against 3 log2 N directly; an application
+ * paper's findings: 3 log2 K + 2 steps through K DCPs against 3 log2 N directly; long buffers
+ * reduce-scattered and pipelined through the DCPs in segments; an application
  * overhead flat in the ranks and the bytes; the two distributions' counts of ranks; and an optimal
  * ratio strictly inside 1:1 .. 1:N-1 where a message's start-up is mostly latency that messages
  * arriving together share (the paper finds one near 1:8 at 512 ranks).
@@ -34,10 +35,29 @@ int main(void)
             near(tdm_dcp_t_through(&steps, k, r), 2 + 2 * tdm_dcp_ceil_log2(k), "steps through K DCPs");
     near(tdm_dcp_t_direct(&steps, 512), 18, "steps directly among 512");
     near(tdm_dcp_t_direct(&steps, 600), 20, "steps directly among 600 (ceil log2)");
-    /* the reduction steps: log2 K among the DCPs, R - 1 at a DCP; log2 N directly */
+    /* the bytes: R - 1 buffers reduced at a DCP, R sent to it and R back; among P processes each sends
+     * 2 (P - 1) / P of the buffer and reduces (P - 1) / P of it (reduce-scatter and allgather) */
     tdm_dcp_model reduce = {.m = {.alpha = 0, .beta = 0, .gamma = 1, .latency = 0}, .bytes = 1};
-    near(tdm_dcp_t_through(&reduce, 64, 8), 7 + 6, "reductions through 64 DCPs of 8 clients");
-    near(tdm_dcp_t_direct(&reduce, 512), 9, "reductions directly among 512");
+    near(tdm_dcp_t_through(&reduce, 64, 8), 7 + 63.0 / 64, "reductions through 64 DCPs of 8 clients");
+    near(tdm_dcp_t_direct(&reduce, 512), 511.0 / 512, "reductions directly among 512");
+    tdm_dcp_model sent = {.m = {.alpha = 0, .beta = 1, .gamma = 0, .latency = 0}, .bytes = 1};
+    near(tdm_dcp_t_through(&sent, 64, 8), 2 * 8 + 2 * 63.0 / 64, "bytes sent through 64 DCPs of 8 clients");
+    near(tdm_dcp_t_direct(&sent, 8), 2 * 7.0 / 8, "bytes sent directly among 8");
+
+    /* in segments: the first segment's way, then one more per segment at the DCP's busiest resource.
+     * Its link: R pieces in (out at the same time) and its share of the DCPs' allreduce; here 2 DCPs of
+     * 3 clients, a buffer of 4 segments S, only bytes sent cost: the first segment 2 (3 S) + S (the
+     * DCPs' reduce-scatter and allgather), then 3 (3 S + S) */
+    double S = 1000;
+    tdm_dcp_model piped = {.m = {.alpha = 0, .beta = 1, .gamma = 0, .latency = 0}, .bytes = 4 * S, .segment = S};
+    near(tdm_dcp_t_through(&piped, 2, 3), 7 * S + 3 * 4 * S, "4 segments, link-bound");
+    piped.segment = 0;
+    near(tdm_dcp_t_through(&piped, 2, 3), 7 * 4 * S, "the same buffer whole");
+    /* its CPU: R - 1 pieces combined and its share of the DCPs' reductions */
+    piped = (tdm_dcp_model){.m = {.alpha = 0, .beta = 0, .gamma = 1, .latency = 0}, .bytes = 4 * S, .segment = S};
+    near(tdm_dcp_t_through(&piped, 2, 3), 2.5 * S + 3 * 2.5 * S, "4 segments, CPU-bound");
+    piped.segment = 3 * S; /* 2 segments, the last one shorter: counted whole */
+    near(tdm_dcp_t_through(&piped, 2, 3), 2.5 * 3 * S + 2.5 * 3 * S, "2 segments of 3 S");
 
     /* the overhead: 3 messages' worth, whatever the ranks and bytes */
     tdm_dcp_model d = {.m = {.alpha = 4e-6, .beta = 1e-10, .gamma = 2.5e-10, .latency = 3.35e-6}, .overhead = 5e-7};

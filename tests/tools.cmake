@@ -23,13 +23,15 @@ if(TARGET tandem-model)
   set_tests_properties(tandem_model_bounds PROPERTIES
     PASS_REGULAR_EXPRESSION "\"lower bound\": 0.0071163904, \"ring\": [0-9.e-]+, \"torus bucket \\(bidirectional\\)\": 0.0071163904,.*\"schedule_costs\": {\"ring\": [0-9.e-]+, \"torus bucket \\(bidirectional\\)\": 0.0071163904,")
   # the CDCP paper's 512 ranks, 8 bytes, start-up mostly shared latency: an optimum inside the ratios
-  tandem_tool_test(tandem_model_dcp 0 "\"direct\": {\"latency\": 7.2032[0-9]*e-05.*\"best_ratio\": 7,.*\"ratio\": 511"
+  tandem_tool_test(tandem_model_dcp 0 "\"segment\": 65536,.*\"direct\": {\"latency\": 7.2003[0-9]*e-05.*\"best_ratio\": 7,.*\"ratio\": 511"
     $<TARGET_FILE:tandem-model> dcp --ranks 512 --bytes 8 --alpha 4e-6 --latency 3.35e-6 --json)
   tandem_tool_test(tandem_model_dcp_table 0 "recommended: 1:7 \\(64 DCPs of the 512 ranks\\): iteration"
     $<TARGET_FILE:tandem-model> dcp --ranks 512 --bytes 8 --alpha 4e-6 --latency 3.35e-6 --compute 5e-5)
   tandem_tool_test(tandem_model_dcp_no_ranks [1-9] "needs --ranks N, 2 or more" $<TARGET_FILE:tandem-model> dcp)
   tandem_tool_test(tandem_model_dcp_bad_compute [1-9] "--compute wants seconds, 0 or more, not '-1'"
     $<TARGET_FILE:tandem-model> dcp --ranks 8 --compute -1)
+  tandem_tool_test(tandem_model_dcp_bad_segment [1-9] "--segment wants a number of bytes, 0 or more, not 'big'"
+    $<TARGET_FILE:tandem-model> dcp --ranks 8 --segment big)
   tandem_tool_test(tandem_model_bad_loggp [1-9] "--loggp /nonexistent: not a file written by tandem-model loggp"
     $<TARGET_FILE:tandem-model> bounds --dims 4x4 --loggp /nonexistent)
   # all of alpha shared: the bucket's 8x8x8 allreduce starts up once per round, 2 x 3 x 7 rounds

@@ -13,8 +13,8 @@
  *       of its schedules, built for every rank (beta and gamma per byte; doubles; without --dims, a
  *       ring of --ranks ranks).
  *
- *   tandem-model dcp --ranks N [--bytes B] [--compute T] [--overhead O] [--loggp FILE | --alpha A ...]
- *                    [--json]
+ *   tandem-model dcp --ranks N [--bytes B] [--compute T] [--overhead O] [--segment S]
+ *                    [--loggp FILE | --alpha A ...] [--json]
  *       for each ratio 1:R of application ranks per dedicated collective process, the allreduce's
  *       predicted latency, the application's overhead and the iteration time with a computation of T,
  *       the DCPs taken from the job's N ranks or added to them, and the ratio the model recommends.
@@ -27,6 +27,7 @@
  *       every option, printed from the tables the parser reads.
  */
 #include "../src/model/collective_costs.h"
+#include "../src/agents/dcp_protocol.h"
 #include "../src/model/dcp_model.h"
 #include "../src/model/loggp.h"
 #include "../src/model/schedule_cost.h"
@@ -52,13 +53,13 @@ typedef struct {
     tdm_loggp m;
     const char *save; /* loggp */
     int reps;
-    double compute, overhead; /* dcp */
+    double compute, overhead, segment; /* dcp */
 } model_options;
 
 /* The defaults, which --help says too; the machine of bounds: 1 us per message, 10 GB/s links, 4 GB/s
  * reductions. */
 static const model_options defaults = {.collective = "allreduce", .bytes = 1 << 20, .m = {1e-6, 1e-10, 2.5e-10, 0},
-                                       .reps = 21, .overhead = 5e-7};
+                                       .reps = 21, .overhead = 5e-7, .segment = TDM_DCP_DEFAULT_SEGMENT};
 
 /*
  * The options: a table per command, which the parser reads and --help prints, so that the help lists
@@ -242,11 +243,17 @@ static int set_overhead(model_options *o, const char *name, const char *value)
     return number_value(name, value, "seconds", 0, &o->overhead);
 }
 
+static int set_segment(model_options *o, const char *name, const char *value)
+{
+    return number_value(name, value, "a number of bytes", 0, &o->segment);
+}
+
 static const model_option dcp_options[] = {
     {"--ranks", "N", set_ranks, "the job's ranks, 2 or more (required)"},
     {"--bytes", "B", set_bytes, "the allreduce's bytes (default 1048576)"},
     {"--compute", "T", set_compute, "seconds of computation per iteration on N ranks, overlapped (default 0)"},
     {"--overhead", "O", set_overhead, "the application's CPU seconds per message posted and completed (default 5e-07)"},
+    {"--segment", "S", set_segment, "bytes per segment through the DCPs, as TANDEM_DCP_SEGMENT; 0: whole (default 65536)"},
     {"--alpha", "A", set_alpha, "seconds per message (default 1e-06)"},
     {"--beta", "B", set_beta, "seconds per byte sent (default 1e-10)"},
     {"--gamma", "G", set_gamma, "seconds per byte reduced (default 2.5e-10)"},
@@ -284,7 +291,7 @@ static const model_command commands[] = {
      "the lower bound of a collective on a torus, and each algorithm's closed-form and schedule costs",
      OPTIONS(bounds_options), bounds, 0},
     {"dcp",
-     "tandem-model dcp --ranks N [--bytes B] [--compute T] [--overhead O]\n"
+     "tandem-model dcp --ranks N [--bytes B] [--compute T] [--overhead O] [--segment S]\n"
      "                           [--loggp FILE | --alpha A --beta B --gamma G [--latency L]] [--json]",
      "an allreduce through dedicated collective processes, per ratio 1:R: latency, overhead, iteration time",
      OPTIONS(dcp_options), dcp, 0},
@@ -522,7 +529,8 @@ static void print_dcp_row(const tdm_dcp_prediction *job, const tdm_dcp_predictio
 
 static int dcp(const model_options *o)
 {
-    tdm_dcp_model d = {.m = o->m, .overhead = o->overhead, .bytes = o->bytes, .compute = o->compute};
+    tdm_dcp_model d = {.m = o->m, .overhead = o->overhead, .bytes = o->bytes, .compute = o->compute,
+                       .segment = o->segment};
     int n = o->ranks;
     if (n < 2) {
         say("needs --ranks N, 2 or more (a DCP and an application rank); see tandem-model dcp --help");
@@ -536,10 +544,10 @@ static int dcp(const model_options *o)
     tdm_dcp_prediction best_job = tdm_dcp_predict(&d, n, best, TDM_DCP_FROM_JOB);
     double direct = tdm_dcp_t_direct(&d, n), direct_iteration = tdm_dcp_iteration_direct(&d, n);
     if (o->json) {
-        printf("{\"model\": \"dcp\", \"ranks\": %d, \"bytes\": %.0f, \"compute\": %g, \"overhead\": %g, "
+        printf("{\"model\": \"dcp\", \"ranks\": %d, \"bytes\": %.0f, \"segment\": %.0f, \"compute\": %g, \"overhead\": %g, "
                "\"alpha\": %g, \"beta\": %g, \"gamma\": %g, \"latency\": %g, \"direct\": {\"latency\": %.9g, "
                "\"iteration\": %.9g}, \"best_ratio\": %d, \"ratios\": [\n",
-               n, d.bytes, d.compute, d.overhead, d.m.alpha, d.m.beta, d.m.gamma, d.m.latency, direct,
+               n, d.bytes, d.segment, d.compute, d.overhead, d.m.alpha, d.m.beta, d.m.gamma, d.m.latency, direct,
                direct_iteration, best);
         for (int r = 1; r < n; r++) {
             tdm_dcp_prediction job = tdm_dcp_predict(&d, n, r, TDM_DCP_FROM_JOB);
@@ -550,9 +558,10 @@ static int dcp(const model_options *o)
         return 0;
     }
     printf("allreduce of %.0f bytes, %d ranks, through dedicated collective processes (alpha %g s, beta %g s/B, "
-           "gamma %g s/B, shared latency %g s, overhead %g s per message, computation %g s per iteration)\n",
-           d.bytes, n, d.m.alpha, d.m.beta, d.m.gamma, d.m.latency, d.overhead, d.compute);
-    printf("  without DCPs (binomial, blocking): latency %.3f us, iteration %.3f us\n", direct * 1e6,
+           "gamma %g s/B, shared latency %g s, overhead %g s per message, segments of %.0f bytes, computation %g s "
+           "per iteration)\n",
+           d.bytes, n, d.m.alpha, d.m.beta, d.m.gamma, d.m.latency, d.overhead, d.segment, d.compute);
+    printf("  without DCPs (blocking): latency %.3f us, iteration %.3f us\n", direct * 1e6,
            direct_iteration * 1e6);
     printf("  %-8s %-52s %s\n", "", "DCPs from the job's ranks", "DCPs added");
     printf("  %-8s %6s %6s %12s %12s %12s %6s %12s %12s\n", "ratio", "DCPs", "apps", "latency us", "overhead us",

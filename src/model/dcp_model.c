@@ -10,23 +10,45 @@ int tdm_dcp_ceil_log2(int n)
     return h;
 }
 
-/* One message of the buffer from one process to another. */
-static double message(const tdm_dcp_model *d) { return d->m.alpha + d->bytes * d->m.beta; }
-
-double tdm_dcp_t_direct(const tdm_dcp_model *d, int n)
+/* An allreduce of `bytes` among n processes as a reduce-scatter and an allgather: 2 log2 n messages
+ * (log2 n steps of reductions between them), each process sending 2 (n-1)/n of the buffer and reducing
+ * (n-1)/n of it. (A binomial reduce and bcast takes as many steps, each with the whole buffer.) */
+static double allreduce(const tdm_loggp *m, int n, double bytes)
 {
-    int h = tdm_dcp_ceil_log2(n);
-    return 2.0 * h * message(d) + h * d->bytes * d->m.gamma;
+    double share = (n - 1) / (double)n;
+    return 2.0 * tdm_dcp_ceil_log2(n) * m->alpha + 2.0 * share * bytes * m->beta + share * bytes * m->gamma;
+}
+
+double tdm_dcp_t_direct(const tdm_dcp_model *d, int n) { return allreduce(&d->m, n, d->bytes); }
+
+/* What each of R messages arriving at once adds at the DCP: the gap, or its CPU time per message
+ * (LogGP's max(g, o)). */
+static double per_message(const tdm_dcp_model *d)
+{
+    double gap = d->m.alpha - d->m.latency;
+    return gap > d->overhead ? gap : d->overhead;
+}
+
+/* One call of `bytes` through the DCPs, whole. */
+static double whole(const tdm_dcp_model *d, int dcps, int ratio, double bytes)
+{
+    double fan = d->m.latency + ratio * (per_message(d) + bytes * d->m.beta);
+    return 2.0 * fan + (ratio - 1) * bytes * d->m.gamma + allreduce(&d->m, dcps, bytes);
 }
 
 double tdm_dcp_t_through(const tdm_dcp_model *d, int dcps, int ratio)
 {
-    /* what each of R messages arriving at once adds: the gap, or the DCP's CPU time per message (LogGP's
-     * max(g, o)) */
-    double gap = d->m.alpha - d->m.latency, per_message = gap > d->overhead ? gap : d->overhead;
-    double fan = d->m.latency + ratio * (per_message + d->bytes * d->m.beta);
-    int h = tdm_dcp_ceil_log2(dcps);
-    return 2.0 * fan + (ratio - 1) * d->bytes * d->m.gamma + 2.0 * h * message(d) + h * d->bytes * d->m.gamma;
+    double segment = d->segment > 0 && d->segment < d->bytes ? d->segment : d->bytes;
+    double segments = ceil(d->bytes / segment);
+    if (segments <= 1)
+        return whole(d, dcps, ratio, d->bytes);
+    /* in segments: the first one's way through, then one more per the DCP's busiest resource's time
+     * per segment: its link (its clients' pieces, and its share of the DCPs' allreduce) or its CPU (the
+     * clients' pieces combined, and its share of the DCPs' reductions) */
+    double share = (dcps - 1) / (double)dcps;
+    double link = ratio * (per_message(d) + segment * d->m.beta) + 2.0 * share * segment * d->m.beta;
+    double cpu = (ratio - 1 + share) * segment * d->m.gamma;
+    return whole(d, dcps, ratio, segment) + (segments - 1) * (link > cpu ? link : cpu);
 }
 
 double tdm_dcp_app_overhead(const tdm_dcp_model *d) { return 3.0 * d->overhead; }

@@ -7,12 +7,17 @@
  * CPU time a process spends on one message it posts and completes (the application's, and the DCP's for
  * each of its clients' messages).
  *
- *   directly (binomial reduce, then bcast: 3 log2 N steps)
- *     T_direct(N)  = 2 ceil(log2 N) (alpha + B beta) + ceil(log2 N) B gamma
+ *   an allreduce among P processes, as a reduce-scatter and an allgather (2 log2 P message steps with
+ *   log2 P reduction steps between them: 3 log2 P; each process sends and reduces parts of the buffer):
+ *     T_ar(P, B)   = 2 ceil(log2 P) alpha + 2 s B beta + s B gamma,  s = (P - 1) / P
+ *   directly: T_direct(N) = T_ar(N, B)
  *   through K DCPs of R clients each (3 log2 K + 2 steps: the R clients' messages to their DCP, the
- *   allreduce among the DCPs, the results back)
- *     T_dcp(K, R)  = 2 (L + R (max(g, o) + B beta)) + (R - 1) B gamma
- *                    + 2 ceil(log2 K) (alpha + B beta) + ceil(log2 K) B gamma
+ *   allreduce among the DCPs, the results back):
+ *     T_whole(B)   = 2 (L + R (max(g, o) + B beta)) + (R - 1) B gamma + T_ar(K, B)
+ *   a buffer longer than the segment S goes in n = ceil(B / S) segments, pipelined through the DCP:
+ *   the first segment's way, then one more per the time of the DCP's busiest resource per segment,
+ *   its link (its clients' pieces and its share of the DCPs' allreduce) or its CPU:
+ *     T_dcp(K, R)  = T_whole(S) + (n - 1) max(R (max(g, o) + S beta) + 2 s S beta, (R - 1 + s) S gamma)
  *   the application's overhead: one send and one receive posted, and completed: O_app = 3 o
  *
  * Two ways to find the DCPs (the paper's distributions), for N ranks and the ratio 1:R:
@@ -34,6 +39,7 @@ typedef struct tdm_dcp_model {
     double overhead; /* o: a process's CPU time per message */
     double bytes;    /* B */
     double compute;  /* T: computation per iteration on N ranks; 0: none */
+    double segment;  /* S: bytes per segment through the DCPs (TANDEM_DCP_SEGMENT); 0: whole */
 } tdm_dcp_model;
 
 typedef enum { TDM_DCP_FROM_JOB, TDM_DCP_ADDED } tdm_dcp_distribution;
