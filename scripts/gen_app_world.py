@@ -8,6 +8,10 @@ standard (the `pympistandard` package of PyPI, version 0.2.0):
                                     MPI_COMM_WORLD into the application world in dcp progress
   src/interpose/app_world_names.h   the same functions by their PMPI names, for Tandem's own calls
                                     (pmpi_names.h includes it)
+  src/interpose/fortran/app_world_f08.c
+                                    MPICH's mpi_f08 routines with a communicator argument (they call
+                                    MPI by the PMPI names, past the wrappers above): each maps its input
+                                    communicators and calls MPICH's own (app_world_f08.h)
 
 Functions the interposer writes by hand (any `int MPI_Xxx(` definition in src/interpose/*.c) are left
 out: they map their communicator themselves. Functions of MPI 4.0 and later are guarded by MPI_VERSION.
@@ -155,6 +159,87 @@ def names_file(functions):
     return text + "\n#endif\n"
 
 
+# ---- MPICH's mpi_f08 routines ----
+
+# The interposer's own Fortran sources compiled for MPICH (CMakeLists.txt): the mpi_f08 routines they
+# define (FORTRAN_NAMES) call the interposer's C functions, which map their communicators already.
+MPICH_FORTRAN_SOURCES = ["no_buffers.c", "sentinels.c"]
+
+# Input communicators mapped by another expression (as MAPPED_BY above), and routines that act on
+# MPI_COMM_WORLD and on the application world both (as interpose_world.c's MPI_Comm_set_errhandler).
+F08_MAPPED_BY = {("MPI_Comm_get_attr", "comm"): "tdm_f08_attr_comm(comm, comm_keyval)",
+                 ("MPI_Attr_get", "comm"): "tdm_f08_attr_comm(comm, keyval)"}
+F08_BOTH = {"MPI_Comm_set_errhandler"}
+
+
+def fortran_written():
+    """The mpi_f08 routine names (mpi_xxx_f08_) the interposer's Fortran sources define for MPICH."""
+    names = set()
+    for source in MPICH_FORTRAN_SOURCES:
+        text = (TOP / "src" / "interpose" / "fortran" / source).read_text()
+        names.update(f"{name}_f08_" for name in re.findall(r"^FORTRAN_NAMES\((\w+),", text, re.M))
+    return names
+
+
+def f08_forwarder(symbol, name, parameters, comms):
+    """One forwarder: parameters are pympistandard's mpi_f08 parameters of the function `name`."""
+    if any("VALUE" in str(p.descriptor) for p in parameters):
+        raise SystemExit(f"gen_app_world: {symbol} takes an argument by VALUE, which the forwarders do not know")
+    declared, passed, mapped = [], [], []
+    for p in parameters:
+        if p.name in comms:
+            declared.append(f"const MPI_Fint *{p.name}")
+            passed.append(f"&{p.name}_app")
+            mapped.append(f"    MPI_Fint {p.name}_app = "
+                          f"{F08_MAPPED_BY.get((name, p.name), f'tdm_f08_comm({p.name})')};\n")
+        else:
+            declared.append(f"void *{p.name}")
+            passed.append(p.name)
+    for p in parameters:  # gfortran's hidden lengths, after every argument
+        if "CHARACTER" in str(p.type):
+            declared.append(f"size_t {p.name}_length")
+            passed.append(f"{p.name}_length")
+    types = ", ".join(d.rsplit(" ", 1)[0].replace(" *", "") + (" *" if "*" in d else "") for d in declared)
+    call = f"((void (*)({types}))tdm_f08_next(\"{symbol}\", &next))"
+    body = "    static void *next;\n" + "".join(mapped)
+    if name in F08_BOTH:  # on MPI_COMM_WORLD itself first, then on the application world
+        original = [f"{p.name}" if p.name in comms else a for p, a in zip(parameters, passed)] + passed[len(parameters):]
+        body += f"    {call}({', '.join(original)});\n"
+    body += f"    {call}({', '.join(passed)});\n"
+    return f"\nvoid {symbol}({', '.join(declared)})\n{{\n{body}}}\n"
+
+
+def f08_forwarders():
+    """(symbol, C text) of each mpi_f08 routine MPICH may define with an input communicator, by name."""
+    pympistandard.use_api_version(1)
+    skip = fortran_written()
+    out = []
+    for procedure in pympistandard.PROCEDURES.values():
+        comms = input_communicators(procedure)
+        c, f08 = procedure.express.iso_c, procedure.express.f08
+        if not comms or c is None or f08 is None or c.name in LEFT_OUT:
+            continue
+        name = c.name
+        ts = "ts" if any(p.kind.name == "BUFFER" for p in f08.parameters) else ""
+        symbols = [(f"{name.lower()}_f08{ts}_", f08)]
+        if procedure.has_embiggenment():
+            symbols.append((f"{name.lower()}_f08{ts}_large_", procedure.express.embiggen.f08))
+        for symbol, binding in symbols:
+            if symbol not in skip:
+                out.append((symbol, f08_forwarder(symbol, name, binding.parameters, comms)))
+    return sorted(out)
+
+
+def f08_file(forwarders):
+    what = (" * MPICH's mpi_f08 routines with a communicator argument, but those the interposer's Fortran\n"
+            " * bindings define: each maps its input communicators and calls MPICH's own (app_world_f08.h). "
+            f"{len(forwarders)}\n * routines; those an MPICH lacks are never called.")
+    text = HEADER.format(version=VERSION, what=what)
+    text += '#include "app_world_f08.h"\n\n#if defined(MPICH)\n'
+    text += "".join(body for _, body in forwarders)
+    return text + "\n#endif\n"
+
+
 def main():
     check = "--check" in sys.argv[1:]
     if pympistandard is None:
@@ -163,7 +248,8 @@ def main():
         return 77 if check else 1
     functions = wrapped()
     outputs = {TOP / "src/interpose/app_world_calls.c": calls_file(functions),
-               TOP / "src/interpose/app_world_names.h": names_file(functions)}
+               TOP / "src/interpose/app_world_names.h": names_file(functions),
+               TOP / "src/interpose/fortran/app_world_f08.c": f08_file(f08_forwarders())}
     stale = [path for path, text in outputs.items() if not path.exists() or path.read_text() != text]
     if check:
         for path in stale:
