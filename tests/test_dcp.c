@@ -172,6 +172,26 @@ static void sub_communicators(MPI_Comm app)
     MPI_Comm_free(&y);
 #endif
 
+    /* a communicator's first two calls, a short one then one long enough for segments (under
+     * TANDEM_DCP_SEGMENT=64): waiting for the communicator's name, either may reach the DCP first, and
+     * only the first tells it the members */
+    MPI_Comm z;
+    MPI_Comm_dup(reversed, &z);
+    static int long_in[N], long_ours[N], long_mpi[N];
+    for (int i = 0; i < N; i++)
+        long_in[i] = rank * 3 + i;
+    int one = rank, one_ours = 0, one_mpi = 0;
+    TDM_Request first, second;
+    CHECK_TDM(TDM_Iallreduce(&one, &one_ours, 1, MPI_INT, MPI_SUM, z, &first));
+    CHECK_TDM(TDM_Iallreduce(long_in, long_ours, N, MPI_INT, MPI_SUM, z, &second));
+    CHECK_TDM(TDM_Wait(&second, MPI_STATUS_IGNORE));
+    CHECK_TDM(TDM_Wait(&first, MPI_STATUS_IGNORE));
+    MPI_Allreduce(&one, &one_mpi, 1, MPI_INT, MPI_SUM, z);
+    MPI_Allreduce(long_in, long_mpi, N, MPI_INT, MPI_SUM, z);
+    check(one_ours == one_mpi && memcmp(long_ours, long_mpi, sizeof long_mpi) == 0,
+          "a short then a long first call on a communicator: not MPI's results");
+    MPI_Comm_free(&z);
+
     /* communicators made and freed again and again, a call pending on each when it is freed */
     for (int k = 0; k < 30; k++) {
         MPI_Comm c;

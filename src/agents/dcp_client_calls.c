@@ -295,59 +295,62 @@ static plan plan_of(const tdm_coll_args *a, int kind, int n, MPI_Datatype carrie
     return p;
 }
 
-/* The header's count and the counts that follow it (dcp_protocol.h). */
-static void describe(const tdm_coll_args *a, int kind, int factor, const tdm_outgoing_blocks *out, int n,
-                     dcp_header *h, int *ints)
+/* v into an int of the header; 0 if it does not fit. */
+static int fit(long long v, int *out)
 {
-    int me = a->rank, root = a->rank == a->root;
+    *out = (int)v;
+    return v <= INT_MAX;
+}
+
+/* The header's count and the counts that follow it (dcp_protocol.h); 0 if one passes INT_MAX. */
+static int describe(const tdm_coll_args *a, int kind, int factor, const tdm_outgoing_blocks *out, int n,
+                    dcp_header *h, int *ints)
+{
+    int me = a->rank, root = a->rank == a->root, ok = 1;
+    long long sum = 0;
     switch (kind) {
     case DCP_ALLREDUCE:
     case DCP_REDUCE:
     case DCP_SCAN:
     case DCP_EXSCAN:
-        h->count = a->count * factor;
-        break;
+        return fit((long long)a->count * factor, &h->count);
     case DCP_REDUCE_SCATTER: {
         int block_form = a->kind == TDM_COLL_REDUCE_SCATTER_BLOCK;
-        for (int r = 0; r < n; r++)
-            ints[r] = (block_form ? a->count : a->recvcounts[r]) * factor;
-        h->count = (block_form ? a->count * n : a->count) * factor;
-        break;
+        for (int r = 0; r < n; r++) {
+            ok &= fit((long long)(block_form ? a->count : a->recvcounts[r]) * factor, &ints[r]);
+            sum += ints[r];
+        }
+        return ok & fit(sum, &h->count);
     }
     case DCP_BCAST:
-        h->count = a->count * a->dtype.size;
-        break;
+        return fit((long long)a->count * a->dtype.size, &h->count);
     case DCP_GATHER:
-        h->count = (int)bytes_of(own_block(a));
         for (int r = 0; root && r < n; r++)
-            ints[r] = (int)bytes_of(incoming(a, r));
-        break;
+            ok &= fit(bytes_of(incoming(a, r)), &ints[r]);
+        return ok & fit(bytes_of(own_block(a)), &h->count);
     case DCP_SCATTER:
-        h->count = root && a->in_place ? 0 : a->recvcount * type_size(a->recvtype);
         for (int r = 0; root && r < n; r++)
-            ints[r] = a->in_place && r == me ? 0 : (int)bytes_of(scattered(a, r));
-        break;
+            ok &= fit(a->in_place && r == me ? 0 : bytes_of(scattered(a, r)), &ints[r]);
+        return ok & fit(root && a->in_place ? 0 : (long long)a->recvcount * type_size(a->recvtype), &h->count);
     case DCP_ALLGATHER:
-        h->count = (int)bytes_of(own_block(a));
         for (int r = 0; r < n; r++)
-            ints[r] = (int)bytes_of(incoming(a, r));
-        break;
-    case DCP_ALLTOALL: {
-        long long sum = 0;
+            ok &= fit(bytes_of(incoming(a, r)), &ints[r]);
+        return ok & fit(bytes_of(own_block(a)), &h->count);
+    case DCP_ALLTOALL:
         if (is_neighbor(a))
             neighbor_counts(a, n, ints);
         for (int r = 0; r < n; r++) {
             if (!is_neighbor(a)) {
                 block b;
                 tdm_outgoing_block(out, r, &b.at, &b.count, &b.type);
-                ints[r] = (int)bytes_of(b);
-                ints[n + r] = (int)bytes_of(incoming(a, r));
+                ok &= fit(bytes_of(b), &ints[r]);
+                ok &= fit(bytes_of(incoming(a, r)), &ints[n + r]);
             }
             sum += ints[r];
         }
-        h->count = (int)sum;
-        break;
-    }
+        return ok & fit(sum, &h->count);
+    default:
+        return 1;
     }
 }
 
@@ -430,6 +433,8 @@ static void cut_in_segments(dcp_header *h, const int *ints, const tdm_dcp_comm *
     if (tdm_dcp.segment_bytes == 0 || (long long)most * size <= tdm_dcp.segment_bytes)
         return;
     h->segment = tdm_dcp.segment_bytes / size > 0 ? tdm_dcp.segment_bytes / size : 1;
+    if (h->segment > INT_MAX / n) /* a segment's message carries a piece of each of up to n blocks */
+        h->segment = INT_MAX / n;
     h->segments = most / h->segment + (most % h->segment != 0);
 }
 
@@ -588,17 +593,16 @@ int tdm_dcp_build_client(struct tdm_request *req, const tdm_coll_args *a, tdm_dc
     if (kind == DCP_ALLTOALL && !is_neighbor(a) && !tdm_outgoing_blocks_init(s, a, &out)) /* in place: a snapshot */
         return tdm_sched_finish(s);
     plan p = plan_of(a, kind, n, carried, &out);
-    if (p.data > INT_MAX) /* the header counts elements in an int */
-        return MPI_ERR_COUNT;
     int announce = !cc->announced || persistent; /* a persistent call's every start: it may be the first */
     size_t members = announce ? sizeof(int) * (size_t)n : 0;
     int *ints = tdm_sched_tmp_private(s, sizeof(int) * (size_t)(2 * n)); /* the counts, and room for lengths */
     if (!ints)
         return tdm_sched_finish(s);
     dcp_header h = {.kind = kind, .type = tdm_dcp_type_index(carried), .op = tdm_dcp_op_index(a->op),
-                    .root = a->root, .key = cc->key, .call = cc->calls,
+                    .root = a->root, .rank = me, .key = cc->key, .call = cc->calls,
                     .members = announce ? n : 0, .counts = p.nints};
-    describe(a, kind, factor, &out, n, &h, ints);
+    if (!describe(a, kind, factor, &out, n, &h, ints)) /* the header counts in ints */
+        return MPI_ERR_COUNT;
     if (segmentable(a)) {
         int *lengths = tdm_sched_tmp_private(s, sizeof(int) * (size_t)n);
         if (!lengths)
@@ -606,8 +610,9 @@ int tdm_dcp_build_client(struct tdm_request *req, const tdm_coll_args *a, tdm_dc
         cut_in_segments(&h, ints, cc, me, unit, lengths);
     }
     if (h.segment)
-        p.data = 0; /* the data follows the header's message in segments */
-    if (p.data > INT_MAX - (long long)(sizeof(dcp_header) + members + sizeof(int) * (size_t)p.nints))
+        p.data = p.back = 0; /* the data follows the header's message in segments, as the answer does */
+    if (p.data > INT_MAX - (long long)(sizeof(dcp_header) + members + sizeof(int) * (size_t)p.nints) ||
+        p.back > INT_MAX) /* whole, over INT_MAX bytes: only a v-form's root can get there */
         return MPI_ERR_COUNT;
     char *message = tdm_sched_tmp_private(s, sizeof(dcp_header) + members + sizeof(int) * (size_t)p.nints + (size_t)p.data);
     if (!message)

@@ -71,6 +71,7 @@ typedef struct dcp_header {
     int op;       /* reductions: index in the carried ops */
     int count;
     int root;     /* reduce, bcast, gather, scatter: a rank of the communicator */
+    int rank;     /* the client's rank in the communicator */
     dcp_key key;  /* the communicator */
     int call;     /* the client's calls through the DCP on it before this one (FREED: all of them) */
     int members;  /* > 0: the communicator's size; its members' world ranks follow the header */

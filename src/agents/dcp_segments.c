@@ -9,7 +9,7 @@ int tdm_dcp_header_ranks(const dcp_header *h) { return h->kind == DCP_ALLTOALL ?
 static int in_group_order(const int *counts, int offset, const int *order, int n, int *lengths)
 {
     for (int k = 0; k < n; k++)
-        lengths[k] = counts[offset + order[k]];
+        lengths[k] = counts[offset + (order ? order[k] : k)];
     return n;
 }
 

@@ -27,8 +27,9 @@ static inline int tdm_dcp_piece(long long length, int segment, int k)
 int tdm_dcp_header_ranks(const dcp_header *h);
 
 /* The lengths (units) of the blocks of the message of the client with rank `rank`, whose header is h and
- * counts `counts`; order: the communicator's ranks in group order (dcp_server.h). lengths has room for
- * the communicator's size. Returns the number of blocks. */
+ * counts `counts`; order: the communicator's ranks in group order (dcp_server.h), or NULL for rank
+ * order (a segment's length, a sum over blocks, does not depend on it). lengths has room for the
+ * communicator's size. Returns the number of blocks. */
 int tdm_dcp_message_blocks(const dcp_header *h, const int *counts, const int *order, int n, int rank, int *lengths);
 /* The same for the answer the client gets. */
 int tdm_dcp_answer_blocks(const dcp_header *h, const int *counts, const int *order, int n, int rank, int *lengths);

@@ -382,15 +382,12 @@ static void client_message(int client, const MPI_Status *status)
     const int *members = (const int *)(in->message + sizeof in->h);
     in->counts = members + in->h.members;
     in->data = (char *)(in->counts + in->h.counts);
+    if (in->h.segment > 0) /* before the client's next receive, which must not match them */
+        tdm_dcp_receive_segments(in, source);
+    post_client_receive(client);
     served_comm *sc = find_or_add(in->h.key);
     if (sc->size == 0 && in->h.members > 0)
         learn(sc, members, in->h.members);
-    if (in->h.segment > 0) { /* the client named the communicator with its first call on it */
-        if (sc->size == 0)
-            tdm_dcp_fail("a segmented call on a communicator no client named", MPI_ERR_INTERN);
-        tdm_dcp_receive_segments(in, source, sc);
-    }
-    post_client_receive(client);
     if (sc->size > 0) {
         queue_message(sc, in);
     } else {

@@ -74,7 +74,7 @@ typedef struct served_call {
 } served_call;
 
 /* A client's message about a segmented call received: the receives of the segments it gives posted. */
-void tdm_dcp_receive_segments(contribution *in, int source, const served_comm *sc);
+void tdm_dcp_receive_segments(contribution *in, int source);
 void tdm_dcp_free_contribution(contribution *in);
 
 /* Starts the call of sc whose contributions are in[0 .. sc->mine - 1] among its DCPs. */

@@ -60,21 +60,12 @@ static int client_of_rank(const served_comm *sc, int r)
 /* The unit of a call's data: a reduction's carried type, else bytes. */
 static MPI_Datatype unit_of(const dcp_header *h) { return h->kind <= DCP_REDUCE_SCATTER ? tdm_dcp_type(h->type) : MPI_BYTE; }
 
-/* The rank in sc of the client at world rank `world`. */
-static int rank_of_client(const served_comm *sc, int world)
-{
-    for (int i = 0; i < sc->mine; i++)
-        if (sc->members[sc->mine_ranks[i]] == world)
-            return sc->mine_ranks[i];
-    tdm_dcp_fail("a call from a rank outside its communicator", MPI_ERR_INTERN);
-    return -1;
-}
-
-void tdm_dcp_receive_segments(contribution *in, int source, const served_comm *sc)
+void tdm_dcp_receive_segments(contribution *in, int source)
 {
     MPI_Datatype unit = unit_of(&in->h);
-    int *lengths = tdm_dcp_alloc(sizeof(int) * (size_t)sc->size), rc;
-    int blocks = tdm_dcp_message_blocks(&in->h, in->counts, sc->order, sc->size, rank_of_client(sc, source), lengths);
+    int n = tdm_dcp_header_ranks(&in->h), rc; /* the counts' ranks: all a message's blocks need */
+    int *lengths = tdm_dcp_alloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    int blocks = tdm_dcp_message_blocks(&in->h, in->counts, NULL, n, in->h.rank, lengths);
     long long total = 0;
     for (int b = 0; b < blocks; b++)
         total += lengths[b];
@@ -244,21 +235,22 @@ static void alltoall_input(served_call *x)
     x->input = tdm_dcp_alloc((size_t)total);
     x->output = tdm_dcp_alloc((size_t)back);
     char *to = x->input;
+    long long *from = tdm_dcp_alloc(sizeof(long long) * (size_t)m); /* per client: its next block */
     for (int g = 0, k = 0; g < G; g++) { /* k: the group order's position of DCP g's first rank */
         int end = k;
         while (end < n && sc->group_of_rank[sc->order[end]] == g)
             end++;
         for (int i = 0; i < m; i++) {
-            long long from = 0, len = 0;
-            for (int q = 0; q < k; q++)
-                from += x->in[i]->counts[sc->order[q]];
+            long long len = 0;
             for (int q = k; q < end; q++)
                 len += x->in[i]->counts[sc->order[q]];
-            memcpy(to, x->in[i]->data + from, (size_t)len);
+            memcpy(to, x->in[i]->data + from[i], (size_t)len);
             to += len;
+            from[i] += len;
         }
         k = end;
     }
+    free(from);
     free(send);
     free(recv);
 }
@@ -269,7 +261,16 @@ static void alltoall_answers(served_call *x)
 {
     served_comm *sc = x->sc;
     int n = sc->size, m = sc->mine;
-    long long total = 0;
+    /* at[s]: where rank s's block for the next client is, in what its DCP sent */
+    long long *at = tdm_dcp_alloc(sizeof(long long) * (size_t)n), running = 0, total = 0;
+    for (int k = 0; k < n; k++) {
+        int s = sc->order[k], g = sc->group_of_rank[s];
+        if (k == 0 || sc->group_of_rank[sc->order[k - 1]] != g)
+            running = x->displs2[g];
+        at[s] = running;
+        for (int j = 0; j < m; j++)
+            running += x->in[j]->counts[n + s];
+    }
     for (int i = 0; i < m; i++)
         for (int r = 0; r < n; r++)
             total += x->in[i]->counts[n + r];
@@ -279,21 +280,15 @@ static void alltoall_answers(served_call *x)
         x->answer[i] = to;
         long long mine = 0;
         for (int k = 0; k < n; k++) {
-            int s = sc->order[k], g = sc->group_of_rank[s];
-            long long from = x->displs2[g];
-            for (int q = 0; q < n; q++) /* the ranks of g before s, all of their blocks here */
-                if (sc->group_of_rank[sc->order[q]] == g && sc->order[q] < s)
-                    for (int j = 0; j < m; j++)
-                        from += x->in[j]->counts[n + sc->order[q]];
-            for (int j = 0; j < i; j++) /* then s's blocks for the clients before this one */
-                from += x->in[j]->counts[n + s];
-            int len = x->in[i]->counts[n + s];
-            memcpy(to, x->output + from, (size_t)len);
+            int s = sc->order[k], len = x->in[i]->counts[n + s];
+            memcpy(to, x->output + at[s], (size_t)len);
+            at[s] += len;
             to += len;
             mine += len;
         }
         x->answer_count[i] = checked_int(mine);
     }
+    free(at);
 }
 
 served_call *tdm_dcp_start_call(served_comm *sc, contribution **in)
