@@ -171,7 +171,7 @@ def report(rows):
                                                    if r["mode"] == "tandem-dcp"}):
         s = summary(rows, topology, n, "tandem-dcp", k, ranks, overhead)
         blocking = summary(rows, topology, n, "mpi-blocking", 0, ranks, overhead)
-        model = model_latency(n, k, ranks, overhead) if ranks > k else None
+        model = model_latency(n, k, ranks, overhead)
         lines.append([topology, n, f"{overhead * 1e6:.2f}", ranks, k, f"1:{ranks // k}", f"{s['latency'] * 1e6:.1f}",
                       f"{model * 1e6:.1f}" if model else "-",
                       f"{blocking['latency'] * 1e6:.1f}" if blocking else "-", f"{s['floor'] * 1e6:.2f}",
