@@ -21,11 +21,7 @@ default starts a message only when its receive is posted, which a DCP probing fo
 messages one at a time would pay once per client; real MPIs deliver small messages before that.
 
   sim/studies/dcp.py [--topologies torus,fat-tree] [--ranks 512] [--dcps 8,64|none | --ratio 8]
-                     [--sizes 8,1M] [--overhead 0] [--no-baseline] [--torus-dims] [--plot-only]
-
---torus-dims with --dcps 512 (one DCP per application rank, on its host): the DCPs are the torus, in
-order, and Tandem told so (TANDEM_TORUS_DIMS) runs its torus algorithms among them (mode
-tandem-dcp+torus).
+                     [--sizes 8,1M] [--overhead 0] [--no-baseline] [--plot-only]
 
 Writes sim/results/dcp.csv, .md and .png.
 """
@@ -42,7 +38,6 @@ APP_RANKS = 512  # the main table's job
 TORI = {8: "2x2x2", 64: "4x4x4", 512: "8x8x8"}
 FAT_TREES = {512: "2;16,32;1,16;1,1"}
 EAGER = "smpi/async-small-thresh:65536"
-TORUS_MODE = "tandem-dcp+torus"  # tandem-dcp with TANDEM_TORUS_DIMS: the DCPs know they are the torus
 
 
 def platform(topology, ranks, overhead, tmp):
@@ -87,12 +82,7 @@ def measure(a):
                 xml = platform(topology, ranks, a.overhead, tmp)
                 for n in sizes:
                     runs = [] if a.no_baseline else [(0, "mpi-blocking,tandem-inline+test", [])]
-                    dcp_settings = ["TANDEM_PROGRESS=dcp"]
-                    if a.torus_dims:  # the DCPs, one per host, are the torus in order: its algorithms among them
-                        if topology != "torus" or dcp_counts != [ranks]:
-                            raise SystemExit("--torus-dims: a torus, and as many DCPs as ranks (--dcps RANKS)")
-                        dcp_settings.append(f"TANDEM_TORUS_DIMS={TORI[ranks]}")
-                    runs += [(k, "tandem-dcp", dcp_settings + [f"TANDEM_DCP_COUNT={k}"]) for k in dcp_counts]
+                    runs += [(k, "tandem-dcp", ["TANDEM_PROGRESS=dcp", f"TANDEM_DCP_COUNT={k}"]) for k in dcp_counts]
                     for k, modes, settings in runs:
                         print(f"{topology}, {ranks} ranks, {n} bytes, {k} DCPs, overhead {a.overhead:g} s", flush=True)
                         try:
@@ -107,8 +97,6 @@ def measure(a):
                         for r in got:
                             r["topology"] = topology
                             r["dcps"] = k
-                            if k and a.torus_dims:
-                                r["mode"] = TORUS_MODE
                             r["message_overhead_s"] = a.overhead  # sim/run knows only its own platforms'
                         rows += got
     return rows
@@ -148,13 +136,12 @@ def report(rows):
         for n in sorted({int(r["bytes"]) for r in rows if r["topology"] == topology}):
             blocking = summary(rows, topology, n, "mpi-blocking", 0)
             cases = [("mpi-blocking", 0), ("tandem-inline+test", 0)]
-            cases += [(mode, k) for mode in ("tandem-dcp", TORUS_MODE)
-                      for k in sorted({int(r["dcps"]) for r in rows if int(r["dcps"]) > 0})]
+            cases += [("tandem-dcp", k) for k in sorted({int(r["dcps"]) for r in rows if int(r["dcps"]) > 0})]
             for mode, k in cases:
                 s = summary(rows, topology, n, mode, k)
                 if not s:
                     continue
-                model = model_latency(n, k) if k and mode == "tandem-dcp" else None
+                model = model_latency(n, k) if k else None
                 lines.append([topology, n, mode, k or "-", f"1:{APP_RANKS // k}" if k else "-",
                               f"{s['latency'] * 1e6:.1f}",
                               f"{s['latency'] / blocking['latency']:.2f}" if blocking else "-",
@@ -248,11 +235,6 @@ def plot(rows):
             if got:
                 ax.plot([k for k, _ in got], [s["latency"] * 1e6 for _, s in got], "o-", label="through K DCPs")
                 ax.plot([k for k, _ in got], [s["floor"] * 1e6 for _, s in got], "s--", label="application overhead")
-            torus = [(k, summary(rows, topology, n, TORUS_MODE, k)) for k in ks]
-            torus = [(k, s) for k, s in torus if s]
-            if torus:
-                ax.plot([k for k, _ in torus], [s["latency"] * 1e6 for _, s in torus], "D",
-                        label="through K DCPs, told the torus")
             for mode, style in (("mpi-blocking", "k:"), ("tandem-inline+test", "g-.")):
                 s = summary(rows, topology, n, mode, 0)
                 if s:
@@ -274,9 +256,6 @@ def arguments(ap):
     ap.add_argument("--sizes", default="8", help="bytes: 8 and/or 1M")
     ap.add_argument("--overhead", type=float, default=0.0, help="CPU time per message at each end, s")
     ap.add_argument("--no-baseline", action="store_true", help="leave out the runs without DCPs")
-    ap.add_argument("--torus-dims", action="store_true",
-                    help="tell Tandem the torus (TANDEM_TORUS_DIMS): with one DCP per rank, the DCPs are the torus "
-                         "in order and run its algorithms (mode tandem-dcp+torus)")
 
 
 if __name__ == "__main__":
