@@ -12,8 +12,8 @@
  *   A segmented call (a call with a block longer than segment_bytes; dcp_segments.h): the header's
  *   message carries no data; the data follows in segments, one message each with the same tag, and
  *   the answer comes back in segments the same way (MPI keeps the messages of one tag in order). The
- *   DCP posts the receives of a client's segments a window ahead of those that arrived, and the
- *   client's next receive only once all of them are posted, so that this one never matches them.
+ *   DCP posts the receives of a client's segments as soon as it has read the header, before it posts
+ *   the client's next receive, so that this one never matches them.
  *
  *   DCP -> DCP, on dcp_link with DCP_CONTROL_TAG: a dcp_control (slot grants and releases). Calls among
  *   the DCPs of a communicator take the tags of its slot on dcp_link: slot s owns the tags

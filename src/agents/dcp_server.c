@@ -37,8 +37,6 @@ static struct {
     /* receives kept posted: one per client (DCP_FIRST_BYTES), one for the other DCPs' control messages */
     char **posted_buf;
     MPI_Request *posted;
-    contribution **posting;     /* per client: its segmented call whose segment receives are not all
-                                 * posted; its next message waits for them (none may match it) */
     dcp_control control_in;
     MPI_Request control;
     /* what the service loop blocks on: the posted receives first (their statuses in wait_status) */
@@ -344,7 +342,7 @@ static void post_client_receive(int client)
 
 /* The first part of a client's message arrived in its posted receive (status): the rest's receive
  * posted, the contribution queued, the client's next receive posted (after those of the rest and of its
- * segments, which it must not match: with a segmented call's last segment receive, srv.posting). */
+ * segments, which it must not match). */
 static void client_message(int client, const MPI_Status *status)
 {
     int got, rc, source = tdm_dcp.map.app_world[srv.first + client];
@@ -386,10 +384,7 @@ static void client_message(int client, const MPI_Status *status)
     in->data = (char *)(in->counts + in->h.counts);
     if (in->h.segment > 0) /* before the client's next receive, which must not match them */
         tdm_dcp_receive_segments(in, source);
-    if (in->posted < in->h.segments)
-        srv.posting[client] = in;
-    else
-        post_client_receive(client);
+    post_client_receive(client);
     served_comm *sc = find_or_add(in->h.key);
     if (sc->size == 0 && in->h.members > 0)
         learn(sc, members, in->h.members);
@@ -457,7 +452,7 @@ static void wait_on_contribution(contribution *in)
     if (in->rest != MPI_REQUEST_NULL)
         wait_on(&in->rest);
     if (in->segments)
-        wait_on_first(in->segments, in->posted);
+        wait_on_first(in->segments, in->h.segments);
 }
 
 /* Nothing moved: blocks until one of this DCP's messages completes, those of its calls among the DCPs
@@ -501,7 +496,6 @@ void tdm_dcp_serve(int d)
     srv.first_slot = 2 + tdm_dcp_world_rank(d) * tdm_dcp.slots_per_dcp;
     srv.posted_buf = tdm_dcp_alloc(sizeof(char *) * (size_t)(srv.clients + 1));
     srv.posted = tdm_dcp_alloc(sizeof(MPI_Request) * (size_t)(srv.clients + 1));
-    srv.posting = tdm_dcp_alloc(sizeof(contribution *) * (size_t)(srv.clients + 1));
     for (int c = 0; c < srv.clients; c++) {
         srv.posted_buf[c] = tdm_dcp_alloc(DCP_FIRST_BYTES);
         post_client_receive(c);
@@ -514,13 +508,7 @@ void tdm_dcp_serve(int d)
     while (srv.finished < srv.clients || srv.comms) {
         int moved = 0;
         for (int c = 0; c < srv.clients; c++)
-            if (srv.posting[c]) { /* a segmented call's next segment receives, then the next message's */
-                moved |= tdm_dcp_post_segments(srv.posting[c]);
-                if (srv.posting[c]->posted == srv.posting[c]->h.segments) {
-                    srv.posting[c] = NULL;
-                    post_client_receive(c);
-                }
-            } else if (!srv.finalized[c] && srv.posted[c] == MPI_REQUEST_NULL) {
+            if (!srv.finalized[c] && srv.posted[c] == MPI_REQUEST_NULL) {
                 client_message(c, &srv.wait_status[c]);
                 moved = 1;
             }
@@ -547,7 +535,6 @@ void tdm_dcp_serve(int d)
         free(srv.posted_buf[c]);
     free(srv.posted_buf);
     free(srv.posted);
-    free(srv.posting);
     free(srv.wait);
     free(srv.wait_status);
     free(srv.finalized);

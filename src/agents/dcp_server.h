@@ -26,8 +26,6 @@ typedef struct contribution {
     char *data;     /* in the message, or (segmented) its own memory the segments arrive in */
     MPI_Request *segments; /* a segmented call: the receives of its segments if it gives some, else NULL */
     long long *segment_at; /* ... and where each segment starts in data (units) */
-    int posted, arrived;   /* ... the segments whose receives were posted; those of them all in */
-    int source;
 } contribution;
 
 /* A communicator some clients of this DCP call collectives on. */
@@ -75,12 +73,8 @@ typedef struct served_call {
     struct served_call **parts; /* per segment, from its start until its answers went out */
 } served_call;
 
-/* A client's message about a segmented call received: the receives of the first segments it gives
- * posted (in->posted < in->h.segments: the others later, by tdm_dcp_post_segments). */
+/* A client's message about a segmented call received: the receives of the segments it gives posted. */
 void tdm_dcp_receive_segments(contribution *in, int source);
-/* Posts the receives of in's next segments, a bounded number ahead of the first that has not arrived;
- * returns whether it posted any. */
-int tdm_dcp_post_segments(contribution *in);
 void tdm_dcp_free_contribution(contribution *in);
 
 /* Starts the call of sc whose contributions are in[0 .. sc->mine - 1] among its DCPs. */

@@ -60,49 +60,39 @@ static int client_of_rank(const served_comm *sc, int r)
 /* The unit of a call's data: a reduction's carried type, else bytes. */
 static MPI_Datatype unit_of(const dcp_header *h) { return h->kind <= DCP_REDUCE_SCATTER ? tdm_dcp_type(h->type) : MPI_BYTE; }
 
+void tdm_dcp_receive_segments(contribution *in, int source)
+{
+    MPI_Datatype unit = unit_of(&in->h);
+    int n = tdm_dcp_header_ranks(&in->h), rc; /* the counts' ranks: all a message's blocks need */
+    int *lengths = tdm_dcp_alloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    int blocks = tdm_dcp_message_blocks(&in->h, in->counts, NULL, n, in->h.rank, lengths);
+    long long total = 0;
+    for (int b = 0; b < blocks; b++)
+        total += lengths[b];
+    in->segment_at = tdm_dcp_alloc(sizeof(long long) * (size_t)(in->h.segments + 1));
+    for (int k = 0; k < in->h.segments; k++)
+        in->segment_at[k + 1] = in->segment_at[k] + tdm_dcp_segment_length(lengths, blocks, in->h.segment, k);
+    free(lengths);
+    if (total == 0) /* it gives nothing */
+        return;
+    size_t size = (size_t)type_size(unit);
+    in->data = tdm_dcp_alloc_data((size_t)total * size);
+    in->segments = tdm_dcp_alloc(sizeof(MPI_Request) * (size_t)in->h.segments);
+    for (int k = 0; k < in->h.segments; k++) {
+        long long at = in->segment_at[k], units = in->segment_at[k + 1] - at;
+        in->segments[k] = MPI_REQUEST_NULL;
+        if (units > 0 && (rc = MPI_Irecv(in->data + (size_t)at * size, (int)units, unit, source, in->tag,
+                                         tdm_dcp.link_shadow->comm, &in->segments[k])) != MPI_SUCCESS)
+            tdm_dcp_fail("receiving a client's segments", rc);
+    }
+}
+
 /* Segments among the DCPs at once per call: within the tags of a communicator's slot (a call beyond
  * them would wait for the oldest inside the service loop, which then serves nobody). */
 static int segments_in_flight(void)
 {
     int half = tdm_dcp.window / 2;
     return half < 1 ? 1 : half < 64 ? half : 64;
-}
-
-void tdm_dcp_receive_segments(contribution *in, int source)
-{
-    int n = tdm_dcp_header_ranks(&in->h); /* the counts' ranks: all a message's blocks need */
-    int *lengths = tdm_dcp_alloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
-    int blocks = tdm_dcp_message_blocks(&in->h, in->counts, NULL, n, in->h.rank, lengths);
-    in->segment_at = tdm_dcp_alloc(sizeof(long long) * (size_t)(in->h.segments + 1));
-    for (int k = 0; k < in->h.segments; k++)
-        in->segment_at[k + 1] = in->segment_at[k] + tdm_dcp_segment_length(lengths, blocks, in->h.segment, k);
-    free(lengths);
-    in->source = source;
-    in->posted = in->arrived = in->h.segments;
-    if (in->segment_at[in->h.segments] == 0) /* it gives nothing */
-        return;
-    in->data = tdm_dcp_alloc_data((size_t)in->segment_at[in->h.segments] * (size_t)type_size(unit_of(&in->h)));
-    in->segments = tdm_dcp_alloc(sizeof(MPI_Request) * (size_t)in->h.segments);
-    for (int k = 0; k < in->h.segments; k++)
-        in->segments[k] = MPI_REQUEST_NULL;
-    in->posted = in->arrived = 0;
-    tdm_dcp_post_segments(in);
-}
-
-int tdm_dcp_post_segments(contribution *in)
-{
-    MPI_Datatype unit = unit_of(&in->h);
-    size_t size = (size_t)type_size(unit);
-    int moved = 0, rc, ahead = 2 * segments_in_flight(); /* enough to keep the segments in flight fed */
-    while (in->arrived < in->posted && in->segments[in->arrived] == MPI_REQUEST_NULL)
-        in->arrived++;
-    for (; in->posted < in->h.segments && in->posted - in->arrived < ahead; in->posted++, moved = 1) {
-        long long at = in->segment_at[in->posted], units = in->segment_at[in->posted + 1] - at;
-        if (units > 0 && (rc = MPI_Irecv(in->data + (size_t)at * size, (int)units, unit, in->source, in->tag,
-                                         tdm_dcp.link_shadow->comm, &in->segments[in->posted])) != MPI_SUCCESS)
-            tdm_dcp_fail("receiving a client's segments", rc);
-    }
-    return moved;
 }
 
 /* Segment k of x as a call of its own: each client's header and counts cut to the segment, its data the
@@ -138,7 +128,7 @@ static int advance_segments(served_call *x, int *done)
     while (x->started < x->segments && x->started - x->answered < segments_in_flight()) {
         int k = x->started, ready = 1;
         for (int i = 0; i < x->sc->mine && ready; i++) /* the service loop's block() completes the receives */
-            ready = !x->in[i]->segments || (k < x->in[i]->posted && x->in[i]->segments[k] == MPI_REQUEST_NULL);
+            ready = !x->in[i]->segments || x->in[i]->segments[k] == MPI_REQUEST_NULL;
         if (!ready)
             break;
         x->parts[k] = start_segment(x, k);
