@@ -6,7 +6,7 @@
  * reversed, every other rank, a duplicate; two named by first calls started in opposite orders; thirty
  * made and freed with a call pending); calls the DCPs do not serve (a user op, a persistent call, a
  * communicator of one rank, a scan whose ranks a DCP serves are not consecutive) run inline and give
- * MPI's results; every rank, DCPs included, exits with status 0. test_collectives runs its whole
+ * MPI's results; a vector of 16 MiB; every rank, DCPs included, exits with status 0. test_collectives runs its whole
  * matrix through the DCPs too.
  */
 #include "harness.h"
@@ -211,6 +211,26 @@ static void sub_communicators(MPI_Comm app)
     (void)dup;
 }
 
+/* A vector of 16 MiB per rank: in segments of 64 bytes (test_dcp_np5_segments) that would be a quarter
+ * of a million segments per client, whose receives a DCP posts at once (MPICH fails an assertion near
+ * 400 000); it goes in longer ones instead. */
+static void long_vector(MPI_Comm app)
+{
+    enum { LONG = 1 << 22 };
+    int *in = malloc(sizeof(int) * LONG), *ours = malloc(sizeof(int) * LONG), *theirs = malloc(sizeof(int) * LONG);
+    for (int i = 0; i < LONG; i++)
+        in[i] = rank + i % 1000;
+    TDM_Request req;
+    CHECK_TDM(TDM_Iallreduce(in, ours, LONG, MPI_INT, MPI_SUM, app, &req));
+    served(req, "allreduce_dcp");
+    CHECK_TDM(TDM_Wait(&req, MPI_STATUS_IGNORE));
+    MPI_Allreduce(in, theirs, LONG, MPI_INT, MPI_SUM, app);
+    check(memcmp(ours, theirs, sizeof(int) * LONG) == 0, "allreduce of %d ints: not MPI's", LONG);
+    free(in);
+    free(ours);
+    free(theirs);
+}
+
 /* Persistent calls go through the DCPs too: started again and again, beside other calls, and on a
  * communicator whose first call is a start and that is freed before the request. */
 static void persistent_calls(MPI_Comm app)
@@ -284,6 +304,7 @@ int main(int argc, char **argv)
 
     served_calls(app, 1);
     sub_communicators(app);
+    long_vector(app);
 
     /* run on the application rank: a user op; scans where a DCP's ranks are not consecutive (evens, then
      * odds) */

@@ -423,7 +423,8 @@ static int longest(const int *lengths, int blocks, int from)
 }
 
 /* Cuts the call h describes into segments (h->segment, h->segments) if a block of its message or answer
- * is longer than TANDEM_DCP_SEGMENT; lengths: room for the communicator's size. */
+ * is longer than TANDEM_DCP_SEGMENT, into TDM_DCP_MAX_SEGMENTS at most; lengths: room for the
+ * communicator's size. */
 static void cut_in_segments(dcp_header *h, const int *ints, const tdm_dcp_comm *cc, int rank, MPI_Datatype unit,
                             int *lengths)
 {
@@ -433,6 +434,8 @@ static void cut_in_segments(dcp_header *h, const int *ints, const tdm_dcp_comm *
     if (tdm_dcp.segment_bytes == 0 || (long long)most * size <= tdm_dcp.segment_bytes)
         return;
     h->segment = tdm_dcp.segment_bytes / size > 0 ? tdm_dcp.segment_bytes / size : 1;
+    if (most / h->segment >= TDM_DCP_MAX_SEGMENTS)
+        h->segment = most / TDM_DCP_MAX_SEGMENTS + (most % TDM_DCP_MAX_SEGMENTS != 0);
     if (h->segment > INT_MAX / n) /* a segment's message carries a piece of each of up to n blocks */
         h->segment = INT_MAX / n;
     h->segments = most / h->segment + (most % h->segment != 0);

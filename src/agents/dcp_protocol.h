@@ -99,6 +99,12 @@ typedef struct dcp_control {
  * flight at once through the DCP. */
 #define TDM_DCP_DEFAULT_SEGMENT 65536
 
+/* A call goes in this many segments at most: longer blocks get longer segments. A DCP posts the
+ * receives of all of a call's segments at once, and MPI's matching walks the posted receives (MPICH
+ * took 87 s to match about 100 000 and failed an assertion near 400 000); past a few hundred segments
+ * the pipeline gains nothing more. */
+#define TDM_DCP_MAX_SEGMENTS 256
+
 /* The division of the job, the same on every rank (dcp.c). */
 typedef struct tdm_dcp_job {
     int active;

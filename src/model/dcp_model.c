@@ -1,5 +1,7 @@
 #include "dcp_model.h"
 
+#include "../agents/dcp_protocol.h"
+
 #include <math.h>
 
 int tdm_dcp_ceil_log2(int n)
@@ -40,6 +42,10 @@ double tdm_dcp_t_through(const tdm_dcp_model *d, int dcps, int ratio)
 {
     double segment = d->segment > 0 && d->segment < d->bytes ? d->segment : d->bytes;
     double segments = ceil(d->bytes / segment);
+    if (segments > TDM_DCP_MAX_SEGMENTS) { /* as the clients cut it */
+        segment = ceil(d->bytes / TDM_DCP_MAX_SEGMENTS);
+        segments = ceil(d->bytes / segment);
+    }
     if (segments <= 1)
         return whole(d, dcps, ratio, d->bytes);
     /* in segments: the first one's way through, then one more per the DCP's busiest resource's time
