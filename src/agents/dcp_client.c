@@ -26,7 +26,7 @@ static int group_order(tdm_dcp_comm *cc);
 static int names_given;   /* by this rank, as some communicators' rank 0 */
 static int said_inline;   /* TANDEM_VERBOSE said once that some calls run inline */
 
-static void tell_server(dcp_header *h)
+void tdm_dcp_tell_server(dcp_header *h)
 {
     h->bytes = (int)sizeof *h;
     MPI_Send(h, (int)sizeof *h, MPI_BYTE, tdm_dcp.server, 0, tdm_dcp.link_shadow->comm);
@@ -38,7 +38,7 @@ static void drop(tdm_dcp_comm *cc)
         return;
     if (cc->calls > 0 && cc->named) { /* its DCP may forget it after that many calls */
         dcp_header h = {.kind = DCP_FREED, .key = cc->key, .call = cc->calls};
-        tell_server(&h);
+        tdm_dcp_tell_server(&h);
     }
     if (cc->shadow)
         tdm_shadow_put(cc->shadow);
@@ -310,7 +310,7 @@ void tdm_dcp_finalize(void)
         }
     }
     dcp_header h = {.kind = DCP_FINALIZED};
-    tell_server(&h);
+    tdm_dcp_tell_server(&h);
     free(app_world_state.members);
     free(app_world_state.order);
     MPI_Comm_free_keyval(&keyval);

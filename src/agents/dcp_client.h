@@ -29,6 +29,8 @@ typedef struct tdm_dcp_comm {
     struct tdm_dcp_comm *prev, *next; /* the live ones, freed at TDM_Finalize */
 } tdm_dcp_comm;
 
+/* A header-only message to this rank's DCP (h->bytes set here). */
+void tdm_dcp_tell_server(dcp_header *h);
 /* The DCPs' kind of a call (dcp_protocol.h), 0 if they do not serve it; contiguous: each DCP's ranks
  * in the communicator are consecutive. */
 int tdm_dcp_kind_of(const struct tdm_coll_args *a, int contiguous);

@@ -584,6 +584,16 @@ static void segmented_call(tdm_schedule *s, const tdm_coll_args *a, const dcp_he
     }
 }
 
+/* A call the DCPs cannot carry: counts or a message past INT_MAX bytes. The other ranks' parts of it
+ * may be on their way, and they would wait for this one's forever: its DCP hears of it and stops the
+ * job. */
+static int refuse(const dcp_header *call)
+{
+    dcp_header h = {.kind = DCP_REFUSED, .call = call->kind, .rank = call->rank, .key = call->key};
+    tdm_dcp_tell_server(&h);
+    return MPI_ERR_COUNT;
+}
+
 int tdm_dcp_build_client(struct tdm_request *req, const tdm_coll_args *a, tdm_dcp_comm *cc, int persistent)
 {
     tdm_schedule *s = &req->sched;
@@ -605,7 +615,7 @@ int tdm_dcp_build_client(struct tdm_request *req, const tdm_coll_args *a, tdm_dc
                     .root = a->root, .rank = me, .key = cc->key, .call = cc->calls,
                     .members = announce ? n : 0, .counts = p.nints};
     if (!describe(a, kind, factor, &out, n, &h, ints)) /* the header counts in ints */
-        return MPI_ERR_COUNT;
+        return refuse(&h);
     if (segmentable(a)) {
         int *lengths = tdm_sched_tmp_private(s, sizeof(int) * (size_t)n);
         if (!lengths)
@@ -616,7 +626,7 @@ int tdm_dcp_build_client(struct tdm_request *req, const tdm_coll_args *a, tdm_dc
         p.data = p.back = 0; /* the data follows the header's message in segments, as the answer does */
     if (p.data > INT_MAX - (long long)(sizeof(dcp_header) + members + sizeof(int) * (size_t)p.nints) ||
         p.back > INT_MAX) /* whole, over INT_MAX bytes: only a v-form's root can get there */
-        return MPI_ERR_COUNT;
+        return refuse(&h);
     char *message = tdm_sched_tmp_private(s, sizeof(dcp_header) + members + sizeof(int) * (size_t)p.nints + (size_t)p.data);
     if (!message)
         return tdm_sched_finish(s);

@@ -63,6 +63,8 @@ enum dcp_kind {
     DCP_ALLTOALL,
     DCP_FREED,     /* the client freed the communicator after `call` calls through the DCP */
     DCP_FINALIZED, /* the client called TDM_Finalize: it is done with every communicator */
+    DCP_REFUSED,   /* the client refused a call of `call` kind whose message or answer passes INT_MAX
+                    * bytes: the DCP stops the job, whose other ranks would wait for it forever */
 };
 
 typedef struct dcp_header {

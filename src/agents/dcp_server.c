@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static struct {
     int d;                      /* this DCP's index in the mapping */
@@ -332,6 +333,17 @@ static int progress_calls(void)
 
 /* ---- messages ---- */
 
+static const char *kind_name(int kind)
+{
+    static const char *const names[] = {
+        [DCP_ALLREDUCE] = "allreduce", [DCP_REDUCE] = "reduce",   [DCP_SCAN] = "scan",
+        [DCP_EXSCAN] = "exscan",       [DCP_REDUCE_SCATTER] = "reduce_scatter", [DCP_BCAST] = "bcast",
+        [DCP_BARRIER] = "barrier",     [DCP_GATHER] = "gather(v)", [DCP_SCATTER] = "scatter(v)",
+        [DCP_ALLGATHER] = "allgather(v)", [DCP_ALLTOALL] = "alltoall(v, w) or neighbourhood collective",
+    };
+    return kind > 0 && kind < (int)(sizeof names / sizeof *names) && names[kind] ? names[kind] : "collective";
+}
+
 static void post_client_receive(int client)
 {
     int rc = MPI_Irecv(srv.posted_buf[client], DCP_FIRST_BYTES, MPI_BYTE, tdm_dcp.map.app_world[srv.first + client],
@@ -372,6 +384,15 @@ static void client_message(int client, const MPI_Status *status)
     }
     in->tag = status->MPI_TAG;
     in->client = client;
+    if (in->h.kind == DCP_REFUSED) {
+        fprintf(stderr,
+                "tandem: dedicated collective process: rank %d of MPI_COMM_WORLD called a %s whose data to or from its "
+                "DCP passes INT_MAX bytes in one message (MPI_ERR_COUNT); the other ranks of the call would wait "
+                "for it forever: aborting\n",
+                source, kind_name(in->h.call));
+        usleep(200000); /* time to forward the message: MPICH's launcher dropped it once in 40 aborts */
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
     if (in->h.kind == DCP_FINALIZED) { /* its last message: no receive posted again */
         srv.finalized[in->client] = 1;
         srv.finished++;

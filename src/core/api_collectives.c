@@ -219,6 +219,9 @@ static int through_dcp_start(const char *fn, tdm_coll_args *a, struct tdm_reques
     int rc = tdm_dcp_build_client(req, a, via, building_persistent);
     if (rc == MPI_SUCCESS)
         rc = tdm_exec_init(&req->exec, &req->sched, MPI_COMM_NULL, tag);
+    if (rc == MPI_ERR_COUNT)
+        return abandon(req, tdm_error(fn, rc, "a block of more than INT_MAX bytes would travel to or from the dedicated "
+                                              "collective process in one message (the job stops)"));
     if (rc != MPI_SUCCESS)
         return abandon(req, tdm_error(fn, rc, "out of memory building the call to the dedicated collective process"));
     if (tdm_global.dump_schedules)
