@@ -1,6 +1,7 @@
 /*
  * A call the dedicated collective processes cannot carry must stop the job, not leave the other ranks
- * waiting: a gatherv whose root would get more than INT_MAX bytes from its DCP in one message. Only
+ * waiting: a gatherv whose root would get more than INT_MAX bytes from its DCP in one message (under
+ * TANDEM_DCP_SEGMENT=0, which the ctest sets: in segments it would be carried). Only
  * the root knows the total; it gets MPI_ERR_COUNT and its DCP stops the job with a message (the ctest
  * expects both). The other ranks send small blocks (what they send does not matter: the root refuses
  * the call as soon as it sees its counts, before any data moves); their gatherv completes with their

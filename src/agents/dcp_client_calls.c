@@ -398,20 +398,18 @@ static void pack_data(tdm_schedule *s, const tdm_coll_args *a, int kind, const t
 
 /* ---- segmented calls (dcp_segments.h) ---- */
 
-/* Whether every rank of the call can count its segments: where MPI makes its blocks' sizes match (not
- * in the v-forms of gather, scatter and alltoall, nor in a neighbourhood collective, where no rank
- * knows what the others send each other). */
-static int segmentable(const tdm_coll_args *a)
+/* Whether this rank counts its segments by its own blocks: in the v-forms of gather, scatter and
+ * alltoall and in the neighbourhood collectives no rank knows what the others send each other. */
+static int varying(const tdm_coll_args *a)
 {
     switch (a->kind) {
     case TDM_COLL_GATHERV:
     case TDM_COLL_SCATTERV:
     case TDM_COLL_ALLTOALLV:
     case TDM_COLL_ALLTOALLW:
-    case TDM_COLL_BARRIER:
-        return 0;
+        return 1;
     default:
-        return !is_neighbor(a);
+        return is_neighbor(a);
     }
 }
 
@@ -423,22 +421,27 @@ static int longest(const int *lengths, int blocks, int from)
 }
 
 /* Cuts the call h describes into segments (h->segment, h->segments) if a block of its message or answer
- * is longer than TANDEM_DCP_SEGMENT, into TDM_DCP_MAX_SEGMENTS at most; lengths: room for the
+ * is longer than TANDEM_DCP_SEGMENT, into TDM_DCP_MAX_SEGMENTS at most; a v-form always, by this
+ * rank's blocks alone and with no most (it cannot know the others' longest). lengths: room for the
  * communicator's size. */
 static void cut_in_segments(dcp_header *h, const int *ints, const tdm_dcp_comm *cc, int rank, MPI_Datatype unit,
-                            int *lengths)
+                            int v_form, int *lengths)
 {
     int n = cc->size, size = type_size(unit);
     int most = longest(lengths, tdm_dcp_message_blocks(h, ints, cc->order, n, rank, lengths), 0);
     most = longest(lengths, tdm_dcp_answer_blocks(h, ints, cc->order, n, rank, lengths), most);
-    if (tdm_dcp.segment_bytes == 0 || (long long)most * size <= tdm_dcp.segment_bytes)
+    if (tdm_dcp.segment_bytes == 0 || (!v_form && (long long)most * size <= tdm_dcp.segment_bytes))
         return;
     h->segment = tdm_dcp.segment_bytes / size > 0 ? tdm_dcp.segment_bytes / size : 1;
-    if (most / h->segment >= TDM_DCP_MAX_SEGMENTS)
+    if (!v_form && most / h->segment >= TDM_DCP_MAX_SEGMENTS)
         h->segment = most / TDM_DCP_MAX_SEGMENTS + (most % TDM_DCP_MAX_SEGMENTS != 0);
     if (h->segment > INT_MAX / n) /* a segment's message carries a piece of each of up to n blocks */
         h->segment = INT_MAX / n;
     h->segments = most / h->segment + (most % h->segment != 0);
+    if (v_form) {
+        h->varying = 1;
+        h->segments += h->segments == 0; /* one (its data in the header's message) even for nothing */
+    }
 }
 
 /* The message's data in the user's memory when it is one block of dense units there that no answer
@@ -543,8 +546,8 @@ static void segmented_call(tdm_schedule *s, const tdm_coll_args *a, const dcp_he
             reorder(s, at, seg, given, gives, h, unit, 1);
         src = seg;
     }
-    int dense = 0;
-    block first = back_units > 0 ? answer_block(a, h->kind, cc->order, 0, unit, &dense) : (block){NULL, 0, unit};
+    int dense = 0, neighbor = is_neighbor(a); /* a neighbourhood call's blocks are its ranks', unpacked at the end */
+    block first = back_units > 0 && !neighbor ? answer_block(a, h->kind, cc->order, 0, unit, &dense) : (block){NULL, 0, unit};
     int direct = gets == 1 && dense;
     char *back = direct ? (char *)first.at : back_units > 0 ? tdm_sched_tmp(s, (size_t)back_units * size) : NULL;
     if (back_units > 0 && !back)
@@ -564,19 +567,23 @@ static void segmented_call(tdm_schedule *s, const tdm_coll_args *a, const dcp_he
     if (back_units == 0 || direct)
         return;
     /* the answer's blocks: pieces straight into dense ones, the others' through a packed copy */
-    char *staging = NULL;
+    char *staging = NULL, *staged = NULL;
     for (int b = 0; b < gets; b++) {
-        block to = answer_block(a, h->kind, cc->order, b, unit, &dense);
+        block to = neighbor ? first : answer_block(a, h->kind, cc->order, b, unit, &dense);
         if (dense) {
             at[b] = (char *)to.at;
             continue;
         }
-        if (!staging && !(staging = tdm_sched_tmp(s, (size_t)back_units * size)))
+        if (!staging && !(staging = staged = tdm_sched_tmp(s, (size_t)back_units * size)))
             return;
         at[b] = staging;
         staging += (size_t)got[b] * size;
     }
     reorder(s, at, back, got, gets, h, unit, 0);
+    if (neighbor) {
+        neighbor_unpack(s, a, cc, ints, staged);
+        return;
+    }
     for (int b = 0; b < gets; b++) {
         block to = answer_block(a, h->kind, cc->order, b, unit, &dense);
         if (!dense)
@@ -616,22 +623,23 @@ int tdm_dcp_build_client(struct tdm_request *req, const tdm_coll_args *a, tdm_dc
                     .members = announce ? n : 0, .counts = p.nints};
     if (!describe(a, kind, factor, &out, n, &h, ints)) /* the header counts in ints */
         return refuse(&h);
-    if (segmentable(a)) {
+    if (kind != DCP_BARRIER) {
         int *lengths = tdm_sched_tmp_private(s, sizeof(int) * (size_t)n);
         if (!lengths)
             return tdm_sched_finish(s);
-        cut_in_segments(&h, ints, cc, me, unit, lengths);
+        cut_in_segments(&h, ints, cc, me, unit, varying(a), lengths);
     }
-    if (h.segment)
+    int in_segments = tdm_dcp_data_in_segments(&h);
+    if (in_segments)
         p.data = p.back = 0; /* the data follows the header's message in segments, as the answer does */
     if (p.data > INT_MAX - (long long)(sizeof(dcp_header) + members + sizeof(int) * (size_t)p.nints) ||
-        p.back > INT_MAX) /* whole, over INT_MAX bytes: only a v-form's root can get there */
+        p.back > INT_MAX) /* whole, over INT_MAX bytes: a v-form's root under TANDEM_DCP_SEGMENT=0 */
         return refuse(&h);
     char *message = tdm_sched_tmp_private(s, sizeof(dcp_header) + members + sizeof(int) * (size_t)p.nints + (size_t)p.data);
     if (!message)
         return tdm_sched_finish(s);
     char *data = message + sizeof h + members + sizeof(int) * (size_t)p.nints;
-    if (!h.segment)
+    if (!in_segments)
         pack_data(s, a, kind, cc, &out, ints, data);
     int bytes = (int)(data - message + p.data);
     h.bytes = bytes;
@@ -644,7 +652,7 @@ int tdm_dcp_build_client(struct tdm_request *req, const tdm_coll_args *a, tdm_dc
     if (bytes > first)
         tdm_sched_send(s, message + first, bytes - first, MPI_BYTE, tdm_dcp.server);
     /* the answer */
-    if (h.segment) {
+    if (in_segments) {
         segmented_call(s, a, &h, ints, cc, &out, unit);
     } else {
         switch (kind) {

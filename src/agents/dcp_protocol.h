@@ -15,6 +15,12 @@
  *   DCP posts the receives of a client's segments as soon as it has read the header, before it posts
  *   the client's next receive, so that this one never matches them.
  *
+ *   The v-forms (gatherv, scatterv, alltoallv, alltoallw, the neighbourhood collectives) are always
+ *   segmented, each client by its own blocks (no rank knows the others'): its header's `segments`
+ *   counts its own, and one segment travels in the header's message as an unsegmented call's data does.
+ *   The DCPs agree on the call's count (the most, an allreduce among them started with its first
+ *   segment); a client gets no message for a segment that carries nothing of its answer.
+ *
  *   DCP -> DCP, on dcp_link with DCP_CONTROL_TAG: a dcp_control (slot grants and releases). Calls among
  *   the DCPs of a communicator take the tags of its slot on dcp_link: slot s owns the tags
  *   s * window .. s * window + window - 1. Slot 1 is the application world's; the DCP of a
@@ -81,6 +87,7 @@ typedef struct dcp_header {
     int segment;  /* a segmented call: units per segment (a reduction's elements, else bytes); 0: the
                    * data follows in this message */
     int segments; /* a segmented call: how many */
+    int varying;  /* a v-form: segments counts this client's own (1: its data in this message) */
     int bytes;    /* the message's, header included (its first DCP_FIRST_BYTES come first) */
 } dcp_header;
 

@@ -86,6 +86,7 @@ void tdm_dcp_segment_header(const dcp_header *h, const int *counts, int k, dcp_h
     piece->members = 0;
     piece->segment = 0;
     piece->segments = 0;
+    piece->varying = 0;
     for (int i = 0; i < h->counts; i++)
         piece_counts[i] = tdm_dcp_piece(counts[i], h->segment, k);
     if (h->kind == DCP_ALLTOALL || h->kind == DCP_REDUCE_SCATTER) { /* count: the whole message's */

@@ -7,14 +7,20 @@
  * pieces in the blocks' order. So segment k is an ordinary call of the same kind whose blocks are the
  * pieces: the DCP runs it as it runs any call, and only the blocks' lengths change.
  *
- * Every client of a call and every DCP must count the same segments: the count comes from the longest
- * block any rank has, which every rank knows only where MPI makes the blocks' sizes match (gather,
- * scatter and alltoall, not their v-forms, which go whole).
+ * Every DCP of a call must count the same segments. The count comes from the longest block any rank
+ * has, which every rank knows where MPI makes the blocks' sizes match; in the v-forms each client counts
+ * by its own blocks and the DCPs agree on the most (dcp_protocol.h).
  */
 #ifndef TANDEM_DCP_SEGMENTS_H
 #define TANDEM_DCP_SEGMENTS_H
 
 #include "dcp_protocol.h"
+
+/* Whether the data of the call h heads follows its header's message in segments (else it is in it). */
+static inline int tdm_dcp_data_in_segments(const dcp_header *h)
+{
+    return h->segment > 0 && !(h->varying && h->segments == 1);
+}
 
 /* Of a block of `length` units, what segment k carries. */
 static inline int tdm_dcp_piece(long long length, int segment, int k)

@@ -18,6 +18,7 @@
 #include "../core/api_internal.h"
 #include "../engine/shadow_comm.h"
 #include "agent.h"
+#include "dcp_segments.h"
 #include "dcp_server.h"
 
 #include <limits.h>
@@ -315,7 +316,7 @@ static int progress_calls(void)
         served_call *x = *p;
         int done;
         moved |= tdm_dcp_advance_call(x, &done);
-        if (x->started == x->segments && x->sc->holding == x)
+        if (!x->agreeing && x->started == x->segments && x->sc->holding == x)
             x->sc->holding = NULL;
         if (done) {
             *p = x->next;
@@ -371,7 +372,8 @@ static void client_message(int client, const MPI_Status *status)
     memcpy(in->message, srv.posted_buf[client], (size_t)got);
     in->rest = MPI_REQUEST_NULL;
     if (in->h.bytes > got) { /* the rest follows with the same tag: the call waits for it, not the DCP */
-        int whole = (long long)sizeof in->h + (long long)sizeof(int) * in->h.members <= got && in->h.segment == 0;
+        int whole = (long long)sizeof in->h + (long long)sizeof(int) * in->h.members <= got &&
+                    !tdm_dcp_data_in_segments(&in->h);
         if (!whole) /* needed at once: the members of a communicator of thousands of ranks, or a segmented
                        call's counts (its data follows in segments: the rest is counts only) */
             rc = MPI_Recv(in->message + got, in->h.bytes - got, MPI_BYTE, source, status->MPI_TAG,
@@ -403,7 +405,7 @@ static void client_message(int client, const MPI_Status *status)
     const int *members = (const int *)(in->message + sizeof in->h);
     in->counts = members + in->h.members;
     in->data = (char *)(in->counts + in->h.counts);
-    if (in->h.segment > 0) /* before the client's next receive, which must not match them */
+    if (tdm_dcp_data_in_segments(&in->h)) /* before the client's next receive, which must not match them */
         tdm_dcp_receive_segments(in, source);
     post_client_receive(client);
     served_comm *sc = find_or_add(in->h.key);

@@ -70,6 +70,9 @@ typedef struct served_call {
     /* a segmented call (dcp_segments.h): each segment a call of its own, started in order once its
      * data is in, answered in order */
     int segments, started, answered, freed;
+    int agreeing;               /* a v-form: the DCPs' allreduce of their clients' most segments (req)
+                                 * runs; segments is this DCP's clients' most until it is done */
+    int most, agreed;           /* its input and output */
     struct served_call **parts; /* per segment, from its start until its answers went out */
 } served_call;
 

@@ -111,8 +111,8 @@ static served_call *start_segment(served_call *x, int k)
         c->tag = whole->tag;
         c->client = whole->client;
         c->rest = MPI_REQUEST_NULL;
-        if (whole->data)
-            c->data = whole->data + (size_t)whole->segment_at[k] * size;
+        if (whole->data && k < whole->h.segments) /* (a v-form's single segment: in the message) */
+            c->data = whole->data + (whole->segment_at ? (size_t)whole->segment_at[k] * size : 0);
         in[i] = c;
     }
     served_call *part = tdm_dcp_start_call(x->sc, in);
@@ -124,11 +124,27 @@ static served_call *start_segment(served_call *x, int k)
  * answered once the ones before it were (a client receives its segments in order). */
 static int advance_segments(served_call *x, int *done)
 {
-    int moved = 0, part_done;
+    int moved = 0, part_done, rc;
+    if (x->agreeing) { /* a v-form: the segments past its clients' most start once the DCPs agree */
+        if ((rc = tdm_test_settled(&x->req, &part_done)) != MPI_SUCCESS)
+            tdm_dcp_fail("the DCPs' count of a call's segments", rc);
+        if (part_done) {
+            x->req = NULL;
+            x->agreeing = 0;
+            x->parts = realloc(x->parts, sizeof *x->parts * (size_t)x->agreed);
+            if (!x->parts)
+                tdm_dcp_fail("allocating memory", MPI_ERR_NO_MEM);
+            memset(x->parts + x->segments, 0, sizeof *x->parts * (size_t)(x->agreed - x->segments));
+            x->segments = x->agreed;
+            moved = 1;
+        }
+    }
     while (x->started < x->segments && x->started - x->answered < segments_in_flight()) {
         int k = x->started, ready = 1;
-        for (int i = 0; i < x->sc->mine && ready; i++) /* the service loop's block() completes the receives */
-            ready = !x->in[i]->segments || x->in[i]->segments[k] == MPI_REQUEST_NULL;
+        for (int i = 0; i < x->sc->mine && ready; i++) { /* the service loop's block() completes the receives */
+            contribution *in = x->in[i];
+            ready = k >= in->h.segments || !in->segments || in->segments[k] == MPI_REQUEST_NULL;
+        }
         if (!ready)
             break;
         x->parts[k] = start_segment(x, k);
@@ -149,7 +165,7 @@ static int advance_segments(served_call *x, int *done)
         }
     while (x->freed < x->answered && !x->parts[x->freed])
         x->freed++;
-    *done = x->freed == x->segments;
+    *done = !x->agreeing && x->freed == x->segments;
     return moved;
 }
 
@@ -185,7 +201,8 @@ static char *concatenate(served_call *x, int *bytes)
     *bytes = checked_int(total);
     char *out = tdm_dcp_alloc((size_t)total), *at = out;
     for (int i = 0; i < x->sc->mine; i++) {
-        memcpy(at, x->in[i]->data, (size_t)x->in[i]->h.count);
+        if (x->in[i]->h.count > 0) /* (a segment may carry nothing of a client's: no data at all) */
+            memcpy(at, x->in[i]->data, (size_t)x->in[i]->h.count);
         at += x->in[i]->h.count;
     }
     return out;
@@ -244,7 +261,8 @@ static void alltoall_input(served_call *x)
             long long len = 0;
             for (int q = k; q < end; q++)
                 len += x->in[i]->counts[sc->order[q]];
-            memcpy(to, x->in[i]->data + from[i], (size_t)len);
+            if (len > 0) /* (a segment may carry nothing of a client's: no data at all) */
+                memcpy(to, x->in[i]->data + from[i], (size_t)len);
             to += len;
             from[i] += len;
         }
@@ -317,11 +335,22 @@ served_call *tdm_dcp_start_call(served_comm *sc, contribution **in)
     int root = rooted ? sc->group_of_rank[h.root] : 0; /* the root's DCP */
     int root_client = rooted ? client_of_rank(sc, h.root) : -1;
     if (h.segment > 0) { /* a segmented call: advance_segments runs it */
-        for (int i = 1; i < m; i++)
-            if (in[i]->h.segment != h.segment || in[i]->h.segments != h.segments)
+        for (int i = 0; i < m; i++) {
+            if (in[i]->h.segment != h.segment || in[i]->h.varying != h.varying ||
+                (!h.varying && in[i]->h.segments != h.segments))
                 tdm_dcp_fail("clients that cut a call into segments differently", MPI_ERR_INTERN);
-        x->segments = h.segments;
+            x->segments = in[i]->h.segments > x->segments ? in[i]->h.segments : x->segments;
+        }
         x->parts = tdm_dcp_alloc(sizeof *x->parts * (size_t)x->segments);
+        if (h.varying) { /* the DCPs' first call of it, then its segments */
+            x->most = x->segments;
+            x->agreeing = 1;
+            tdm_coll_on_group(sc->among);
+            rc = TDM_Iallreduce(&x->most, &x->agreed, 1, MPI_INT, MPI_MAX, tdm_dcp.dcp_world, &x->req);
+            tdm_coll_on_group(NULL);
+            if (rc != MPI_SUCCESS)
+                tdm_dcp_fail("the DCPs' count of a call's segments", rc);
+        }
         return x;
     }
     MPI_Comm checked = tdm_dcp.dcp_world; /* as many ranks as any group or more: checks the arguments */
