@@ -26,6 +26,7 @@ typedef struct {
     void *send, *recv;
     int count; /* elements: doubles for reductions, bytes otherwise */
     MPI_Datatype type;
+    int *counts, *displs; /* the v-forms': count from and to each rank, at count * rank */
 } bench_buffers;
 
 /* Size: the whole vector for bcast and the reductions, one rank's block for the others (as OSU). */

@@ -11,7 +11,7 @@
 const bench_collective bench_collectives[] = {
     {"allreduce", 0, 1}, {"bcast", 0, 0},     {"allgather", 1, 0}, {"reduce", 0, 1},
     {"alltoall", 1, 0},  {"reduce_scatter_block", 1, 1}, {"gather", 1, 0}, {"scatter", 1, 0},
-    {"barrier", 0, 0},
+    {"barrier", 0, 0},   {"gatherv", 1, 0},   {"alltoallv", 1, 0},
 };
 const int BENCH_NCOLLECTIVES = (int)(sizeof bench_collectives / sizeof bench_collectives[0]);
 
@@ -24,7 +24,13 @@ void bench_buffers_alloc(bench_buffers *b, const bench_collective *c, long bytes
     /* (in simulation, one block for all ranks: their content is never checked) */
     b->send = tdm_smpi_scratch_alloc(total);
     b->recv = tdm_smpi_scratch_alloc(total);
-    if (!b->send || !b->recv) {
+    b->counts = malloc(sizeof(int) * (size_t)ranks);
+    b->displs = malloc(sizeof(int) * (size_t)ranks);
+    for (int r = 0; b->counts && b->displs && r < ranks; r++) { /* the v-forms: every block alike */
+        b->counts[r] = b->count;
+        b->displs[r] = (int)((long long)b->count * r > INT_MAX ? 0 : (long long)b->count * r); /* (past it: timing only) */
+    }
+    if (!b->send || !b->recv || !b->counts || !b->displs) {
         fprintf(stderr, "tandem-bench: out of memory for %ld-byte buffers\n", bytes);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
@@ -41,6 +47,8 @@ void bench_buffers_free(bench_buffers *b)
 {
     tdm_smpi_scratch_free(b->send);
     tdm_smpi_scratch_free(b->recv);
+    free(b->counts);
+    free(b->displs);
 }
 
 int bench_start_tandem(const bench_collective *c, bench_buffers *b, TDM_Request *req)
@@ -57,6 +65,9 @@ int bench_start_tandem(const bench_collective *c, bench_buffers *b, TDM_Request 
     if (!strcmp(n, "reduce_scatter_block")) return TDM_Ireduce_scatter_block(b->send, b->recv, k, t, MPI_SUM, w, req);
     if (!strcmp(n, "gather")) return TDM_Igather(b->send, k, t, b->recv, k, t, 0, w, req);
     if (!strcmp(n, "scatter")) return TDM_Iscatter(b->send, k, t, b->recv, k, t, 0, w, req);
+    if (!strcmp(n, "gatherv")) return TDM_Igatherv(b->send, k, t, b->recv, b->counts, b->displs, t, 0, w, req);
+    if (!strcmp(n, "alltoallv"))
+        return TDM_Ialltoallv(b->send, b->counts, b->displs, t, b->recv, b->counts, b->displs, t, w, req);
     return TDM_Ibarrier(w, req);
 }
 
@@ -74,6 +85,9 @@ int bench_start_mpi(const bench_collective *c, bench_buffers *b, MPI_Request *re
     if (!strcmp(n, "reduce_scatter_block")) return MPI_Ireduce_scatter_block(b->send, b->recv, k, t, MPI_SUM, w, req);
     if (!strcmp(n, "gather")) return MPI_Igather(b->send, k, t, b->recv, k, t, 0, w, req);
     if (!strcmp(n, "scatter")) return MPI_Iscatter(b->send, k, t, b->recv, k, t, 0, w, req);
+    if (!strcmp(n, "gatherv")) return MPI_Igatherv(b->send, k, t, b->recv, b->counts, b->displs, t, 0, w, req);
+    if (!strcmp(n, "alltoallv"))
+        return MPI_Ialltoallv(b->send, b->counts, b->displs, t, b->recv, b->counts, b->displs, t, w, req);
     return MPI_Ibarrier(w, req);
 }
 
@@ -91,6 +105,9 @@ int bench_run_blocking(const bench_collective *c, bench_buffers *b)
     if (!strcmp(n, "reduce_scatter_block")) return MPI_Reduce_scatter_block(b->send, b->recv, k, t, MPI_SUM, w);
     if (!strcmp(n, "gather")) return MPI_Gather(b->send, k, t, b->recv, k, t, 0, w);
     if (!strcmp(n, "scatter")) return MPI_Scatter(b->send, k, t, b->recv, k, t, 0, w);
+    if (!strcmp(n, "gatherv")) return MPI_Gatherv(b->send, k, t, b->recv, b->counts, b->displs, t, 0, w);
+    if (!strcmp(n, "alltoallv"))
+        return MPI_Alltoallv(b->send, b->counts, b->displs, t, b->recv, b->counts, b->displs, t, w);
     return MPI_Barrier(w);
 }
 

@@ -32,7 +32,7 @@ int tdm_smpi_charge_copy(MPI_Aint bytes)
     }
     if (ns_per_byte > 0 && bytes > 0)
         smpi_execute_benched((double)bytes * ns_per_byte * 1e-9);
-    return tdm_smpi_timing_only();
+    return tdm_smpi_timing_only() && bytes >= TDM_SMPI_EXACT_BELOW;
 }
 
 /* The shared temporaries this rank holds: few (a schedule's data buffers), so a plain list. */

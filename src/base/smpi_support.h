@@ -20,8 +20,11 @@
 /* Timing-only runs (TANDEM_SMPI_TIMING_ONLY=1, which sim/run sets): nothing checks the data, so large
  * temporaries are SMPI's shared malloc (one physical block for all ranks, and SMPI does not copy
  * messages between such blocks) and reductions are charged but not computed. Thousands of ranks then
- * fit in memory and simulate fast; results are garbage. */
+ * fit in memory and simulate fast; results are garbage, but for copies and reductions of fewer than
+ * TDM_SMPI_EXACT_BELOW bytes, which are done: control data (the count of segments the dedicated
+ * collective processes agree on) must be exact, and they cost the simulation nothing. */
 int tdm_smpi_timing_only(void);
+#define TDM_SMPI_EXACT_BELOW 1024
 
 /* SMPI charges nothing for MPI_Reduce_local: Tandem charges its reductions itself, one flop per byte
  * reduced, so the simulated host's speed (flops per second) is 1/gamma. Returns 1 if the reduction is
@@ -31,13 +34,14 @@ static inline int tdm_smpi_charge_reduction(double count, MPI_Datatype type)
     int type_size = 0;
     MPI_Type_size(type, &type_size);
     smpi_execute_flops_benched(count * type_size);
-    return tdm_smpi_timing_only();
+    return tdm_smpi_timing_only() && count * type_size >= TDM_SMPI_EXACT_BELOW;
 }
 
 /* SMPI charges no host time for a local copy. TANDEM_SMPI_COPY_NS_PER_BYTE=c charges c ns per byte
  * copied (memory bandwidth 1/c GB/s), so that algorithms that stage data pay for it; unset, copies are
- * free. Returns 1 if the copy is not to be done: timing-only runs copy nothing in process (writing
- * shared blocks page-faults: the copies of a 512-rank bucket allreduce took a third of its run). */
+ * free. Returns 1 if the copy is not to be done: timing-only runs copy nothing in process but short
+ * copies (writing shared blocks page-faults: the copies of a 512-rank bucket allreduce took a third of
+ * its run). */
 int tdm_smpi_charge_copy(MPI_Aint bytes);
 
 /* Timing-only runs: a temporary of TDM_SMPI_SHARED_FROM bytes or more is shared (only data temporaries
