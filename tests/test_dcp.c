@@ -6,7 +6,9 @@
  * reversed, every other rank, a duplicate; two named by first calls started in opposite orders; thirty
  * made and freed with a call pending); calls the DCPs do not serve (a user op, a persistent call, a
  * communicator of one rank, a scan whose ranks a DCP serves are not consecutive) run inline and give
- * MPI's results; a vector of 16 MiB; every rank, DCPs included, exits with status 0. test_collectives runs its whole
+ * MPI's results; a vector of 16 MiB and an alltoallv of blocks up to tens of kilobytes, which go in
+ * more segments than a DCP posts at once under TANDEM_DCP_SEGMENT=64; every rank, DCPs included, exits
+ * with status 0. test_collectives runs its whole
  * matrix through the DCPs too.
  */
 #include "harness.h"
@@ -231,6 +233,38 @@ static void long_vector(MPI_Comm app)
     free(theirs);
 }
 
+/* An alltoallv whose blocks differ from rank to rank (rank s sends rank r (s + 2 r + 1) * 3000 bytes): in
+ * segments of 64 bytes, up to about a thousand per client, each rank counting its own, more than a DCP
+ * posts at once; and an allreduce right behind it, whose message the DCP takes only after the last of
+ * the alltoallv's segment receives is posted. */
+static void long_v_form(MPI_Comm app)
+{
+    int *scounts = malloc(sizeof(int) * (size_t)size), *rcounts = malloc(sizeof(int) * (size_t)size);
+    int *sdispls = malloc(sizeof(int) * (size_t)size), *rdispls = malloc(sizeof(int) * (size_t)size);
+    int sent = 0, got = 0;
+    for (int r = 0; r < size; r++) {
+        scounts[r] = (rank + 2 * r + 1) * 3000;
+        rcounts[r] = (r + 2 * rank + 1) * 3000;
+        sdispls[r] = sent, rdispls[r] = got;
+        sent += scounts[r], got += rcounts[r];
+    }
+    char *in = malloc((size_t)sent), *ours = malloc((size_t)got), *theirs = malloc((size_t)got);
+    for (int i = 0; i < sent; i++)
+        in[i] = (char)(rank * 31 + i % 251);
+    int one = rank + 1, sum = 0;
+    TDM_Request req, next;
+    CHECK_TDM(TDM_Ialltoallv(in, scounts, sdispls, MPI_BYTE, ours, rcounts, rdispls, MPI_BYTE, app, &req));
+    served(req, "alltoallv_dcp");
+    CHECK_TDM(TDM_Iallreduce(&one, &sum, 1, MPI_INT, MPI_SUM, app, &next));
+    CHECK_TDM(TDM_Wait(&next, MPI_STATUS_IGNORE));
+    CHECK_TDM(TDM_Wait(&req, MPI_STATUS_IGNORE));
+    MPI_Alltoallv(in, scounts, sdispls, MPI_BYTE, theirs, rcounts, rdispls, MPI_BYTE, app);
+    check(memcmp(ours, theirs, (size_t)got) == 0 && sum == size * (size + 1) / 2,
+          "alltoallv of blocks up to %d bytes, then an allreduce: not MPI's", (3 * size) * 3000);
+    free(in), free(ours), free(theirs);
+    free(scounts), free(rcounts), free(sdispls), free(rdispls);
+}
+
 /* Persistent calls go through the DCPs too: started again and again, beside other calls, and on a
  * communicator whose first call is a start and that is freed before the request. */
 static void persistent_calls(MPI_Comm app)
@@ -305,6 +339,7 @@ int main(int argc, char **argv)
     served_calls(app, 1);
     sub_communicators(app);
     long_vector(app);
+    long_v_form(app);
 
     /* run on the application rank: a user op; scans where a DCP's ranks are not consecutive (evens, then
      * odds) */

@@ -530,7 +530,7 @@ static void print_dcp_row(const tdm_dcp_prediction *job, const tdm_dcp_predictio
 static int dcp(const model_options *o)
 {
     tdm_dcp_model d = {.m = o->m, .overhead = o->overhead, .bytes = o->bytes, .compute = o->compute,
-                       .segment = o->segment};
+                       .segment = o->segment, .max_segments = TDM_DCP_MAX_SEGMENTS};
     int n = o->ranks;
     if (n < 2) {
         say("needs --ranks N, 2 or more (a DCP and an application rank); see tandem-model dcp --help");

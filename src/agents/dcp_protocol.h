@@ -109,9 +109,11 @@ typedef struct dcp_control {
 #define TDM_DCP_DEFAULT_SEGMENT 65536
 
 /* A call goes in this many segments at most: longer blocks get longer segments. A DCP posts the
- * receives of all of a call's segments at once, and MPI's matching walks the posted receives (MPICH
- * took 87 s to match about 100 000 and failed an assertion near 400 000); past a few hundred segments
- * the pipeline gains nothing more. */
+ * receives of a call's segments at once, and MPI's matching walks the posted receives (MPICH took 87 s
+ * to match about 100 000 and failed an assertion near 400 000); past a few hundred segments the
+ * pipeline gains nothing more. A v-form's client may have more (it cannot know the others' longest
+ * block): its DCP keeps this many of its segment receives posted, the next as the first arrive, and
+ * the client's next message waits in MPI until all are (the receive that takes it matches any tag). */
 #define TDM_DCP_MAX_SEGMENTS 256
 
 /* The division of the job, the same on every rank (dcp.c). */

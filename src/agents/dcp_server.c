@@ -45,6 +45,8 @@ static struct {
     MPI_Request **wait;
     MPI_Status *wait_status;
     int nwait, wait_cap;
+    /* per client: a call whose segment receives are not all posted yet, or NULL (its next receive waits) */
+    contribution **feeding;
 } srv;
 
 void tdm_dcp_fail(const char *what, int rc)
@@ -405,9 +407,12 @@ static void client_message(int client, const MPI_Status *status)
     const int *members = (const int *)(in->message + sizeof in->h);
     in->counts = members + in->h.members;
     in->data = (char *)(in->counts + in->h.counts);
-    if (tdm_dcp_data_in_segments(&in->h)) /* before the client's next receive, which must not match them */
-        tdm_dcp_receive_segments(in, source);
-    post_client_receive(client);
+    /* the client's next receive (any tag) only once its segments' receives are all posted: it must not
+     * match them */
+    if (tdm_dcp_data_in_segments(&in->h) && !tdm_dcp_receive_segments(in, source))
+        srv.feeding[client] = in;
+    else
+        post_client_receive(client);
     served_comm *sc = find_or_add(in->h.key);
     if (sc->size == 0 && in->h.members > 0)
         learn(sc, members, in->h.members);
@@ -444,6 +449,20 @@ static void control_message(void)
     }
 }
 
+/* Posts more of the segment receives of calls with more than TDM_DCP_MAX_SEGMENTS (v-forms) as their
+ * first ones arrive, then the client's next receive. Returns whether any client's all were. */
+static int feed_segments(void)
+{
+    int moved = 0;
+    for (int c = 0; c < srv.clients; c++)
+        if (srv.feeding[c] && tdm_dcp_post_segments(srv.feeding[c], tdm_dcp.map.app_world[srv.first + c])) {
+            srv.feeding[c] = NULL;
+            post_client_receive(c);
+            moved = 1;
+        }
+    return moved;
+}
+
 /* ---- blocking ---- */
 
 static void wait_on(MPI_Request *r)
@@ -475,7 +494,7 @@ static void wait_on_contribution(contribution *in)
     if (in->rest != MPI_REQUEST_NULL)
         wait_on(&in->rest);
     if (in->segments)
-        wait_on_first(in->segments, in->h.segments);
+        wait_on_first(in->segments, in->posted);
 }
 
 /* Nothing moved: blocks until one of this DCP's messages completes, those of its calls among the DCPs
@@ -519,6 +538,7 @@ void tdm_dcp_serve(int d)
     srv.first_slot = 2 + tdm_dcp_world_rank(d) * tdm_dcp.slots_per_dcp;
     srv.posted_buf = tdm_dcp_alloc(sizeof(char *) * (size_t)(srv.clients + 1));
     srv.posted = tdm_dcp_alloc(sizeof(MPI_Request) * (size_t)(srv.clients + 1));
+    srv.feeding = tdm_dcp_alloc(sizeof *srv.feeding * (size_t)(srv.clients + 1));
     for (int c = 0; c < srv.clients; c++) {
         srv.posted_buf[c] = tdm_dcp_alloc(DCP_FIRST_BYTES);
         post_client_receive(c);
@@ -531,7 +551,7 @@ void tdm_dcp_serve(int d)
     while (srv.finished < srv.clients || srv.comms) {
         int moved = 0;
         for (int c = 0; c < srv.clients; c++)
-            if (!srv.finalized[c] && srv.posted[c] == MPI_REQUEST_NULL) {
+            if (!srv.finalized[c] && !srv.feeding[c] && srv.posted[c] == MPI_REQUEST_NULL) {
                 client_message(c, &srv.wait_status[c]);
                 moved = 1;
             }
@@ -539,6 +559,7 @@ void tdm_dcp_serve(int d)
             control_message();
             moved = 1;
         }
+        moved |= feed_segments();
         for (served_comm *sc = srv.comms; sc; sc = sc->next)
             moved |= start_ready_calls(sc);
         moved |= progress_calls();
@@ -558,6 +579,7 @@ void tdm_dcp_serve(int d)
         free(srv.posted_buf[c]);
     free(srv.posted_buf);
     free(srv.posted);
+    free(srv.feeding);
     free(srv.wait);
     free(srv.wait_status);
     free(srv.finalized);

@@ -25,6 +25,7 @@ typedef struct contribution {
     const int *counts;
     char *data;     /* in the message, or (segmented) its own memory the segments arrive in */
     MPI_Request *segments; /* a segmented call: the receives of its segments if it gives some, else NULL */
+    int posted, arrived;   /* ... the first `posted` of them posted, the first `arrived` of those done */
     long long *segment_at; /* ... and where each segment starts in data (units) */
 } contribution;
 
@@ -76,8 +77,11 @@ typedef struct served_call {
     struct served_call **parts; /* per segment, from its start until its answers went out */
 } served_call;
 
-/* A client's message about a segmented call received: the receives of the segments it gives posted. */
-void tdm_dcp_receive_segments(contribution *in, int source);
+/* A client's message about a segmented call received: the receives of the segments it gives posted,
+ * TDM_DCP_MAX_SEGMENTS at most (a v-form may have more: dcp_protocol.h). Returns whether all are. */
+int tdm_dcp_receive_segments(contribution *in, int source);
+/* More of them posted as the first ones arrive, TDM_DCP_MAX_SEGMENTS at most pending; whether all are. */
+int tdm_dcp_post_segments(contribution *in, int source);
 void tdm_dcp_free_contribution(contribution *in);
 
 /* Starts the call of sc whose contributions are in[0 .. sc->mine - 1] among its DCPs. */

@@ -60,10 +60,10 @@ static int client_of_rank(const served_comm *sc, int r)
 /* The unit of a call's data: a reduction's carried type, else bytes. */
 static MPI_Datatype unit_of(const dcp_header *h) { return h->kind <= DCP_REDUCE_SCATTER ? tdm_dcp_type(h->type) : MPI_BYTE; }
 
-void tdm_dcp_receive_segments(contribution *in, int source)
+int tdm_dcp_receive_segments(contribution *in, int source)
 {
     MPI_Datatype unit = unit_of(&in->h);
-    int n = tdm_dcp_header_ranks(&in->h), rc; /* the counts' ranks: all a message's blocks need */
+    int n = tdm_dcp_header_ranks(&in->h); /* the counts' ranks: all a message's blocks need */
     int *lengths = tdm_dcp_alloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
     int blocks = tdm_dcp_message_blocks(&in->h, in->counts, NULL, n, in->h.rank, lengths);
     long long total = 0;
@@ -74,17 +74,28 @@ void tdm_dcp_receive_segments(contribution *in, int source)
         in->segment_at[k + 1] = in->segment_at[k] + tdm_dcp_segment_length(lengths, blocks, in->h.segment, k);
     free(lengths);
     if (total == 0) /* it gives nothing */
-        return;
-    size_t size = (size_t)type_size(unit);
-    in->data = tdm_dcp_alloc_data((size_t)total * size);
+        return 1;
+    in->data = tdm_dcp_alloc_data((size_t)total * (size_t)type_size(unit));
     in->segments = tdm_dcp_alloc(sizeof(MPI_Request) * (size_t)in->h.segments);
-    for (int k = 0; k < in->h.segments; k++) {
-        long long at = in->segment_at[k], units = in->segment_at[k + 1] - at;
+    for (int k = 0; k < in->h.segments; k++)
         in->segments[k] = MPI_REQUEST_NULL;
-        if (units > 0 && (rc = MPI_Irecv(in->data + (size_t)at * size, (int)units, unit, source, in->tag,
+    return tdm_dcp_post_segments(in, source);
+}
+
+int tdm_dcp_post_segments(contribution *in, int source)
+{
+    size_t size = (size_t)type_size(unit_of(&in->h));
+    int rc;
+    while (in->arrived < in->posted && in->segments[in->arrived] == MPI_REQUEST_NULL)
+        in->arrived++;
+    for (; in->posted < in->h.segments && in->posted - in->arrived < TDM_DCP_MAX_SEGMENTS; in->posted++) {
+        int k = in->posted;
+        long long at = in->segment_at[k], units = in->segment_at[k + 1] - at;
+        if (units > 0 && (rc = MPI_Irecv(in->data + (size_t)at * size, (int)units, unit_of(&in->h), source, in->tag,
                                          tdm_dcp.link_shadow->comm, &in->segments[k])) != MPI_SUCCESS)
             tdm_dcp_fail("receiving a client's segments", rc);
     }
+    return in->posted == in->h.segments;
 }
 
 /* Segments among the DCPs at once per call: within the tags of a communicator's slot (a call beyond
@@ -143,7 +154,7 @@ static int advance_segments(served_call *x, int *done)
         int k = x->started, ready = 1;
         for (int i = 0; i < x->sc->mine && ready; i++) { /* the service loop's block() completes the receives */
             contribution *in = x->in[i];
-            ready = k >= in->h.segments || !in->segments || in->segments[k] == MPI_REQUEST_NULL;
+            ready = k >= in->h.segments || !in->segments || (k < in->posted && in->segments[k] == MPI_REQUEST_NULL);
         }
         if (!ready)
             break;

@@ -1,7 +1,5 @@
 #include "dcp_model.h"
 
-#include "../agents/dcp_protocol.h"
-
 #include <math.h>
 
 int tdm_dcp_ceil_log2(int n)
@@ -42,8 +40,8 @@ double tdm_dcp_t_through(const tdm_dcp_model *d, int dcps, int ratio)
 {
     double segment = d->segment > 0 && d->segment < d->bytes ? d->segment : d->bytes;
     double segments = ceil(d->bytes / segment);
-    if (segments > TDM_DCP_MAX_SEGMENTS) { /* as the clients cut it */
-        segment = ceil(d->bytes / TDM_DCP_MAX_SEGMENTS);
+    if (d->max_segments > 0 && segments > d->max_segments) { /* as the clients cut it */
+        segment = ceil(d->bytes / d->max_segments);
         segments = ceil(d->bytes / segment);
     }
     if (segments <= 1)

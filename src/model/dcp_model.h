@@ -40,6 +40,7 @@ typedef struct tdm_dcp_model {
     double bytes;    /* B */
     double compute;  /* T: computation per iteration on N ranks; 0: none */
     double segment;  /* S: bytes per segment through the DCPs (TANDEM_DCP_SEGMENT); 0: whole */
+    int max_segments; /* the most a call is cut into (TDM_DCP_MAX_SEGMENTS: longer segments past it); 0: no most */
 } tdm_dcp_model;
 
 typedef enum { TDM_DCP_FROM_JOB, TDM_DCP_ADDED } tdm_dcp_distribution;
