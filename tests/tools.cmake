@@ -68,6 +68,11 @@ if(TARGET tandem-model)
   tandem_tool_test(tandem_bench_bad_warmup [1-9] "--warmup wants a count from 0 to 1000, not '-1'"
     $<TARGET_FILE:tandem-bench> --warmup -1 --csv ${CMAKE_CURRENT_BINARY_DIR}/bad_warmup.csv)
   tandem_tool_test(tandem_model_loggp_one_rank [1-9] "needs 2 ranks or more" $<TARGET_FILE:tandem-model> loggp)
+  foreach(bad "4,16" "1,64,16" "1,2x" "1")
+    string(MAKE_C_IDENTIFIER "${bad}" id)
+    tandem_tool_test(tandem_model_loggp_bad_sizes_${id} [1-9]
+      "tandem-model loggp: --sizes wants .*sizes.* not '${bad}'" $<TARGET_FILE:tandem-model> loggp --sizes ${bad})
+  endforeach()
   # the machine's parameters, measured between two ranks and saved
   add_test(NAME tandem_model_loggp
     COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 ${tandem_preflags} $<TARGET_FILE:tandem-model> loggp
@@ -91,7 +96,7 @@ if(TARGET tandem-model)
   tandem_tool_test(tandem_model_bounds_help 0 "usage: tandem-model bounds.*bounds: .*--dims DIMS.*--unidirectional"
     $<TARGET_FILE:tandem-model> bounds -h)
   set_tests_properties(tandem_model_bounds_help PROPERTIES FAIL_REGULAR_EXPRESSION "split-tree|--cores|--reps")
-  tandem_tool_test(tandem_model_loggp_help 0 "usage: mpirun -n 2 tandem-model loggp.*--reps R.*--save FILE"
+  tandem_tool_test(tandem_model_loggp_help 0 "usage: mpirun -n 2 tandem-model loggp.*--sizes LIST.*--reps R.*--save FILE.*--json"
     ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 ${tandem_preflags} $<TARGET_FILE:tandem-model> loggp --help)
   set_tests_properties(tandem_model_loggp_help PROPERTIES FAIL_REGULAR_EXPRESSION "usage:.*usage:")
 

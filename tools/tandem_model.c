@@ -19,9 +19,11 @@
  *       predicted latency, the application's overhead and the iteration time with a computation of T,
  *       the DCPs taken from the job's N ranks or added to them, and the ratio the model recommends.
  *
- *   mpirun -np 2 tandem-model loggp [--reps R] [--save FILE]
- *       measures alpha, beta and gamma on this machine (ping-pong and MPI_Reduce_local) and saves them
- *       for TANDEM_LOGGP=FILE, tandem-bench's model column and --loggp.
+ *   mpirun -np 2 tandem-model loggp [--sizes 1,64,4K,...] [--reps R] [--save FILE] [--json]
+ *       measures LogGP's L, o_s, o_r, g and G between ranks 0 and 1 as Netgauge does (o_s(s), o_r(s)
+ *       and the gap per size, medians and spreads; loggp_prtt.h), and gamma with MPI_Reduce_local;
+ *       derives Tandem's alpha, beta and latency from them and saves it all for TANDEM_LOGGP=FILE,
+ *       tandem-bench's model column and --loggp.
  *
  *   tandem-model [COMMAND] --help
  *       every option, printed from the tables the parser reads.
@@ -30,6 +32,7 @@
 #include "../src/agents/dcp_protocol.h"
 #include "../src/model/dcp_model.h"
 #include "../src/model/loggp.h"
+#include "../src/model/loggp_prtt.h"
 #include "../src/model/schedule_cost.h"
 #include "../src/model/split_tree_model.h"
 #include "../src/select/select.h"
@@ -53,6 +56,8 @@ typedef struct {
     tdm_loggp m;
     const char *save; /* loggp */
     int reps;
+    double sizes[TDM_LOGGP_MAX_SIZES];
+    int nsizes;
     double compute, overhead, segment; /* dcp */
 } model_options;
 
@@ -206,6 +211,33 @@ static int set_reps(model_options *o, const char *name, const char *value)
     return count_value(name, value, 1, 100000, &o->reps);
 }
 
+/* "1,64,4K,1M": ascending sizes in bytes (K and M: 1024 and 1048576), the first 1 */
+static int set_sizes(model_options *o, const char *name, const char *value)
+{
+    const char *at = value;
+    o->nsizes = 0;
+    while (*at) {
+        char *end;
+        errno = 0;
+        double v = strtod(at, &end);
+        if (*end == 'K' || *end == 'M')
+            v *= *end++ == 'K' ? 1024 : 1048576;
+        if (end == at || errno || (*end && *end != ',') || o->nsizes == TDM_LOGGP_MAX_SIZES || v != floor(v) ||
+            v < 1 || v > (1 << 30) || (o->nsizes > 0 && v <= o->sizes[o->nsizes - 1]) || (o->nsizes == 0 && v != 1)) {
+            say("%s wants up to %d ascending sizes from 1 byte to 1G, the first 1 (such as 1,64,4K,1M), not '%s'", name,
+                TDM_LOGGP_MAX_SIZES, value);
+            return 0;
+        }
+        o->sizes[o->nsizes++] = v;
+        at = *end ? end + 1 : end;
+    }
+    if (o->nsizes < 2) {
+        say("%s wants two sizes or more, the first 1, not '%s'", name, value);
+        return 0;
+    }
+    return 1;
+}
+
 static int set_save(model_options *o, const char *name, const char *value)
 {
     (void)name;
@@ -263,8 +295,10 @@ static const model_option dcp_options[] = {
 };
 
 static const model_option loggp_options[] = {
+    {"--sizes", "LIST", set_sizes, "message sizes in bytes, ascending, the first 1 (default 1,4,16,...,4M)"},
     {"--reps", "R", set_reps, "repetitions of each measurement, whose median counts, 1 to 100000 (default 21)"},
     {"--save", "FILE", set_save, "also write the parameters to FILE, for TANDEM_LOGGP=FILE and --loggp"},
+    {"--json", NULL, set_json, "the parameters and every size's measurements, as JSON"},
 };
 
 static int split_tree(const model_options *o);
@@ -295,8 +329,9 @@ static const model_command commands[] = {
      "                           [--loggp FILE | --alpha A --beta B --gamma G [--latency L]] [--json]",
      "an allreduce through dedicated collective processes, per ratio 1:R: latency, overhead, iteration time",
      OPTIONS(dcp_options), dcp, 0},
-    {"loggp", "mpirun -n 2 tandem-model loggp [--reps R] [--save FILE]",
-     "alpha, beta and gamma of this machine, measured between ranks 0 and 1", OPTIONS(loggp_options), loggp, 1},
+    {"loggp", "mpirun -n 2 tandem-model loggp [--sizes LIST] [--reps R] [--save FILE] [--json]",
+     "LogGP's L, o_s, o_r, g, G (per size) and gamma of this machine, measured between ranks 0 and 1",
+     OPTIONS(loggp_options), loggp, 1},
 };
 #define NCOMMANDS ((int)(sizeof commands / sizeof commands[0]))
 
@@ -591,30 +626,54 @@ static int dcp(const model_options *o)
 static int loggp(const model_options *o)
 {
     const char *save = o->save;
-    int reps = o->reps, size;
+    int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (size < 2) {
         say("needs 2 ranks or more (mpirun -np 2)");
         return 2;
     }
-    tdm_loggp m;
-    int rc = tdm_loggp_measure(MPI_COMM_WORLD, reps, &m);
-    if (rank == 0 && rc == MPI_SUCCESS) {
-        char how[128];
-        snprintf(how, sizeof how, "ranks 0 and 1 of %d, medians of %d", size, reps);
-        tdm_loggp_write(stdout, &m, how);
-        printf("(beta: the slope of half round trips from 1 to 16 MiB; alpha: the start-up of a large message, half\n"
-               " the round trip of 256 KiB less 256 KiB times beta; gamma: MPI_Reduce_local of MPI_SUM on doubles)\n");
-        FILE *out = save ? fopen(save, "w") : NULL;
-        if (save && (!out || !tdm_loggp_write(out, &m, how))) {
-            fprintf(stderr, "tandem-model loggp: cannot write %s\n", save);
-            rc = MPI_ERR_IO;
-        }
-        if (out)
-            fclose(out);
-        if (out && rc == MPI_SUCCESS)
-            printf("saved in %s (use it with TANDEM_LOGGP=%s)\n", save, save);
+    double sizes[TDM_LOGGP_MAX_SIZES];
+    int nsizes = o->nsizes;
+    if (nsizes)
+        memcpy(sizes, o->sizes, sizeof(double) * (size_t)nsizes);
+    else
+        nsizes = tdm_loggp_default_sizes(sizes);
+    tdm_loggp_params p;
+    int rc = tdm_loggp_prtt_measure(MPI_COMM_WORLD, o->reps, 16, sizes, nsizes, &p);
+    tdm_loggp m = {0, 0, 0, 0};
+    if (rc == MPI_SUCCESS) {
+        tdm_loggp_from_prtt(&p, &m);
+        m.gamma = tdm_loggp_measure_gamma(MPI_COMM_WORLD, o->reps);
+        if (m.gamma <= 0)
+            rc = MPI_ERR_NO_MEM;
     }
+    if (rank != 0 || rc != MPI_SUCCESS) {
+        if (rank == 0)
+            say("the measurement failed (MPI error %d)", rc);
+        return rc == MPI_SUCCESS ? 0 : 1;
+    }
+    char how[128];
+    snprintf(how, sizeof how, "ranks 0 and 1 of %d, medians of %d", size, o->reps);
+    if (o->json) {
+        tdm_loggp_prtt_write_json(stdout, &p, &m);
+    } else {
+        printf("LogGP between ranks 0 and 1 of %d (Netgauge's method; medians of %d, spreads the interquartile "
+               "range):\n", size, o->reps);
+        tdm_loggp_prtt_write(stdout, &p);
+        tdm_loggp_write(stdout, &m, how);
+        printf("(Tandem's model: beta = G; alpha the start-up of a large message, half the round trip of the size\n"
+               " nearest 256 KiB less its bytes times G; latency = L, which messages started at once share; gamma:\n"
+               " MPI_Reduce_local of MPI_SUM on doubles)\n");
+    }
+    FILE *out = save ? fopen(save, "w") : NULL;
+    if (save && (!out || !tdm_loggp_write(out, &m, how) || !tdm_loggp_prtt_write(out, &p))) {
+        fprintf(stderr, "tandem-model loggp: cannot write %s\n", save);
+        rc = MPI_ERR_IO;
+    }
+    if (out)
+        fclose(out);
+    if (out && rc == MPI_SUCCESS && !o->json)
+        printf("saved in %s (use it with TANDEM_LOGGP=%s)\n", save, save);
     return rc == MPI_SUCCESS ? 0 : 1;
 }
 

@@ -75,65 +75,24 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* Median half round trip of a message of `bytes` between ranks 0 and 1. */
-static double half_round_trip(MPI_Comm comm, int rank, char *buf, int bytes, int reps, double *times)
+double tdm_loggp_measure_gamma(MPI_Comm comm, int reps)
 {
-    for (int r = -1; r < reps; r++) { /* r = -1: warm-up */
-        double t0 = MPI_Wtime();
-        if (rank == 0) {
-            MPI_Send(buf, bytes, MPI_BYTE, 1, 0, comm);
-            MPI_Recv(buf, bytes, MPI_BYTE, 1, 0, comm, MPI_STATUS_IGNORE);
-        } else if (rank == 1) {
-            MPI_Recv(buf, bytes, MPI_BYTE, 0, 0, comm, MPI_STATUS_IGNORE);
-            MPI_Send(buf, bytes, MPI_BYTE, 0, 0, comm);
-        }
-        if (r >= 0)
-            times[r] = (MPI_Wtime() - t0) / 2;
-    }
-    return median(times, reps);
-}
-
-int tdm_loggp_measure(MPI_Comm comm, int reps, tdm_loggp *m)
-{
-    enum { LARGE = 16 << 20, SMALL = 1 << 20, MEDIUM = 256 << 10 };
-    int rank, size;
+    enum { BYTES = 16 << 20 };
+    int rank, n = BYTES / (int)sizeof(double);
     MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    if (size < 2 || reps < 1)
-        return MPI_ERR_ARG;
-    char *buf = malloc(LARGE);
-    double *times = malloc(sizeof(double) * (size_t)reps);
-    double *a = malloc(LARGE), *b = malloc(LARGE);
-    if (!buf || !times || !a || !b) {
-        free(buf), free(times), free(a), free(b);
-        return MPI_ERR_NO_MEM;
+    double gamma = 0, *a = malloc(BYTES), *b = malloc(BYTES), *times = malloc(sizeof(double) * (size_t)reps);
+    if (rank == 0 && a && b && times) {
+        for (int i = 0; i < n; i++)
+            a[i] = 1.0 + i % 7, b[i] = 2.0 - i % 5;
+        for (int r = -1; r < reps; r++) { /* r = -1: warm-up */
+            double t0 = MPI_Wtime();
+            MPI_Reduce_local(a, b, n, MPI_DOUBLE, MPI_SUM);
+            if (r >= 0)
+                times[r] = (MPI_Wtime() - t0) / BYTES;
+        }
+        gamma = median(times, reps);
     }
-    memset(buf, 1, LARGE);
-    double v[3] = {0, 0, 0};
-    double latency = half_round_trip(comm, rank, buf, 1, reps, times);
-    double t_medium = half_round_trip(comm, rank, buf, MEDIUM, reps, times);
-    double t_small = half_round_trip(comm, rank, buf, SMALL, reps, times);
-    double t_large = half_round_trip(comm, rank, buf, LARGE, reps, times);
-    v[1] = (t_large - t_small) / (LARGE - SMALL);
-    /* the start-up of the large messages the model cuts into segments (a rendezvous, often several
-     * times the latency of a short message): where the line through the large sizes meets 256 KiB */
-    v[0] = t_medium - v[1] * MEDIUM;
-    if (v[0] < latency)
-        v[0] = latency;
-    int n = LARGE / (int)sizeof(double);
-    for (int i = 0; i < n; i++)
-        a[i] = 1.0 + i % 7, b[i] = 2.0 - i % 5;
-    for (int r = -1; r < reps; r++) {
-        double t0 = MPI_Wtime();
-        MPI_Reduce_local(a, b, n, MPI_DOUBLE, MPI_SUM);
-        if (r >= 0)
-            times[r] = (MPI_Wtime() - t0) / LARGE;
-    }
-    v[2] = median(times, reps);
-    MPI_Bcast(v, 3, MPI_DOUBLE, 0, comm);
-    m->alpha = v[0];
-    m->beta = v[1] > 0 ? v[1] : t_large / LARGE; /* a slope lost in noise: the plain average */
-    m->gamma = v[2];
-    free(buf), free(times), free(a), free(b);
-    return MPI_SUCCESS;
+    MPI_Bcast(&gamma, 1, MPI_DOUBLE, 0, comm);
+    free(a), free(b), free(times);
+    return gamma;
 }

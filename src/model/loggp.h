@@ -28,12 +28,10 @@ static inline int tdm_loggp_latency_valid(const tdm_loggp *m) { return m->latenc
 int tdm_loggp_write(FILE *out, const tdm_loggp *m, const char *how);
 
 /*
- * Measures the parameters between ranks 0 and 1 of comm (the others wait): beta is the slope of half
- * the round trip between 1 and 16 MiB; alpha the start-up of a large message, half the round trip of
- * 256 KiB less its bytes times beta (at least a 1-byte message's half round trip); gamma
- * MPI_Reduce_local's time per byte of MPI_SUM over doubles (16 MiB). Medians of reps; every rank gets
- * the result. Collective over comm, which needs two ranks or more.
+ * gamma: rank 0's MPI_Reduce_local time per byte of MPI_SUM over doubles (16 MiB), the median of reps;
+ * every rank of comm gets it (collective). 0 when out of memory. Alpha and beta come from LogGP's
+ * parameters (loggp_prtt.h).
  */
-int tdm_loggp_measure(MPI_Comm comm, int reps, tdm_loggp *m);
+double tdm_loggp_measure_gamma(MPI_Comm comm, int reps);
 
 #endif
