@@ -98,6 +98,16 @@ int main(int argc, char **argv)
                   fabs(tdm_loggp_overhead_at(&p, want[i][0], 1) - want[i][2]) < 1e-12,
               "o_s, o_r at %.0f bytes: %g, %g, not %g, %g", want[i][0], tdm_loggp_overhead_at(&p, want[i][0], 0),
               tdm_loggp_overhead_at(&p, want[i][0], 1), want[i][1], want[i][2]);
+    /* ... and as tandem-model loggp --save writes them, read back */
+    FILE *f = tmpfile();
+    tdm_loggp_params back;
+    p.L = 1e-6, p.o_s = o_s[0], p.o_r = o_r[0], p.g = 3e-6, p.G = 1e-9;
+    check(f && tdm_loggp_prtt_write(f, &p) && fseek(f, 0, SEEK_SET) == 0 && tdm_loggp_prtt_read(f, &back) &&
+              back.nsizes == 3 && back.L == p.L && back.G == p.G && back.size[2].bytes == at[2] &&
+              fabs(back.size[1].o_s.median - o_s[1]) < 1e-12 && fabs(back.size[2].o_r.median - o_r[2]) < 1e-12,
+          "the LogGP table does not read back as written");
+    if (f)
+        fclose(f);
     const int lengths[] = {1, 7, N}; /* ints per block */
     for (int l = 0; l < 3 && size <= MAX_RANKS; l++)
         for (int k = 0; k < NCALLS; k++) {

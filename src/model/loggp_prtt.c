@@ -202,6 +202,36 @@ int tdm_loggp_prtt_write(FILE *out, const tdm_loggp_params *p)
     return ok;
 }
 
+int tdm_loggp_prtt_read(FILE *in, tdm_loggp_params *p)
+{
+    static const char *const names[] = {"L", "o_s", "o_r", "g", "G"};
+    double *fields[] = {&p->L, &p->o_s, &p->o_r, &p->g, &p->G};
+    char line[512], name[16];
+    int seen = 0;
+    memset(p, 0, sizeof *p);
+    while (fgets(line, sizeof line, in)) {
+        double v[9];
+        if (line[0] == '#') { /* a size's row: bytes, then median and spread of rtt, gap, o_s, o_r */
+            if (sscanf(line + 1, "%lf %lf %lf %lf %lf %lf %lf %lf %lf", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+                       &v[6], &v[7], &v[8]) == 9 && p->nsizes < TDM_LOGGP_MAX_SIZES) {
+                tdm_loggp_size *s = &p->size[p->nsizes++];
+                s->bytes = v[0];
+                s->rtt = (tdm_measured){v[1], v[2]};
+                s->gap = (tdm_measured){v[3], v[4]};
+                s->o_s = (tdm_measured){v[5], v[6]};
+                s->o_r = (tdm_measured){v[7], v[8]};
+            }
+            continue;
+        }
+        if (sscanf(line, "%15s %lf", name, &v[0]) != 2)
+            continue;
+        for (int k = 0; k < 5; k++)
+            if (!strcmp(name, names[k]))
+                *fields[k] = v[0], seen |= 1 << k;
+    }
+    return seen == 31 && p->nsizes > 0;
+}
+
 int tdm_loggp_prtt_write_json(FILE *out, const tdm_loggp_params *p, const tdm_loggp *m)
 {
     int ok = fprintf(out, "{\"L\": %.6g, \"o_s\": %.6g, \"o_r\": %.6g, \"g\": %.6g, \"G\": %.6g, \"alpha\": %.6g, "

@@ -63,6 +63,9 @@ void tdm_loggp_from_prtt(const tdm_loggp_params *p, tdm_loggp *m);
 
 /* Text (the parameters, then a table of the sizes) and JSON. */
 int tdm_loggp_prtt_write(FILE *out, const tdm_loggp_params *p);
+/* Reads what tdm_loggp_prtt_write wrote (in a file of tandem-model loggp --save, among other lines): 1
+ * if it found the five parameters and one size or more, else 0. */
+int tdm_loggp_prtt_read(FILE *in, tdm_loggp_params *p);
 int tdm_loggp_prtt_write_json(FILE *out, const tdm_loggp_params *p, const tdm_loggp *m);
 
 #endif
