@@ -68,6 +68,19 @@ if(TARGET tandem-model)
   tandem_tool_test(tandem_bench_bad_warmup [1-9] "--warmup wants a count from 0 to 1000, not '-1'"
     $<TARGET_FILE:tandem-bench> --warmup -1 --csv ${CMAKE_CURRENT_BINARY_DIR}/bad_warmup.csv)
   tandem_tool_test(tandem_model_loggp_one_rank [1-9] "needs 2 ranks or more" $<TARGET_FILE:tandem-model> loggp)
+  # the CPU overhead of a ring allreduce of 512 doubles on 4 ranks: 2 (p - 1) messages of a quarter of
+  # the vector each way, (p - 1) quarters reduced; with a LogGP table, its share of the latency
+  tandem_tool_test(tandem_model_overhead_ring 0
+    "\"algorithm\": \"ring\".*\"ranks_work\": .{\"sends\": 6, \"sent\": 6144, \"recvs\": 6, \"received\": 6144, \"reduced\": 3072"
+    $<TARGET_FILE:tandem-model> overhead --collective allreduce --algorithm ring --ranks 4 --bytes 4096 --json)
+  tandem_tool_test(tandem_model_overhead_table 0 "CPU time: [0-9.e-]+ s at most.*of the latency\n.*inline"
+    $<TARGET_FILE:tandem-model> overhead --collective bcast --ranks 8 --bytes 65536
+    --loggp ${PROJECT_SOURCE_DIR}/tests/data/loggp_example.txt)
+  tandem_tool_test(tandem_model_overhead_bad_collective [1-9] "--collective wants a collective of .* not 'alltoallw'"
+    $<TARGET_FILE:tandem-model> overhead --collective alltoallw --ranks 4)
+  tandem_tool_test(tandem_model_overhead_bad_algorithm [1-9] "--algorithm ring: not one of bcast's .auto binomial"
+    $<TARGET_FILE:tandem-model> overhead --collective bcast --algorithm ring --ranks 4)
+  tandem_tool_test(tandem_model_overhead_no_ranks [1-9] "needs --ranks, 2 or more" $<TARGET_FILE:tandem-model> overhead)
   foreach(bad "4,16" "1,64,16" "1,2x" "1")
     string(MAKE_C_IDENTIFIER "${bad}" id)
     tandem_tool_test(tandem_model_loggp_bad_sizes_${id} [1-9]

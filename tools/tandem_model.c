@@ -25,6 +25,13 @@
  *       derives Tandem's alpha, beta and latency from them and saves it all for TANDEM_LOGGP=FILE,
  *       tandem-bench's model column and --loggp.
  *
+ *   tandem-model overhead --collective C [--algorithm A] --ranks P [--bytes N] [--loggp FILE] [--copy C]
+ *                         [--json]
+ *       from every rank's schedule as Tandem builds it (the algorithm it selects, or A), each rank's
+ *       CPU time (o_s(s) and o_r(s) per message from the LogGP table of FILE, gamma per byte reduced,
+ *       C per byte copied) against the collective's latency, the share, and the time each agent leaves
+ *       to the application thread (cpu_overhead.h).
+ *
  *   tandem-model [COMMAND] --help
  *       every option, printed from the tables the parser reads.
  */
@@ -32,6 +39,8 @@
 #include "../src/agents/dcp_protocol.h"
 #include "../src/model/dcp_model.h"
 #include "../src/model/loggp.h"
+#include "../src/model/call_args.h"
+#include "../src/model/cpu_overhead.h"
 #include "../src/model/loggp_prtt.h"
 #include "../src/model/schedule_cost.h"
 #include "../src/model/split_tree_model.h"
@@ -58,13 +67,18 @@ typedef struct {
     int reps;
     double sizes[TDM_LOGGP_MAX_SIZES];
     int nsizes;
+    const char *algorithm; /* overhead */
+    int kind;
+    double copy;
+    tdm_loggp_params table; /* --loggp's LogGP table, if it has one (table.nsizes) */
     double compute, overhead, segment; /* dcp */
 } model_options;
 
 /* The defaults, which --help says too; the machine of bounds: 1 us per message, 10 GB/s links, 4 GB/s
  * reductions. */
 static const model_options defaults = {.collective = "allreduce", .bytes = 1 << 20, .m = {1e-6, 1e-10, 2.5e-10, 0},
-                                       .reps = 21, .overhead = 5e-7, .segment = TDM_DCP_DEFAULT_SEGMENT};
+                                       .reps = 21, .overhead = 5e-7, .segment = TDM_DCP_DEFAULT_SEGMENT,
+                                       .kind = TDM_COLL_ALLREDUCE};
 
 /*
  * The options: a table per command, which the parser reads and --help prints, so that the help lists
@@ -196,7 +210,36 @@ static int set_loggp(model_options *o, const char *name, const char *value)
         say("%s %s: not a file written by tandem-model loggp", name, value);
         return 0;
     }
+    FILE *in = fopen(value, "r"); /* the LogGP table too, where the file has one */
+    if (in && !tdm_loggp_prtt_read(in, &o->table))
+        o->table.nsizes = 0;
+    if (in)
+        fclose(in);
     return 1;
+}
+
+static int set_any_collective(model_options *o, const char *name, const char *value)
+{
+    o->kind = tdm_select_kind(value);
+    if (o->kind < 0 || o->kind == TDM_COLL_ALLTOALLW || o->kind >= TDM_COLL_NEIGHBOR_ALLGATHER) {
+        say("%s wants a collective of barrier, bcast, reduce, allreduce, gather(v), scatter(v), allgather(v), "
+            "reduce_scatter(_block), alltoall(v), scan, exscan, not '%s'", name, value);
+        return 0;
+    }
+    o->collective = value;
+    return 1;
+}
+
+static int set_algorithm(model_options *o, const char *name, const char *value)
+{
+    (void)name;
+    o->algorithm = value; /* checked against the collective once all options are read */
+    return 1;
+}
+
+static int set_copy(model_options *o, const char *name, const char *value)
+{
+    return number_value(name, value, "seconds per byte", 0, &o->copy);
 }
 
 static int set_unidirectional(model_options *o, const char *name, const char *value)
@@ -301,10 +344,25 @@ static const model_option loggp_options[] = {
     {"--json", NULL, set_json, "the parameters and every size's measurements, as JSON"},
 };
 
+static const model_option overhead_options[] = {
+    {"--collective", "NAME", set_any_collective, "barrier, bcast, reduce, allreduce (default), gather(v), scatter(v), "
+                                                 "allgather(v), reduce_scatter(_block), alltoall(v), scan or exscan"},
+    {"--algorithm", "NAME", set_algorithm, "one of the collective's algorithms (default: the one Tandem selects)"},
+    {"--ranks", "P", set_ranks, "ranks (required)"},
+    {"--bytes", "N", set_bytes, "the vector (bcast, reductions) or one rank's block (default 1048576)"},
+    {"--loggp", "FILE", set_loggp, "alpha, beta, gamma, latency and the o_s(s), o_r(s) of tandem-model loggp --save"},
+    {"--alpha", "A", set_alpha, "seconds per message (default 1e-6)"},
+    {"--beta", "B", set_beta, "seconds per byte on a link (default 1e-10)"},
+    {"--gamma", "G", set_gamma, "seconds per byte reduced (default 2.5e-10)"},
+    {"--copy", "C", set_copy, "seconds per byte copied (default 0)"},
+    {"--json", NULL, set_json, "every rank's counts and times, as JSON"},
+};
+
 static int split_tree(const model_options *o);
 static int bounds(const model_options *o);
 static int loggp(const model_options *o);
 static int dcp(const model_options *o);
+static int overhead(const model_options *o);
 
 typedef struct {
     const char *name, *synopsis, *what;
@@ -329,6 +387,11 @@ static const model_command commands[] = {
      "                           [--loggp FILE | --alpha A --beta B --gamma G [--latency L]] [--json]",
      "an allreduce through dedicated collective processes, per ratio 1:R: latency, overhead, iteration time",
      OPTIONS(dcp_options), dcp, 0},
+    {"overhead",
+     "tandem-model overhead [--collective C] [--algorithm A] --ranks P [--bytes N]\n"
+     "                           [--loggp FILE | --alpha A --beta B --gamma G] [--copy C] [--json]",
+     "each rank's CPU time in a collective against its latency, and what each agent leaves to the application",
+     OPTIONS(overhead_options), overhead, 1},
     {"loggp", "mpirun -n 2 tandem-model loggp [--sizes LIST] [--reps R] [--save FILE] [--json]",
      "LogGP's L, o_s, o_r, g, G (per size) and gamma of this machine, measured between ranks 0 and 1",
      OPTIONS(loggp_options), loggp, 1},
@@ -619,6 +682,121 @@ static int dcp(const model_options *o)
            d.compute > 0 ? "iteration" : "latency");
     printf("(ratios: powers of two and the recommended one; --json gives every ratio. The DCP-side terms are\n"
            " the busiest DCP's: its clients' messages arrive at once, paying the shared latency once)\n");
+    return 0;
+}
+
+/* Every rank's work, as tdm_cost_schedules builds each rank's schedule. */
+typedef struct {
+    const tdm_loggp_params *table;
+    tdm_rank_work *work;
+} work_context;
+
+static void count_work(const tdm_schedule *s, const tdm_round_load *loads, void *context)
+{
+    (void)loads;
+    work_context *c = context;
+    tdm_rank_work_of(s, 0, c->table, &c->work[s->rank]); /* bytes: each action's datatype (MPI is up) */
+}
+
+/* Through a dedicated collective process a rank sends its data and receives its answer, a message each
+ * way: their bytes for the busiest rank (a root's) of a call of `bytes` (as tdm_call_args counts them). */
+static void dcp_messages(tdm_coll_kind kind, int p, double bytes, double *in, double *out)
+{
+    *in = *out = bytes;
+    switch (kind) {
+    case TDM_COLL_BARRIER: *in = *out = 0; break;
+    case TDM_COLL_REDUCE_SCATTER: *out = bytes / p; break;
+    case TDM_COLL_REDUCE_SCATTER_BLOCK: *in = p * bytes; break;
+    case TDM_COLL_GATHER: case TDM_COLL_GATHERV: case TDM_COLL_ALLGATHER: case TDM_COLL_ALLGATHERV: *out = p * bytes; break;
+    case TDM_COLL_SCATTER: case TDM_COLL_SCATTERV: *in = p * bytes; break;
+    case TDM_COLL_ALLTOALL: case TDM_COLL_ALLTOALLV: *in = *out = p * bytes; break;
+    default: break;
+    }
+}
+
+static double at_least_0(double v) { return v > 0 ? v : 0; }
+
+/* MPI is up (main; one process is enough) */
+static int overhead(const model_options *o)
+{
+    if (rank != 0)
+        return 0;
+    int p = o->ranks;
+    if (p < 2) {
+        say("needs --ranks, 2 or more");
+        return 2;
+    }
+    tdm_algorithm_fn build = NULL;
+    tdm_call_args c;
+    int rc = tdm_call_args_init(&c, (tdm_coll_kind)o->kind, p, o->bytes, &o->m);
+    if (rc != MPI_SUCCESS) {
+        say("--bytes %.0f: %s", o->bytes, rc == MPI_ERR_COUNT ? "more than INT_MAX elements in all" : "too few for one element");
+        return 2;
+    }
+    if (o->algorithm && !(build = tdm_select_builder(o->collective, o->algorithm))) {
+        say("--algorithm %s: not one of %s's (%s)", o->algorithm, o->collective, tdm_select_names(o->collective));
+        tdm_call_args_free(&c);
+        return 2;
+    }
+    const char *name = o->algorithm;
+    if (!build) {
+        const tdm_algorithm *alg = tdm_select(&c.a);
+        build = alg->build, name = alg->name;
+    }
+    tdm_rank_work *work = calloc((size_t)p, sizeof *work);
+    work_context context = {o->table.nsizes ? &o->table : NULL, work};
+    tdm_schedule_cost cost;
+    rc = work ? tdm_cost_schedules(build, &c.a, c.elem_bytes, &o->m, &cost, count_work, &context) : MPI_ERR_NO_MEM;
+    if (rc != MPI_SUCCESS) {
+        say("building the schedules failed (MPI error %d)", rc);
+        free(work), tdm_call_args_free(&c);
+        return 1;
+    }
+    double most = 0, sum = 0, app_dcp, in, out;
+    int busiest = 0;
+    for (int r = 0; r < p; r++) {
+        double cpu = tdm_rank_cpu(&work[r], o->m.gamma, o->copy);
+        sum += cpu;
+        if (cpu > most)
+            most = cpu, busiest = r;
+    }
+    dcp_messages((tdm_coll_kind)o->kind, p, o->bytes, &in, &out);
+    app_dcp = tdm_loggp_overhead_at(context.table, in, 0) + tdm_loggp_overhead_at(context.table, out, 1);
+    /* what each agent leaves to the application thread of the latency (none where the CPU time passes it:
+     * the table's overheads then say more than the model's alpha and beta) */
+    double latency = cost.time, share = latency > 0 ? most / latency : 0;
+    double left[4] = {at_least_0(latency - most), latency, latency, at_least_0(latency - app_dcp)};
+    if (o->json) {
+        printf("{\"collective\": \"%s\", \"algorithm\": \"%s\", \"ranks\": %d, \"bytes\": %.0f, \"latency\": %.6g, "
+               "\"cpu_most\": %.6g, \"cpu_mean\": %.6g, \"share\": %.4f, \"left\": {\"inline\": %.6g, "
+               "\"thread\": %.6g, \"split\": %.6g, \"dcp\": %.6g}, \"table\": %s, \"ranks_work\": [",
+               o->collective, name, p, o->bytes, latency, most, sum / p, share, left[0], left[1], left[2], left[3],
+               context.table ? "true" : "false");
+        for (int r = 0; r < p; r++)
+            printf("%s{\"sends\": %d, \"sent\": %.0f, \"recvs\": %d, \"received\": %.0f, \"reduced\": %.0f, "
+                   "\"copied\": %.0f, \"cpu\": %.6g}",
+                   r ? ", " : "", work[r].sends, work[r].sent_bytes, work[r].recvs, work[r].received_bytes,
+                   work[r].reduced_bytes, work[r].copied_bytes, tdm_rank_cpu(&work[r], o->m.gamma, o->copy));
+        printf("]}\n");
+    } else {
+        printf("%s (%s) on %d ranks, %.0f bytes: latency %.4g s (the LogGP cost of its schedules)\n", o->collective, name,
+               p, o->bytes, latency);
+        printf("busiest rank %d: %d sends (%.0f B), %d receives (%.0f B), %.0f B reduced, %.0f B copied\n", busiest,
+               work[busiest].sends, work[busiest].sent_bytes, work[busiest].recvs, work[busiest].received_bytes,
+               work[busiest].reduced_bytes, work[busiest].copied_bytes);
+        printf("CPU time: %.4g s at most, %.4g s on average: %.1f%% of the latency%s\n", most, sum / p, 100 * share,
+               context.table ? "" : " (no LogGP table: messages cost no CPU; --loggp FILE)");
+        printf("%-8s %14s\n", "agent", "left to app (s)");
+        if (share > 1)
+            printf("(the CPU time passes the latency: the table's overheads say more than alpha and beta do)\n");
+        printf("%-8s %14.4g   the application thread progresses it: all its CPU time is the application's\n",
+               "inline", left[0]);
+        printf("%-8s %14.4g   a progress thread does the CPU work, on a core of its own\n", "thread", left[1]);
+        printf("%-8s %14.4g   as thread, its leaves' levels on the application's thread aside\n", "split", left[2]);
+        printf("%-8s %14.4g   one message to the DCP and its answer back (their o_s and o_r)\n", "dcp", left[3]);
+    }
+    free(work);
+    tdm_call_args_free(&c);
     return 0;
 }
 

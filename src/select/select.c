@@ -220,6 +220,8 @@ static int find_collective(const char *name)
     return -1;
 }
 
+int tdm_select_kind(const char *collective) { return find_collective(collective); }
+
 const char *tdm_select_names(const char *collective)
 {
     int k = collective ? find_collective(collective) : -1;

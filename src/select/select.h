@@ -33,6 +33,8 @@ const char *tdm_select_names(const char *collective);
  * consecutive lanes one color thread drives. The same on every rank (it depends only on the call and
  * the settings). */
 int tdm_select_lanes(const tdm_algorithm *alg, const tdm_coll_args *a, int most, int *per_thread);
+/* The collective named ("allreduce", "neighbor_alltoallw"): its tdm_coll_kind, or -1. */
+int tdm_select_kind(const char *collective);
 /* The builder of an algorithm by its names ("allreduce", "ring"); NULL if unknown. */
 tdm_algorithm_fn tdm_select_builder(const char *collective, const char *algorithm);
 
