@@ -164,6 +164,9 @@ int tdm_loggp_prtt_measure(MPI_Comm comm, int reps, int train, const double *siz
     memset(reply, 2, largest);
     memset(p, 0, sizeof *p);
     p->nsizes = n;
+    /* once untimed: the first messages between two ranks set up their connection, and the first size's
+     * round trip came out 70% above the next one's */
+    measure_size(comm, rank, reps, train, buf, reply, (int)sizes[0], times, &p->size[0]);
     for (int i = 0; i < n; i++)
         measure_size(comm, rank, reps, train, buf, reply, (int)sizes[i], times, &p->size[i]);
     const tdm_loggp_size *one = &p->size[0];
