@@ -76,6 +76,26 @@ if(TARGET tandem-model)
   tandem_tool_test(tandem_model_overhead_table 0 "CPU time: [0-9.e-]+ s at most.*of the latency\n.*inline"
     $<TARGET_FILE:tandem-model> overhead --collective bcast --ranks 8 --bytes 65536
     --loggp ${PROJECT_SOURCE_DIR}/tests/data/loggp_example.txt)
+  # its latency by the table: rank 1's round is a lone message of 8 bytes, half the round trip measured
+  # (2.0058e-05 s between the 4 and 16 bytes measured), of which its o_r of 3.02 us is CPU time
+  tandem_tool_test(tandem_model_overhead_latency 0 "\"latency\": 1.0029e-05, \"cpu_most\": 3.02e-06, .*\"share\": 0.3011,"
+    $<TARGET_FILE:tandem-model> overhead --collective bcast --ranks 2 --bytes 8 --json
+    --loggp ${PROJECT_SOURCE_DIR}/tests/data/loggp_example.txt)
+  tandem_tool_test(tandem_model_overhead_bad_call [1-9] "--call wants seconds, 0 or more, not '-1'"
+    $<TARGET_FILE:tandem-model> overhead --collective bcast --ranks 2 --call -1)
+  # tandem-bench --cpu-overhead: a row per mode, the model beside Tandem's inline mode (the table given)
+  add_test(NAME tandem_bench_cpu_overhead
+    COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 ${tandem_preflags} $<TARGET_FILE:tandem-bench>
+            --cpu-overhead --collectives bcast --sizes 1K --reps 1 --iters 2
+            --csv ${CMAKE_CURRENT_BINARY_DIR}/cpu_overhead.csv)
+  set_tests_properties(tandem_bench_cpu_overhead PROPERTIES TIMEOUT 120
+    ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;TANDEM_LOGGP=${PROJECT_SOURCE_DIR}/tests/data/loggp_example.txt"
+    PASS_REGULAR_EXPRESSION "bcast, 1024 bytes, 2 ranks. Tandem's algorithm bcast_binomial. model: binomial.*\n  mpi\\+test +[0-9.e-]+ .*\n  mpi-blocking +[0-9.e-]+ .*\n  tandem-inline\\+test +[0-9.e-]+ +[0-9.e-]+ +[0-9.e-]+ +[0-9.e-]+ +[0-9.e-]+ (overlap|cpu clock) +[0-9.]+% +[0-9.e-]+ +[0-9.]+%\n.*tandem-dcp +.not available: start the job with TANDEM_PROGRESS=dcp.")
+  tandem_tool_test(tandem_bench_cpu_overhead_and_overlap [1-9]
+    "tandem-bench: --overlap, --cpu-overhead and --show-placement exclude each other"
+    $<TARGET_FILE:tandem-bench> --cpu-overhead --overlap)
+  tandem_tool_test(tandem_bench_overhead_bad_mode [1-9] "--modes: unknown mode tandem[;] known: "
+    $<TARGET_FILE:tandem-bench> --cpu-overhead --modes tandem --csv ${CMAKE_CURRENT_BINARY_DIR}/bad_mode.csv)
   tandem_tool_test(tandem_model_overhead_bad_collective [1-9] "--collective wants a collective of .* not 'alltoallw'"
     $<TARGET_FILE:tandem-model> overhead --collective alltoallw --ranks 4)
   tandem_tool_test(tandem_model_overhead_bad_algorithm [1-9] "--algorithm ring: not one of bcast's .auto binomial"
@@ -98,7 +118,7 @@ if(TARGET tandem-model)
   # reads, so that it cannot miss one; these tests see that it prints, exits 0 and names the options.
   # One process without mpiexec (MPI's singleton start), and under mpiexec where rank 0 alone prints.
   tandem_tool_test(tandem_bench_help 0
-    "usage: .*tandem-bench --overlap.*-h, --help.*--mpi-thread single.*--quick.*--collectives LIST.*--sizes LIST.*--reps N.*--iters N.*--warmup N.*--modes LIST.*--algorithms LIST.*--compute busy.sleep.*--tests N.*--csv FILE.*modes: tandem mpi-nonblocking mpi-blocking"
+    "usage: .*tandem-bench --overlap.*tandem-bench --cpu-overhead.*-h, --help.*--mpi-thread single.*--quick.*--collectives LIST.*--sizes LIST.*--reps N.*--iters N.*--warmup N.*--modes LIST.*--algorithms LIST.*--compute busy.sleep.*--tests N.*--csv FILE.*modes: tandem mpi-nonblocking mpi-blocking.*--cpu-overhead's default modes: mpi-blocking,"
     $<TARGET_FILE:tandem-bench> --help)
   tandem_tool_test(tandem_bench_help_mpiexec 0 "usage: .*--show-placement.*--csv FILE"
     ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 ${tandem_preflags} $<TARGET_FILE:tandem-bench> -h)

@@ -1,6 +1,7 @@
 /* tandem-bench's parts: the latency table (tandem_bench.c), the overlap sweep (bench_overlap.c), the
- * placement report (bench_placement.c), and what they share: the collectives, their buffers, and
- * small helpers (bench_collectives.c). */
+ * CPU overhead (bench_cpu_overhead.c), the placement report (bench_placement.c), and what they share:
+ * the collectives, their buffers and small helpers (bench_collectives.c), and a collective timed with
+ * computation between its start and wait (bench_timed.c). */
 #ifndef TANDEM_BENCH_H
 #define TANDEM_BENCH_H
 
@@ -38,7 +39,7 @@ int bench_start_mpi(const bench_collective *c, bench_buffers *b, MPI_Request *re
 int bench_run_blocking(const bench_collective *c, bench_buffers *b);
 
 /* The parts of tandem-bench; --overlap and --show-placement choose one, the latency table is the default. */
-typedef enum { BENCH_LATENCY = 1, BENCH_OVERLAP = 2, BENCH_PLACEMENT = 4 } bench_part;
+typedef enum { BENCH_LATENCY = 1, BENCH_OVERLAP = 2, BENCH_PLACEMENT = 4, BENCH_CPU = 8 } bench_part;
 
 /* What the options ask for (tandem_bench.c parses them). A field left unset (0, empty, NULL) takes the
  * default of the part that runs. */
@@ -52,8 +53,8 @@ typedef struct {
     int iters;        /* --iters: iterations per repetition; 0: chosen from the size */
     char modes[256];  /* --modes: comma-separated modes to measure; empty: all */
     int warmup;       /* latency table: --warmup, untimed runs before a repetition; -1: unset */
-    const char *compute; /* --overlap: busy or sleep */
-    int tests;        /* --overlap: test calls during the computation */
+    const char *compute; /* --overlap, --cpu-overhead: busy or sleep */
+    int tests;        /* --overlap, --cpu-overhead: test calls during the computation */
 } bench_options;
 
 #define BENCH_MAX_REPS 64
@@ -75,9 +76,57 @@ int bench_cmp_double(const void *a, const void *b);
 double bench_median(double *values, int n); /* sorts values */
 
 int bench_show_placement(void);
-/* tandem-bench --overlap: see bench_overlap.c; its modes, for --modes and --help */
+/* tandem-bench --overlap: see bench_overlap.c */
 int bench_overlap(bench_options *o);
-extern const char *const bench_overlap_modes[];
-extern const int BENCH_OVERLAP_NMODES;
+/* tandem-bench --cpu-overhead: see bench_cpu_overhead.c */
+int bench_cpu_overhead(bench_options *o);
+extern const char *const bench_cpu_default_modes;
+
+/* A collective timed with a computation between its start and its wait (bench_timed.c), under each
+ * mode of --overlap and --cpu-overhead. */
+enum { BENCH_MPI, BENCH_MPI_TEST, BENCH_MPI_BLOCKING, BENCH_INLINE, BENCH_INLINE_TEST, BENCH_THREAD, BENCH_SPLIT,
+       BENCH_DCP, BENCH_DCP_TEST, BENCH_NTIMED };
+extern const char *const bench_timed_modes[BENCH_NTIMED];
+
+typedef struct {
+    double start, test, wait, total; /* seconds per iteration, averaged: in the start call, in the test
+                                      * calls, in the wait, and the whole iteration */
+    double cpu;                      /* the calling thread's CPU seconds per iteration (0 in simulation) */
+    double overhead;                 /* start + test + wait (each field is the slowest rank's: this sum
+                                      * too, not the sum of the fields) */
+} bench_sample;
+
+/* What the application spends in the collective's calls: start, tests and wait. */
+double bench_sample_overhead(const bench_sample *x);
+/* the mode calls test within the computation ("+test") */
+int bench_timed_with_tests(int mode);
+int bench_timed_is_tandem(int mode);
+/* Sets the computation up (o->compute) and calibrates it; says which modes run (--modes, and what this
+ * job can: threads, dcp progress) and why the others cannot. 0 if --modes names an unknown mode (said). */
+int bench_timed_setup(const bench_options *o, int available[BENCH_NTIMED], const char *why[BENCH_NTIMED]);
+/* The computation of `seconds` on this core, in its calibrated units. */
+long bench_work_for(double seconds);
+const char *bench_compute_description(void);
+/* Makes the mode's agent Tandem's progress (inline, thread, split; dcp is the job's). */
+int bench_timed_progress(int mode);
+/* iters times: start, compute `work` (cut in test_calls pieces with a test after each in the "+test"
+ * modes), wait; after a warm-up. The slowest rank's averages. */
+bench_sample bench_timed_point(int mode, const bench_collective *c, bench_buffers *b, long work, int iters,
+                               int test_calls);
+/* The computation's own time, alone (the slowest rank's), whole or cut in `pieces`. */
+double bench_compute_time(long work, int iters, int pieces);
+
+/* One collective and size under every available mode: start + wait alone, then with a computation of
+ * Tcomp between them, Tcomp from 0 to 4 times native MPI's latency (or the slowest mode's, without it).
+ * Medians over o->reps repetitions of the slowest rank's averages. */
+#define BENCH_SWEEP_POINTS 8
+typedef struct {
+    double pure[BENCH_NTIMED], pure_cpu[BENCH_NTIMED]; /* start + wait alone: seconds, thread CPU seconds */
+    double tcomp[BENCH_SWEEP_POINTS];                  /* the computation asked for */
+    double tcompute[BENCH_SWEEP_POINTS][2];            /* its own time, alone: whole, cut for the +test modes */
+    bench_sample result[BENCH_NTIMED][BENCH_SWEEP_POINTS];
+} bench_sweep;
+void bench_sweep_run(const bench_collective *c, long bytes, const bench_options *o, const int *available,
+                     int test_calls, bench_sweep *out);
 
 #endif

@@ -12,6 +12,7 @@
  *                             interleaved with the rest, beside Tandem's own choice)
  *   mpirun -np 2 tandem-bench --show-placement   (where ranks and progress threads run)
  *   mpirun -np 2 tandem-bench --overlap ...      (overhead and overlap against computation: bench_overlap.c)
+ *   mpirun -np 2 tandem-bench --cpu-overhead ... (the CPU time a collective takes: bench_cpu_overhead.c)
  *   tandem-bench --help                          (every option, from the table the parser reads)
  *
  * Size: the whole vector for bcast and the reductions, one rank's block for the gather/scatter/all*
@@ -32,6 +33,9 @@
 #include "../src/model/loggp.h"
 
 #include <errno.h>
+#ifndef TANDEM_SMPI /* smpicc's malloc is a macro that malloc.h cannot declare */
+#include <malloc.h>
+#endif
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -194,7 +198,8 @@ typedef struct {
     const char *help;    /* what it does and its default, in one line */
 } bench_option;
 
-#define ALL_PARTS (BENCH_LATENCY | BENCH_OVERLAP | BENCH_PLACEMENT)
+#define ALL_PARTS (BENCH_LATENCY | BENCH_OVERLAP | BENCH_PLACEMENT | BENCH_CPU)
+#define TIMED_PARTS (BENCH_OVERLAP | BENCH_CPU) /* a computation between start and wait */
 
 /* An error of the options, said once (all ranks parse the same arguments and stop alike). */
 static void say(const char *format, ...) __attribute__((format(printf, 1, 2)));
@@ -244,7 +249,7 @@ static int set_mpi_thread(bench_options *o, const char *name, const char *value)
 static int set_part(bench_options *o, bench_part part)
 {
     if (o->part != BENCH_LATENCY && o->part != part) {
-        say("--overlap and --show-placement exclude each other");
+        say("--overlap, --cpu-overhead and --show-placement exclude each other");
         return 0;
     }
     o->part = part;
@@ -255,6 +260,12 @@ static int set_overlap(bench_options *o, const char *name, const char *value)
 {
     (void)name, (void)value;
     return set_part(o, BENCH_OVERLAP);
+}
+
+static int set_cpu_overhead(bench_options *o, const char *name, const char *value)
+{
+    (void)name, (void)value;
+    return set_part(o, BENCH_CPU);
 }
 
 static int set_show_placement(bench_options *o, const char *name, const char *value)
@@ -405,27 +416,33 @@ static const bench_option options[] = {
     {"--mpi-thread", NULL, "single", ALL_PARTS, set_mpi_thread,
      "first option only: MPI initialized with MPI_THREAD_SINGLE (default MULTIPLE, by TDM_Init)"},
     {"--overlap", NULL, NULL, ALL_PARTS, set_overlap, "measure overhead and overlap against computation instead"},
+    {"--cpu-overhead", NULL, NULL, ALL_PARTS, set_cpu_overhead,
+     "measure the CPU time collectives take from the application's thread instead"},
     {"--show-placement", NULL, NULL, ALL_PARTS, set_show_placement,
      "print where ranks, progress threads and color threads run, and nothing else"},
     {"--quick", NULL, NULL, BENCH_LATENCY, set_quick, "sizes 8,4K,256K,1M,4M, 5 repetitions, allreduce,bcast,allgather"},
-    {"--collectives", NULL, "LIST", BENCH_LATENCY | BENCH_OVERLAP, set_collectives,
-     "collectives to time (default allreduce,bcast,allgather,reduce,alltoall; --overlap: allreduce)"},
-    {"--sizes", NULL, "LIST", BENCH_LATENCY | BENCH_OVERLAP, set_sizes,
-     "bytes per call, K/M suffixes (default 8,64,512,4K,32K,256K,1M,4M,16M; --overlap: 8,1M)"},
-    {"--reps", NULL, "N", BENCH_LATENCY | BENCH_OVERLAP, set_reps,
-     "repetitions, 1 to 64, whose median counts (default 7; --overlap: 5)"},
-    {"--iters", NULL, "N", BENCH_LATENCY | BENCH_OVERLAP, set_iters,
+    {"--collectives", NULL, "LIST", BENCH_LATENCY | TIMED_PARTS, set_collectives,
+     "collectives to time (default allreduce,bcast,allgather,reduce,alltoall; --overlap: allreduce; "
+     "--cpu-overhead: allreduce,bcast,allgather,alltoall)"},
+    {"--sizes", NULL, "LIST", BENCH_LATENCY | TIMED_PARTS, set_sizes,
+     "bytes per call, K/M suffixes (default 8,64,512,4K,32K,256K,1M,4M,16M; --overlap: 8,1M; "
+     "--cpu-overhead: 8,1K,64K,1M)"},
+    {"--reps", NULL, "N", BENCH_LATENCY | TIMED_PARTS, set_reps,
+     "repetitions, 1 to 64, whose median counts (default 7; --overlap, --cpu-overhead: 5)"},
+    {"--iters", NULL, "N", BENCH_LATENCY | TIMED_PARTS, set_iters,
      "timed iterations per repetition (default 0: chosen from the size)"},
     {"--warmup", NULL, "N", BENCH_LATENCY, set_warmup, "untimed iterations before each repetition, 0 to 1000 (default 1)"},
-    {"--modes", NULL, "LIST", BENCH_LATENCY | BENCH_OVERLAP, set_modes, "modes to time, of those below (default all)"},
+    {"--modes", NULL, "LIST", BENCH_LATENCY | TIMED_PARTS, set_modes,
+     "modes to time, of those below (default all; --cpu-overhead: see below)"},
     {"--algorithms", NULL, "LIST", BENCH_LATENCY, set_algorithms,
      "Tandem algorithms to force, each timed beside Tandem's choice (default none)"},
-    {"--compute", NULL, "busy|sleep", BENCH_OVERLAP, set_compute,
+    {"--compute", NULL, "busy|sleep", TIMED_PARTS, set_compute,
      "the computation: arithmetic, or a sleep leaving the core idle (default busy)"},
-    {"--tests", NULL, "N", BENCH_OVERLAP, set_tests,
+    {"--tests", NULL, "N", TIMED_PARTS, set_tests,
      "test calls within the computation of the +test modes (default 10)"},
-    {"--csv", NULL, "FILE", BENCH_LATENCY | BENCH_OVERLAP, set_csv,
-     "the CSV to write (default tandem-bench.csv; --overlap: tandem-overlap.csv)"},
+    {"--csv", NULL, "FILE", BENCH_LATENCY | TIMED_PARTS, set_csv,
+     "the CSV to write (default tandem-bench.csv; --overlap: tandem-overlap.csv; --cpu-overhead: "
+     "tandem-cpu-overhead.csv)"},
 };
 #define NOPTIONS ((int)(sizeof options / sizeof options[0]))
 _Static_assert(sizeof options / sizeof options[0] <= 32, "parse_options keeps the options met in 32 bits");
@@ -442,20 +459,23 @@ static void print_help(void)
 {
     printf("usage: [mpirun -n P] tandem-bench [OPTIONS]            latency of start + wait, Tandem beside native MPI\n"
            "       [mpirun -n P] tandem-bench --overlap [OPTIONS]  overhead and overlap against computation\n"
+           "       [mpirun -n P] tandem-bench --cpu-overhead [OPTIONS]  the CPU time collectives take\n"
            "       [mpirun -n P] tandem-bench --show-placement     where ranks and their threads run\n"
-           "options ([latency]: without --overlap only; [overlap]: with --overlap only; lists comma-separated):\n");
+           "options ([latency]: the latency table only; [timed]: --overlap and --cpu-overhead only; lists\n"
+           "comma-separated):\n");
     for (int k = 0; k < NOPTIONS; k++) {
         const bench_option *opt = &options[k];
         char head[64];
         snprintf(head, sizeof head, "%s%s%s%s%s", opt->alias ? opt->alias : "", opt->alias ? ", " : "", opt->name,
                  opt->value ? " " : "", opt->value ? opt->value : "");
-        unsigned timed = opt->parts & (BENCH_LATENCY | BENCH_OVERLAP);
-        printf("  %-22s %s%s\n", head,
-               timed == BENCH_LATENCY ? "[latency] " : timed == BENCH_OVERLAP ? "[overlap] " : "", opt->help);
+        unsigned timed = opt->parts & (BENCH_LATENCY | TIMED_PARTS);
+        printf("  %-22s %s%s\n", head, timed == BENCH_LATENCY ? "[latency] " : timed == TIMED_PARTS ? "[timed] " : "",
+               opt->help);
     }
     printf("collectives:%s\n", known_collectives());
     print_list("modes", mode_names, NMODES);
-    print_list("--overlap modes", bench_overlap_modes, BENCH_OVERLAP_NMODES);
+    print_list("--overlap and --cpu-overhead modes", bench_timed_modes, BENCH_NTIMED);
+    printf("--cpu-overhead's default modes: %s\n", bench_cpu_default_modes);
     printf("algorithms, per collective:\n");
     for (int ci = 0; ci < BENCH_NCOLLECTIVES; ci++)
         if (TDM_Algorithm_names(bench_collectives[ci].name))
@@ -464,7 +484,8 @@ static void print_help(void)
 
 static const char *part_name(bench_part part)
 {
-    return part == BENCH_OVERLAP ? "--overlap" : part == BENCH_PLACEMENT ? "--show-placement" : "the latency table";
+    return part == BENCH_OVERLAP ? "--overlap" : part == BENCH_CPU ? "--cpu-overhead"
+           : part == BENCH_PLACEMENT ? "--show-placement" : "the latency table";
 }
 
 /* The entry of the table for arg; NOPTIONS if none. */
@@ -527,6 +548,13 @@ static int finish(int rc)
 
 int main(int argc, char **argv)
 {
+    /* Every buffer of 64 KiB or more mapped afresh: glibc would otherwise raise its threshold on the first
+     * free of a large buffer and take the next ones from the heap, where both MPIs' collectives ran 4 times
+     * slower here (alltoall of 1 MiB on 2 ranks, Open MPI: 0.2 against 0.8 ms), so that a result
+     * depended on what the benchmark had allocated before. (In simulation, time is SimGrid's.) */
+#ifndef TANDEM_SMPI
+    mallopt(M_MMAP_THRESHOLD, 64 << 10);
+#endif
     /* --mpi-thread single: the program initializes MPI itself with MPI_THREAD_SINGLE (as an application
      * using only inline progress may), instead of TDM_Init asking for MPI_THREAD_MULTIPLE, which makes
      * some MPIs' own calls slower. Must come first. */
@@ -552,6 +580,8 @@ int main(int argc, char **argv)
         return finish(status);
     if (o.part == BENCH_OVERLAP)
         return finish(bench_overlap(&o));
+    if (o.part == BENCH_CPU)
+        return finish(bench_cpu_overhead(&o));
     if (o.part == BENCH_PLACEMENT)
         return finish(bench_show_placement());
     /* the latency table's defaults (--help says them too) */

@@ -25,12 +25,13 @@
  *       derives Tandem's alpha, beta and latency from them and saves it all for TANDEM_LOGGP=FILE,
  *       tandem-bench's model column and --loggp.
  *
- *   tandem-model overhead --collective C [--algorithm A] --ranks P [--bytes N] [--loggp FILE] [--copy C]
+ *   tandem-model overhead --collective C [--algorithm A] --ranks P [--bytes N] [--loggp FILE] [--copy C] [--call S]
  *                         [--json]
  *       from every rank's schedule as Tandem builds it (the algorithm it selects, or A), each rank's
  *       CPU time (o_s(s) and o_r(s) per message from the LogGP table of FILE, gamma per byte reduced,
- *       C per byte copied) against the collective's latency, the share, and the time each agent leaves
- *       to the application thread (cpu_overhead.h).
+ *       C per byte copied, S per call) against the collective's latency (its rounds timed by the table,
+ *       or without one its LogGP cost), the share, and the time each agent leaves to the application
+ *       thread (cpu_overhead.h).
  *
  *   tandem-model [COMMAND] --help
  *       every option, printed from the tables the parser reads.
@@ -69,7 +70,7 @@ typedef struct {
     int nsizes;
     const char *algorithm; /* overhead */
     int kind;
-    double copy;
+    double copy, call; /* overhead: seconds per byte copied, per call */
     tdm_loggp_params table; /* --loggp's LogGP table, if it has one (table.nsizes) */
     double compute, overhead, segment; /* dcp */
 } model_options;
@@ -242,6 +243,11 @@ static int set_copy(model_options *o, const char *name, const char *value)
     return number_value(name, value, "seconds per byte", 0, &o->copy);
 }
 
+static int set_call(model_options *o, const char *name, const char *value)
+{
+    return number_value(name, value, "seconds", 0, &o->call);
+}
+
 static int set_unidirectional(model_options *o, const char *name, const char *value)
 {
     (void)name, (void)value;
@@ -355,6 +361,7 @@ static const model_option overhead_options[] = {
     {"--beta", "B", set_beta, "seconds per byte on a link (default 1e-10)"},
     {"--gamma", "G", set_gamma, "seconds per byte reduced (default 2.5e-10)"},
     {"--copy", "C", set_copy, "seconds per byte copied (default 0)"},
+    {"--call", "S", set_call, "seconds of the engine's own per call on each rank (default 0)"},
     {"--json", NULL, set_json, "every rank's counts and times, as JSON"},
 };
 
@@ -389,7 +396,7 @@ static const model_command commands[] = {
      OPTIONS(dcp_options), dcp, 0},
     {"overhead",
      "tandem-model overhead [--collective C] [--algorithm A] --ranks P [--bytes N]\n"
-     "                           [--loggp FILE | --alpha A --beta B --gamma G] [--copy C] [--json]",
+     "                           [--loggp FILE | --alpha A --beta B --gamma G] [--copy C] [--call S] [--json]",
      "each rank's CPU time in a collective against its latency, and what each agent leaves to the application",
      OPTIONS(overhead_options), overhead, 1},
     {"loggp", "mpirun -n 2 tandem-model loggp [--sizes LIST] [--reps R] [--save FILE] [--json]",
@@ -685,35 +692,6 @@ static int dcp(const model_options *o)
     return 0;
 }
 
-/* Every rank's work, as tdm_cost_schedules builds each rank's schedule. */
-typedef struct {
-    const tdm_loggp_params *table;
-    tdm_rank_work *work;
-} work_context;
-
-static void count_work(const tdm_schedule *s, const tdm_round_load *loads, void *context)
-{
-    (void)loads;
-    work_context *c = context;
-    tdm_rank_work_of(s, 0, c->table, &c->work[s->rank]); /* bytes: each action's datatype (MPI is up) */
-}
-
-/* Through a dedicated collective process a rank sends its data and receives its answer, a message each
- * way: their bytes for the busiest rank (a root's) of a call of `bytes` (as tdm_call_args counts them). */
-static void dcp_messages(tdm_coll_kind kind, int p, double bytes, double *in, double *out)
-{
-    *in = *out = bytes;
-    switch (kind) {
-    case TDM_COLL_BARRIER: *in = *out = 0; break;
-    case TDM_COLL_REDUCE_SCATTER: *out = bytes / p; break;
-    case TDM_COLL_REDUCE_SCATTER_BLOCK: *in = p * bytes; break;
-    case TDM_COLL_GATHER: case TDM_COLL_GATHERV: case TDM_COLL_ALLGATHER: case TDM_COLL_ALLGATHERV: *out = p * bytes; break;
-    case TDM_COLL_SCATTER: case TDM_COLL_SCATTERV: *in = p * bytes; break;
-    case TDM_COLL_ALLTOALL: case TDM_COLL_ALLTOALLV: *in = *out = p * bytes; break;
-    default: break;
-    }
-}
-
 static double at_least_0(double v) { return v > 0 ? v : 0; }
 
 /* MPI is up (main; one process is enough) */
@@ -726,66 +704,49 @@ static int overhead(const model_options *o)
         say("needs --ranks, 2 or more");
         return 2;
     }
-    tdm_algorithm_fn build = NULL;
-    tdm_call_args c;
-    int rc = tdm_call_args_init(&c, (tdm_coll_kind)o->kind, p, o->bytes, &o->m);
-    if (rc != MPI_SUCCESS) {
-        say("--bytes %.0f: %s", o->bytes, rc == MPI_ERR_COUNT ? "more than INT_MAX elements in all" : "too few for one element");
-        return 2;
-    }
-    if (o->algorithm && !(build = tdm_select_builder(o->collective, o->algorithm))) {
-        say("--algorithm %s: not one of %s's (%s)", o->algorithm, o->collective, tdm_select_names(o->collective));
-        tdm_call_args_free(&c);
-        return 2;
-    }
-    const char *name = o->algorithm;
-    if (!build) {
-        const tdm_algorithm *alg = tdm_select(&c.a);
-        build = alg->build, name = alg->name;
-    }
     tdm_rank_work *work = calloc((size_t)p, sizeof *work);
-    work_context context = {o->table.nsizes ? &o->table : NULL, work};
-    tdm_schedule_cost cost;
-    rc = work ? tdm_cost_schedules(build, &c.a, c.elem_bytes, &o->m, &cost, count_work, &context) : MPI_ERR_NO_MEM;
+    const tdm_loggp_params *table = o->table.nsizes ? &o->table : NULL;
+    tdm_cpu_estimate e;
+    tdm_cpu_costs costs = {o->m.gamma, o->copy, o->call};
+    int rc = work ? tdm_cpu_estimate_of(o->collective, o->algorithm, p, o->bytes, &o->m, table, &costs, work, &e)
+                  : MPI_ERR_NO_MEM;
     if (rc != MPI_SUCCESS) {
-        say("building the schedules failed (MPI error %d)", rc);
-        free(work), tdm_call_args_free(&c);
-        return 1;
+        if (rc == MPI_ERR_ARG && o->algorithm && !tdm_select_builder(o->collective, o->algorithm))
+            say("--algorithm %s: not one of %s's (%s)", o->algorithm, o->collective, tdm_select_names(o->collective));
+        else if (rc == MPI_ERR_COUNT || rc == MPI_ERR_ARG)
+            say("--bytes %.0f: %s", o->bytes, rc == MPI_ERR_COUNT ? "more than INT_MAX elements in all" : "too few for one element");
+        else
+            say("building the schedules failed (MPI error %d)", rc);
+        free(work);
+        return rc == MPI_ERR_COUNT || rc == MPI_ERR_ARG ? 2 : 1;
     }
-    double most = 0, sum = 0, app_dcp, in, out;
-    int busiest = 0;
-    for (int r = 0; r < p; r++) {
-        double cpu = tdm_rank_cpu(&work[r], o->m.gamma, o->copy);
-        sum += cpu;
-        if (cpu > most)
-            most = cpu, busiest = r;
-    }
-    dcp_messages((tdm_coll_kind)o->kind, p, o->bytes, &in, &out);
-    app_dcp = tdm_loggp_overhead_at(context.table, in, 0) + tdm_loggp_overhead_at(context.table, out, 1);
+    double most = e.most, app_dcp = e.through_dcp;
+    int busiest = e.busiest;
+    const char *name = e.algorithm;
     /* what each agent leaves to the application thread of the latency (none where the CPU time passes it:
      * the table's overheads then say more than the model's alpha and beta) */
-    double latency = cost.time, share = latency > 0 ? most / latency : 0;
+    double latency = e.latency, share = latency > 0 ? most / latency : 0;
     double left[4] = {at_least_0(latency - most), latency, latency, at_least_0(latency - app_dcp)};
     if (o->json) {
         printf("{\"collective\": \"%s\", \"algorithm\": \"%s\", \"ranks\": %d, \"bytes\": %.0f, \"latency\": %.6g, "
                "\"cpu_most\": %.6g, \"cpu_mean\": %.6g, \"share\": %.4f, \"left\": {\"inline\": %.6g, "
                "\"thread\": %.6g, \"split\": %.6g, \"dcp\": %.6g}, \"table\": %s, \"ranks_work\": [",
-               o->collective, name, p, o->bytes, latency, most, sum / p, share, left[0], left[1], left[2], left[3],
-               context.table ? "true" : "false");
+               o->collective, name, p, o->bytes, latency, most, e.mean, share, left[0], left[1], left[2], left[3],
+               table ? "true" : "false");
         for (int r = 0; r < p; r++)
             printf("%s{\"sends\": %d, \"sent\": %.0f, \"recvs\": %d, \"received\": %.0f, \"reduced\": %.0f, "
                    "\"copied\": %.0f, \"cpu\": %.6g}",
                    r ? ", " : "", work[r].sends, work[r].sent_bytes, work[r].recvs, work[r].received_bytes,
-                   work[r].reduced_bytes, work[r].copied_bytes, tdm_rank_cpu(&work[r], o->m.gamma, o->copy));
+                   work[r].reduced_bytes, work[r].copied_bytes, tdm_rank_cpu(&work[r], &costs));
         printf("]}\n");
     } else {
-        printf("%s (%s) on %d ranks, %.0f bytes: latency %.4g s (the LogGP cost of its schedules)\n", o->collective, name,
-               p, o->bytes, latency);
+        printf("%s (%s) on %d ranks, %.0f bytes: latency %.4g s (%s)\n", o->collective, name, p, o->bytes, latency,
+               table ? "its rounds by the LogGP table" : "the LogGP cost of its schedules");
         printf("busiest rank %d: %d sends (%.0f B), %d receives (%.0f B), %.0f B reduced, %.0f B copied\n", busiest,
                work[busiest].sends, work[busiest].sent_bytes, work[busiest].recvs, work[busiest].received_bytes,
                work[busiest].reduced_bytes, work[busiest].copied_bytes);
-        printf("CPU time: %.4g s at most, %.4g s on average: %.1f%% of the latency%s\n", most, sum / p, 100 * share,
-               context.table ? "" : " (no LogGP table: messages cost no CPU; --loggp FILE)");
+        printf("CPU time: %.4g s at most, %.4g s on average: %.1f%% of the latency%s\n", most, e.mean, 100 * share,
+               table ? "" : " (no LogGP table: messages cost no CPU; --loggp FILE)");
         printf("%-8s %14s\n", "agent", "left to app (s)");
         if (share > 1)
             printf("(the CPU time passes the latency: the table's overheads say more than alpha and beta do)\n");
@@ -796,7 +757,6 @@ static int overhead(const model_options *o)
         printf("%-8s %14.4g   one message to the DCP and its answer back (their o_s and o_r)\n", "dcp", left[3]);
     }
     free(work);
-    tdm_call_args_free(&c);
     return 0;
 }
 

@@ -1,22 +1,45 @@
 #include "cpu_overhead.h"
 
+#include "../select/select.h"
+#include "schedule_cost.h"
+
+#include <stdlib.h>
+
 #include <string.h>
 
-static double overhead_of(const tdm_loggp_size *s, int receive) { return receive ? s->o_r.median : s->o_s.median; }
+/* What the table measured at one size: o_s, o_r, the gap, or a lone message's one-way time (half the
+ * round trip). */
+typedef enum { AT_O_S, AT_O_R, AT_GAP, AT_ONE_WAY } table_field;
 
-double tdm_loggp_overhead_at(const tdm_loggp_params *p, double bytes, int receive)
+static double field_of(const tdm_loggp_size *s, table_field f)
+{
+    switch (f) {
+    case AT_O_S: return s->o_s.median;
+    case AT_O_R: return s->o_r.median;
+    case AT_GAP: return s->gap.median;
+    default: return s->rtt.median / 2;
+    }
+}
+
+/* Linear between the sizes measured, extended along the last two beyond them; 0 without a table. */
+static double table_at(const tdm_loggp_params *p, double bytes, table_field f)
 {
     if (!p || p->nsizes == 0)
         return 0;
     const tdm_loggp_size *at = p->size;
     if (p->nsizes == 1 || bytes <= at[0].bytes)
-        return overhead_of(&at[0], receive);
+        return field_of(&at[0], f);
     int k = 1; /* the segment [k-1, k] that holds bytes, or the last one */
     while (k < p->nsizes - 1 && bytes > at[k].bytes)
         k++;
-    double x0 = at[k - 1].bytes, x1 = at[k].bytes, y0 = overhead_of(&at[k - 1], receive), y1 = overhead_of(&at[k], receive);
+    double x0 = at[k - 1].bytes, x1 = at[k].bytes, y0 = field_of(&at[k - 1], f), y1 = field_of(&at[k], f);
     double y = y0 + (y1 - y0) * (bytes - x0) / (x1 - x0);
     return y > 0 ? y : 0;
+}
+
+double tdm_loggp_overhead_at(const tdm_loggp_params *p, double bytes, int receive)
+{
+    return table_at(p, bytes, receive ? AT_O_R : AT_O_S);
 }
 
 static double bytes_of(const tdm_action *a, double elem_bytes)
@@ -53,4 +76,136 @@ void tdm_rank_work_of(const tdm_schedule *s, double elem_bytes, const tdm_loggp_
             break;
         }
     }
+}
+
+double tdm_round_time_measured(const tdm_schedule *s, int round, double elem_bytes, const tdm_loggp_params *p,
+                               const tdm_cpu_costs *c)
+{
+    double cpu = 0, local = 0, inject = 0, arrive = 0;
+    int first = round > 0 ? s->round_end[round - 1] : 0;
+    for (int i = first; i < s->round_end[round]; i++) {
+        const tdm_action *a = &s->actions[i];
+        double bytes = bytes_of(a, elem_bytes);
+        switch (a->kind) {
+        case TDM_ACT_SEND:
+            cpu += table_at(p, bytes, AT_O_S);
+            inject += table_at(p, bytes, AT_GAP);
+            break;
+        case TDM_ACT_RECV: {
+            cpu += table_at(p, bytes, AT_O_R);
+            double one_way = table_at(p, bytes, AT_ONE_WAY);
+            arrive = one_way > arrive ? one_way : arrive;
+            break;
+        }
+        case TDM_ACT_REDUCE: local += bytes * a->repeat * c->gamma; break;
+        case TDM_ACT_COPY: local += bytes * a->repeat * c->copy; break;
+        }
+    }
+    double wire = inject > arrive ? inject : arrive;
+    cpu += local;
+    return cpu > wire + local ? cpu : wire + local;
+}
+
+/* Through a dedicated collective process a rank sends its data and receives its answer, a message each
+ * way: their bytes for the busiest rank (a root's) of a call of `bytes` (as tdm_call_args counts them). */
+static void dcp_messages(tdm_coll_kind kind, int p, double bytes, double *in, double *out)
+{
+    *in = *out = bytes;
+    switch (kind) {
+    case TDM_COLL_BARRIER: *in = *out = 0; break;
+    case TDM_COLL_REDUCE_SCATTER: *out = bytes / p; break;
+    case TDM_COLL_REDUCE_SCATTER_BLOCK: *in = p * bytes; break;
+    case TDM_COLL_GATHER: case TDM_COLL_GATHERV: case TDM_COLL_ALLGATHER: case TDM_COLL_ALLGATHERV: *out = p * bytes; break;
+    case TDM_COLL_SCATTER: case TDM_COLL_SCATTERV: *in = p * bytes; break;
+    case TDM_COLL_ALLTOALL: case TDM_COLL_ALLTOALLV: *in = *out = p * bytes; break;
+    default: break;
+    }
+}
+
+/* Every rank's work, and with a table every round's time, as tdm_cost_schedules builds each rank's
+ * schedule. */
+typedef struct {
+    const tdm_loggp_params *table;
+    const tdm_cpu_costs *costs;
+    tdm_rank_work *work;
+    double *slowest; /* per round: the slowest rank's time */
+    int rounds, cap, failed;
+} work_context;
+
+static void count_work(const tdm_schedule *s, const tdm_round_load *loads, void *context)
+{
+    (void)loads;
+    work_context *c = context;
+    tdm_rank_work_of(s, 0, c->table, &c->work[s->rank]); /* bytes: each action's datatype */
+    if (!c->table)
+        return;
+    if (s->nrounds > c->cap) {
+        int cap = s->nrounds * 2;
+        double *grown = realloc(c->slowest, sizeof(double) * (size_t)cap);
+        if (!grown) {
+            c->failed = 1;
+            return;
+        }
+        memset(grown + c->cap, 0, sizeof(double) * (size_t)(cap - c->cap));
+        c->slowest = grown, c->cap = cap;
+    }
+    for (int r = 0; r < s->nrounds; r++) {
+        double t = tdm_round_time_measured(s, r, 0, c->table, c->costs);
+        c->slowest[r] = t > c->slowest[r] ? t : c->slowest[r];
+    }
+    c->rounds = s->nrounds > c->rounds ? s->nrounds : c->rounds;
+}
+
+int tdm_cpu_estimate_of(const char *collective, const char *algorithm, int p, double bytes, const tdm_loggp *m,
+                        const tdm_loggp_params *table, const tdm_cpu_costs *costs, tdm_rank_work *work,
+                        tdm_cpu_estimate *out)
+{
+    memset(out, 0, sizeof *out);
+    int known = tdm_select_kind(collective);
+    if (known < 0)
+        return MPI_ERR_ARG;
+    tdm_coll_kind kind = (tdm_coll_kind)known;
+    tdm_call_args c;
+    int rc = tdm_call_args_init(&c, kind, p, bytes, m);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    tdm_algorithm_fn build = NULL;
+    if (algorithm) {
+        build = tdm_select_builder(collective, algorithm);
+        out->algorithm = algorithm;
+    } else {
+        const tdm_algorithm *chosen = tdm_select(&c.a);
+        build = chosen->build, out->algorithm = chosen->name;
+    }
+    tdm_rank_work *own = work ? NULL : calloc((size_t)p, sizeof *own);
+    work_context context = {table && table->nsizes ? table : NULL, costs, work ? work : own, NULL, 0, 0, 0};
+    tdm_schedule_cost cost;
+    rc = !build ? MPI_ERR_ARG
+         : !context.work ? MPI_ERR_NO_MEM
+                         : tdm_cost_schedules(build, &c.a, c.elem_bytes, m, &cost, count_work, &context);
+    if (rc == MPI_SUCCESS && context.failed)
+        rc = MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS) {
+        double sum = 0;
+        for (int r = 0; r < p; r++) {
+            double cpu = tdm_rank_cpu(&context.work[r], costs);
+            sum += cpu;
+            if (cpu > out->most)
+                out->most = cpu, out->busiest = r;
+        }
+        out->mean = sum / p;
+        out->latency = cost.time;
+        if (context.table) { /* the rounds as the table measured messages */
+            out->latency = costs->call;
+            for (int r = 0; r < context.rounds; r++)
+                out->latency += context.slowest[r];
+        }
+        double in, answer;
+        dcp_messages(kind, p, bytes, &in, &answer);
+        out->through_dcp = tdm_loggp_overhead_at(context.table, in, 0) + tdm_loggp_overhead_at(context.table, answer, 1);
+    }
+    free(own);
+    free(context.slowest);
+    tdm_call_args_free(&c);
+    return rc;
 }

@@ -9,6 +9,7 @@
 #define TANDEM_CPU_OVERHEAD_H
 
 #include "../schedule/schedule.h"
+#include "call_args.h"
 #include "loggp_prtt.h"
 
 /* What one rank's schedule does, in all its rounds. */
@@ -26,10 +27,46 @@ double tdm_loggp_overhead_at(const tdm_loggp_params *p, double bytes, int receiv
  * be NULL: no CPU time for messages. */
 void tdm_rank_work_of(const tdm_schedule *s, double elem_bytes, const tdm_loggp_params *p, tdm_rank_work *w);
 
-/* Its CPU time: the messages' overheads, gamma per byte reduced, copy per byte copied. */
-static inline double tdm_rank_cpu(const tdm_rank_work *w, double gamma, double copy)
+/* The CPU's costs besides messages: seconds per byte reduced (gamma) and per byte copied, and per call,
+ * the engine's own (starting the call's schedule, progressing and completing it, its messages aside). */
+typedef struct tdm_cpu_costs {
+    double gamma, copy, call;
+} tdm_cpu_costs;
+
+/* Its CPU time: the messages' overheads, the reductions, the copies and the call. */
+static inline double tdm_rank_cpu(const tdm_rank_work *w, const tdm_cpu_costs *c)
 {
-    return w->send_cpu + w->recv_cpu + w->reduced_bytes * gamma + w->copied_bytes * copy;
+    return w->send_cpu + w->recv_cpu + w->reduced_bytes * c->gamma + w->copied_bytes * c->copy + c->call;
 }
+
+/* A round of s by the table: its rank's CPU time (o_s and o_r of its messages, its reductions and
+ * copies; the call's cost aside), or, if longer, the time its messages take to go out (the gaps of its sends) or
+ * to arrive (the one-way time of a lone message, half the round trip measured: on shared memory the
+ * receive's copy is both o_r and the transfer, which o_s + L + (s - 1) G + o_r would count twice),
+ * followed by its reductions and copies. Bytes as tdm_rank_work_of counts them. */
+double tdm_round_time_measured(const tdm_schedule *s, int round, double elem_bytes, const tdm_loggp_params *p,
+                               const tdm_cpu_costs *c);
+
+/* A collective's CPU time on p ranks by the model: every rank's schedule built (by `algorithm`, or NULL:
+ * the library's choice for the call) and counted. */
+typedef struct tdm_cpu_estimate {
+    const char *algorithm; /* the one costed */
+    double latency;        /* with a table, its rounds' times by it (tdm_round_time_measured), the slowest
+                            * rank's in each, and the call's cost; without, the LogGP cost of its schedules
+                            * (schedule_cost.h) */
+    double most, mean;     /* CPU seconds: the busiest rank's, the mean over the ranks */
+    int busiest;
+    double through_dcp;    /* an application rank's through a dedicated collective process: its data
+                            * out and the answer in, a message each (the busiest rank's, a root's) */
+} tdm_cpu_estimate;
+
+/* The call as tdm_call_args_init describes it (the collective named, p, bytes), the messages' overheads
+ * from table (NULL: none), the other costs c; m for the schedules' parameters and the latency without a
+ * table; work (p entries, or NULL) gets each rank's
+ * counts. MPI_SUCCESS; MPI_ERR_ARG for an unknown collective or an algorithm it does not have, or as
+ * tdm_call_args_init; the builder's error. MPI must be up (the datatypes' sizes). */
+int tdm_cpu_estimate_of(const char *collective, const char *algorithm, int p, double bytes, const tdm_loggp *m,
+                        const tdm_loggp_params *table, const tdm_cpu_costs *c, tdm_rank_work *work,
+                        tdm_cpu_estimate *out);
 
 #endif
