@@ -81,6 +81,24 @@ if(TARGET tandem-model)
   tandem_tool_test(tandem_model_overhead_latency 0 "\"latency\": 1.0029e-05, \"cpu_most\": 3.02e-06, .*\"share\": 0.3011,"
     $<TARGET_FILE:tandem-model> overhead --collective bcast --ranks 2 --bytes 8 --json
     --loggp ${PROJECT_SOURCE_DIR}/tests/data/loggp_example.txt)
+  # recursive doubling of 64 KiB on 2 ranks, one round: the message's one-way time (7.2557e-05 s), then
+  # the reduction of what it brought (65536 B at 1.5e-10 s/B), which waits for it
+  tandem_tool_test(tandem_model_overhead_reduce_after 0 "\"latency\": 8.23874e-05, \"cpu_most\": 1.18504e-05,"
+    $<TARGET_FILE:tandem-model> overhead --collective allreduce --algorithm recursive_doubling --ranks 2
+    --bytes 65536 --json --loggp ${PROJECT_SOURCE_DIR}/tests/data/loggp_example.txt)
+  # on a ring of 4 (--dims 4), rank 2 is two links from the root: its message arrives L (5.002 us) later
+  # than on the grid, where every peer is one link away (1.3029e-05 s)
+  tandem_tool_test(tandem_model_overhead_hops 0 "\"latency\": 1.8031e-05,"
+    $<TARGET_FILE:tandem-model> overhead --collective bcast --algorithm binomial --ranks 4 --dims 4 --bytes 8 --json
+    --loggp ${PROJECT_SOURCE_DIR}/tests/data/loggp_example.txt)
+  tandem_tool_test(tandem_model_overhead_bad_dims [1-9] "--dims 8: 8 ranks, not --ranks 4"
+    $<TARGET_FILE:tandem-model> overhead --collective bcast --ranks 4 --dims 8)
+  # --agent: that agent's line only (a dedicated process leaves the latency less one o_s and one o_r)
+  tandem_tool_test(tandem_model_overhead_agent 0 "agent +left to app .s.\ndcp +5.009e-06 +one message to the DCP"
+    $<TARGET_FILE:tandem-model> overhead --collective bcast --ranks 2 --bytes 8 --agent dcp
+    --loggp ${PROJECT_SOURCE_DIR}/tests/data/loggp_example.txt)
+  tandem_tool_test(tandem_model_overhead_bad_agent [1-9] "--agent wants inline, thread, split or dcp, not 'threads'"
+    $<TARGET_FILE:tandem-model> overhead --collective bcast --ranks 2 --agent threads)
   tandem_tool_test(tandem_model_overhead_bad_call [1-9] "--call wants seconds, 0 or more, not '-1'"
     $<TARGET_FILE:tandem-model> overhead --collective bcast --ranks 2 --call -1)
   # tandem-bench --cpu-overhead: a row per mode, the model beside Tandem's inline mode (the table given)

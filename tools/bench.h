@@ -117,16 +117,18 @@ bench_sample bench_timed_point(int mode, const bench_collective *c, bench_buffer
 double bench_compute_time(long work, int iters, int pieces);
 
 /* One collective and size under every available mode: start + wait alone, then with a computation of
- * Tcomp between them, Tcomp from 0 to 4 times native MPI's latency (or the slowest mode's, without it).
- * Medians over o->reps repetitions of the slowest rank's averages. */
+ * Tcomp between them, Tcomp = factors[p] times native MPI's latency (or the slowest mode's, without it),
+ * at most BENCH_SWEEP_POINTS of them. Medians over o->reps repetitions of the slowest rank's averages. */
 #define BENCH_SWEEP_POINTS 8
+extern const double bench_sweep_factors[BENCH_SWEEP_POINTS]; /* 0 to 4: --overlap's */
 typedef struct {
+    int npoints;
     double pure[BENCH_NTIMED], pure_cpu[BENCH_NTIMED]; /* start + wait alone: seconds, thread CPU seconds */
     double tcomp[BENCH_SWEEP_POINTS];                  /* the computation asked for */
     double tcompute[BENCH_SWEEP_POINTS][2];            /* its own time, alone: whole, cut for the +test modes */
     bench_sample result[BENCH_NTIMED][BENCH_SWEEP_POINTS];
 } bench_sweep;
 void bench_sweep_run(const bench_collective *c, long bytes, const bench_options *o, const int *available,
-                     int test_calls, bench_sweep *out);
+                     int test_calls, const double *factors, int npoints, bench_sweep *out);
 
 #endif

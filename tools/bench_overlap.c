@@ -33,7 +33,7 @@ static void overlap_one(const bench_collective *c, long bytes, const bench_optio
                         int local, const int *available)
 {
     static bench_sweep sweep; /* large: not on the stack */
-    bench_sweep_run(c, bytes, o, available, test_calls, &sweep);
+    bench_sweep_run(c, bytes, o, available, test_calls, bench_sweep_factors, BENCH_SWEEP_POINTS, &sweep);
     const double *pure = sweep.pure, *tcomp = sweep.tcomp;
     double(*tcompute)[2] = sweep.tcompute;
     bench_sample(*result)[BENCH_SWEEP_POINTS] = sweep.result;

@@ -210,11 +210,12 @@ int bench_timed_setup(const bench_options *o, int available[BENCH_NTIMED], const
     return 1;
 }
 
-static const double tcomp_factors[BENCH_SWEEP_POINTS] = {0, 0.25, 0.5, 1, 1.5, 2, 3, 4};
+const double bench_sweep_factors[BENCH_SWEEP_POINTS] = {0, 0.25, 0.5, 1, 1.5, 2, 3, 4};
 
 void bench_sweep_run(const bench_collective *c, long bytes, const bench_options *o, const int *available,
-                     int test_calls, bench_sweep *out)
+                     int test_calls, const double *factors, int npoints, bench_sweep *out)
 {
+    out->npoints = npoints < BENCH_SWEEP_POINTS ? npoints : BENCH_SWEEP_POINTS;
     int size;
     MPI_Comm_size(bench_world, &size);
     bench_buffers b;
@@ -244,8 +245,8 @@ void bench_sweep_run(const bench_collective *c, long bytes, const bench_options 
         ref = out->pure[m] > ref ? out->pure[m] : ref;
 
     long work[BENCH_SWEEP_POINTS];
-    for (int p = 0; p < BENCH_SWEEP_POINTS; p++) {
-        out->tcomp[p] = tcomp_factors[p] * ref;
+    for (int p = 0; p < out->npoints; p++) {
+        out->tcomp[p] = factors[p] * ref;
         work[p] = bench_work_for(out->tcomp[p]);
         for (int cut = 0; cut < 2; cut++) {
             double s[BENCH_MAX_REPS];
@@ -258,7 +259,7 @@ void bench_sweep_run(const bench_collective *c, long bytes, const bench_options 
         if (!available[m])
             continue;
         bench_timed_progress(m);
-        for (int p = 0; p < BENCH_SWEEP_POINTS; p++) {
+        for (int p = 0; p < out->npoints; p++) {
             double st[BENCH_MAX_REPS], te[BENCH_MAX_REPS], wt[BENCH_MAX_REPS], tt[BENCH_MAX_REPS], cpu[BENCH_MAX_REPS];
             double ovh[BENCH_MAX_REPS];
             for (int r = 0; r < reps; r++) {

@@ -25,8 +25,8 @@
  *       derives Tandem's alpha, beta and latency from them and saves it all for TANDEM_LOGGP=FILE,
  *       tandem-bench's model column and --loggp.
  *
- *   tandem-model overhead --collective C [--algorithm A] --ranks P [--bytes N] [--loggp FILE] [--copy C] [--call S]
- *                         [--json]
+ *   tandem-model overhead --collective C [--algorithm A] --ranks P [--dims DIMS] [--bytes N] [--loggp FILE]
+ *                         [--copy C] [--call S] [--agent inline|thread|split|dcp] [--json]
  *       from every rank's schedule as Tandem builds it (the algorithm it selects, or A), each rank's
  *       CPU time (o_s(s) and o_r(s) per message from the LogGP table of FILE, gamma per byte reduced,
  *       C per byte copied, S per call) against the collective's latency (its rounds timed by the table,
@@ -71,6 +71,7 @@ typedef struct {
     const char *algorithm; /* overhead */
     int kind;
     double copy, call; /* overhead: seconds per byte copied, per call */
+    int agent;         /* overhead: the agent asked about (an index of agent_names), -1: all */
     tdm_loggp_params table; /* --loggp's LogGP table, if it has one (table.nsizes) */
     double compute, overhead, segment; /* dcp */
 } model_options;
@@ -79,7 +80,7 @@ typedef struct {
  * reductions. */
 static const model_options defaults = {.collective = "allreduce", .bytes = 1 << 20, .m = {1e-6, 1e-10, 2.5e-10, 0},
                                        .reps = 21, .overhead = 5e-7, .segment = TDM_DCP_DEFAULT_SEGMENT,
-                                       .kind = TDM_COLL_ALLREDUCE};
+                                       .kind = TDM_COLL_ALLREDUCE, .agent = -1};
 
 /*
  * The options: a table per command, which the parser reads and --help prints, so that the help lists
@@ -243,6 +244,20 @@ static int set_copy(model_options *o, const char *name, const char *value)
     return number_value(name, value, "seconds per byte", 0, &o->copy);
 }
 
+/* the progress agents, in the order overhead() lists them */
+static const char *const agent_names[] = {"inline", "thread", "split", "dcp"};
+
+static int set_agent(model_options *o, const char *name, const char *value)
+{
+    for (int k = 0; k < 4; k++)
+        if (!strcmp(value, agent_names[k])) {
+            o->agent = k;
+            return 1;
+        }
+    say("%s wants inline, thread, split or dcp, not '%s'", name, value);
+    return 0;
+}
+
 static int set_call(model_options *o, const char *name, const char *value)
 {
     return number_value(name, value, "seconds", 0, &o->call);
@@ -355,6 +370,7 @@ static const model_option overhead_options[] = {
                                                  "allgather(v), reduce_scatter(_block), alltoall(v), scan or exscan"},
     {"--algorithm", "NAME", set_algorithm, "one of the collective's algorithms (default: the one Tandem selects)"},
     {"--ranks", "P", set_ranks, "ranks (required)"},
+    {"--dims", "DIMS", set_dims, "the network's torus, such as 8x8x8, of --ranks ranks (default: a 2-D grid, one link apart)"},
     {"--bytes", "N", set_bytes, "the vector (bcast, reductions) or one rank's block (default 1048576)"},
     {"--loggp", "FILE", set_loggp, "alpha, beta, gamma, latency and the o_s(s), o_r(s) of tandem-model loggp --save"},
     {"--alpha", "A", set_alpha, "seconds per message (default 1e-6)"},
@@ -362,6 +378,7 @@ static const model_option overhead_options[] = {
     {"--gamma", "G", set_gamma, "seconds per byte reduced (default 2.5e-10)"},
     {"--copy", "C", set_copy, "seconds per byte copied (default 0)"},
     {"--call", "S", set_call, "seconds of the engine's own per call on each rank (default 0)"},
+    {"--agent", "A", set_agent, "inline, thread, split or dcp: what that agent leaves to the application (default all)"},
     {"--json", NULL, set_json, "every rank's counts and times, as JSON"},
 };
 
@@ -396,7 +413,8 @@ static const model_command commands[] = {
      OPTIONS(dcp_options), dcp, 0},
     {"overhead",
      "tandem-model overhead [--collective C] [--algorithm A] --ranks P [--bytes N]\n"
-     "                           [--loggp FILE | --alpha A --beta B --gamma G] [--copy C] [--call S] [--json]",
+     "                           [--dims DIMS] [--loggp FILE | --alpha A --beta B --gamma G] [--copy C] [--call S]\n"
+     "                           [--agent A] [--json]",
      "each rank's CPU time in a collective against its latency, and what each agent leaves to the application",
      OPTIONS(overhead_options), overhead, 1},
     {"loggp", "mpirun -n 2 tandem-model loggp [--sizes LIST] [--reps R] [--save FILE] [--json]",
@@ -708,7 +726,17 @@ static int overhead(const model_options *o)
     const tdm_loggp_params *table = o->table.nsizes ? &o->table : NULL;
     tdm_cpu_estimate e;
     tdm_cpu_costs costs = {o->m.gamma, o->copy, o->call};
-    int rc = work ? tdm_cpu_estimate_of(o->collective, o->algorithm, p, o->bytes, &o->m, table, &costs, work, &e)
+    tdm_torus torus;
+    if (o->dims) {
+        tdm_torus_parse(o->dims, &torus); /* set_dims checked it */
+        if (tdm_torus_ranks(&torus) != p) {
+            say("--dims %s: %d ranks, not --ranks %d", o->dims, tdm_torus_ranks(&torus), p);
+            free(work);
+            return 2;
+        }
+    }
+    int rc = work ? tdm_cpu_estimate_of(o->collective, o->algorithm, p, o->bytes, &o->m, o->dims ? &torus : NULL,
+                                        table, &costs, work, &e)
                   : MPI_ERR_NO_MEM;
     if (rc != MPI_SUCCESS) {
         if (rc == MPI_ERR_ARG && o->algorithm && !tdm_select_builder(o->collective, o->algorithm))
@@ -727,12 +755,21 @@ static int overhead(const model_options *o)
      * the table's overheads then say more than the model's alpha and beta) */
     double latency = e.latency, share = latency > 0 ? most / latency : 0;
     double left[4] = {at_least_0(latency - most), latency, latency, at_least_0(latency - app_dcp)};
+    static const char *const how[4] = {
+        "the application thread progresses it: all its CPU time is the application's",
+        "a progress thread does the CPU work, on a core of its own",
+        "as thread, its leaves' levels on the application's thread aside",
+        "one message to the DCP and its answer back (their o_s and o_r)"};
     if (o->json) {
         printf("{\"collective\": \"%s\", \"algorithm\": \"%s\", \"ranks\": %d, \"bytes\": %.0f, \"latency\": %.6g, "
-               "\"cpu_most\": %.6g, \"cpu_mean\": %.6g, \"share\": %.4f, \"left\": {\"inline\": %.6g, "
-               "\"thread\": %.6g, \"split\": %.6g, \"dcp\": %.6g}, \"table\": %s, \"ranks_work\": [",
-               o->collective, name, p, o->bytes, latency, most, e.mean, share, left[0], left[1], left[2], left[3],
-               table ? "true" : "false");
+               "\"cpu_most\": %.6g, \"cpu_mean\": %.6g, \"share\": %.4f, \"left\": {",
+               o->collective, name, p, o->bytes, latency, most, e.mean, share);
+        for (int k = 0, first = 1; k < 4; k++)
+            if (o->agent < 0 || o->agent == k) {
+                printf("%s\"%s\": %.6g", first ? "" : ", ", agent_names[k], left[k]);
+                first = 0;
+            }
+        printf("}, \"table\": %s, \"ranks_work\": [", table ? "true" : "false");
         for (int r = 0; r < p; r++)
             printf("%s{\"sends\": %d, \"sent\": %.0f, \"recvs\": %d, \"received\": %.0f, \"reduced\": %.0f, "
                    "\"copied\": %.0f, \"cpu\": %.6g}",
@@ -747,14 +784,12 @@ static int overhead(const model_options *o)
                work[busiest].reduced_bytes, work[busiest].copied_bytes);
         printf("CPU time: %.4g s at most, %.4g s on average: %.1f%% of the latency%s\n", most, e.mean, 100 * share,
                table ? "" : " (no LogGP table: messages cost no CPU; --loggp FILE)");
-        printf("%-8s %14s\n", "agent", "left to app (s)");
         if (share > 1)
             printf("(the CPU time passes the latency: the table's overheads say more than alpha and beta do)\n");
-        printf("%-8s %14.4g   the application thread progresses it: all its CPU time is the application's\n",
-               "inline", left[0]);
-        printf("%-8s %14.4g   a progress thread does the CPU work, on a core of its own\n", "thread", left[1]);
-        printf("%-8s %14.4g   as thread, its leaves' levels on the application's thread aside\n", "split", left[2]);
-        printf("%-8s %14.4g   one message to the DCP and its answer back (their o_s and o_r)\n", "dcp", left[3]);
+        printf("%-8s %14s\n", "agent", "left to app (s)");
+        for (int k = 0; k < 4; k++)
+            if (o->agent < 0 || o->agent == k)
+                printf("%-8s %14.4g   %s\n", agent_names[k], left[k], how[k]);
     }
     free(work);
     return 0;

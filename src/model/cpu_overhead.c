@@ -78,32 +78,62 @@ void tdm_rank_work_of(const tdm_schedule *s, double elem_bytes, const tdm_loggp_
     }
 }
 
-double tdm_round_time_measured(const tdm_schedule *s, int round, double elem_bytes, const tdm_loggp_params *p,
-                               const tdm_cpu_costs *c)
+/* A reduction or copy of round [first, end) that reads what a receive of the same round brings: it waits
+ * for the message; the others (a pipeline's segments of the round before, the call's own data) overlap
+ * the round's messages. */
+static int reads_received(const tdm_schedule *s, int first, int end, const tdm_action *local)
 {
-    double cpu = 0, local = 0, inject = 0, arrive = 0;
-    int first = round > 0 ? s->round_end[round - 1] : 0;
-    for (int i = first; i < s->round_end[round]; i++) {
+    for (int i = first; i < end; i++)
+        if (s->actions[i].kind == TDM_ACT_RECV && s->actions[i].dst == local->src)
+            return 1;
+    return 0;
+}
+
+/* Links between two ranks of the torus (row-major coordinates, as MPI_Cart numbers them); 1 without one. */
+static int hops(const tdm_torus *t, int a, int b)
+{
+    if (!t)
+        return 1;
+    int n = 0;
+    for (int d = t->ndims - 1; d >= 0; d--) {
+        int len = t->dims[d], x = a % len, y = b % len, gap = x > y ? x - y : y - x;
+        n += gap < len - gap ? gap : len - gap;
+        a /= len, b /= len;
+    }
+    return n > 1 ? n : 1;
+}
+
+double tdm_round_time_measured(const tdm_schedule *s, int round, double elem_bytes, const tdm_loggp_params *p,
+                               const tdm_cpu_costs *c, const tdm_torus *t)
+{
+    double cpu = 0, after = 0, arrive = 0, port = 0, link[2 * TDM_TORUS_MAX_DIMS] = {0};
+    int first = round > 0 ? s->round_end[round - 1] : 0, end = s->round_end[round];
+    for (int i = first; i < end; i++) {
         const tdm_action *a = &s->actions[i];
-        double bytes = bytes_of(a, elem_bytes);
+        double bytes = bytes_of(a, elem_bytes), local = 0;
         switch (a->kind) {
-        case TDM_ACT_SEND:
+        case TDM_ACT_SEND: /* sends on different links of a torus go out side by side */
             cpu += table_at(p, bytes, AT_O_S);
-            inject += table_at(p, bytes, AT_GAP);
+            *(a->link >= 0 && a->link < 2 * TDM_TORUS_MAX_DIMS ? &link[a->link] : &port) += table_at(p, bytes, AT_GAP);
             break;
-        case TDM_ACT_RECV: {
+        case TDM_ACT_RECV: { /* the pair measured is one link apart: each further link adds L */
             cpu += table_at(p, bytes, AT_O_R);
-            double one_way = table_at(p, bytes, AT_ONE_WAY);
+            double one_way = table_at(p, bytes, AT_ONE_WAY) + (hops(t, s->rank, a->peer) - 1) * p->L;
             arrive = one_way > arrive ? one_way : arrive;
             break;
         }
-        case TDM_ACT_REDUCE: local += bytes * a->repeat * c->gamma; break;
-        case TDM_ACT_COPY: local += bytes * a->repeat * c->copy; break;
+        case TDM_ACT_REDUCE: local = bytes * a->repeat * c->gamma; break;
+        case TDM_ACT_COPY: local = bytes * a->repeat * c->copy; break;
         }
+        cpu += local;
+        if (local > 0 && reads_received(s, first, end, a))
+            after += local;
     }
-    double wire = inject > arrive ? inject : arrive;
-    cpu += local;
-    return cpu > wire + local ? cpu : wire + local;
+    double inject = port;
+    for (int l = 0; l < 2 * TDM_TORUS_MAX_DIMS; l++)
+        inject = link[l] > inject ? link[l] : inject;
+    double wire = (inject > arrive ? inject : arrive) + after;
+    return cpu > wire ? cpu : wire;
 }
 
 /* Through a dedicated collective process a rank sends its data and receives its answer, a message each
@@ -127,6 +157,7 @@ static void dcp_messages(tdm_coll_kind kind, int p, double bytes, double *in, do
 typedef struct {
     const tdm_loggp_params *table;
     const tdm_cpu_costs *costs;
+    const tdm_torus *torus;
     tdm_rank_work *work;
     double *slowest; /* per round: the slowest rank's time */
     int rounds, cap, failed;
@@ -150,15 +181,15 @@ static void count_work(const tdm_schedule *s, const tdm_round_load *loads, void 
         c->slowest = grown, c->cap = cap;
     }
     for (int r = 0; r < s->nrounds; r++) {
-        double t = tdm_round_time_measured(s, r, 0, c->table, c->costs);
+        double t = tdm_round_time_measured(s, r, 0, c->table, c->costs, c->torus);
         c->slowest[r] = t > c->slowest[r] ? t : c->slowest[r];
     }
     c->rounds = s->nrounds > c->rounds ? s->nrounds : c->rounds;
 }
 
 int tdm_cpu_estimate_of(const char *collective, const char *algorithm, int p, double bytes, const tdm_loggp *m,
-                        const tdm_loggp_params *table, const tdm_cpu_costs *costs, tdm_rank_work *work,
-                        tdm_cpu_estimate *out)
+                        const tdm_torus *torus, const tdm_loggp_params *table, const tdm_cpu_costs *costs,
+                        tdm_rank_work *work, tdm_cpu_estimate *out)
 {
     memset(out, 0, sizeof *out);
     int known = tdm_select_kind(collective);
@@ -166,9 +197,15 @@ int tdm_cpu_estimate_of(const char *collective, const char *algorithm, int p, do
         return MPI_ERR_ARG;
     tdm_coll_kind kind = (tdm_coll_kind)known;
     tdm_call_args c;
+    if (torus && tdm_torus_ranks(torus) != p)
+        return MPI_ERR_ARG;
     int rc = tdm_call_args_init(&c, kind, p, bytes, m);
     if (rc != MPI_SUCCESS)
         return rc;
+    if (torus) { /* the network's torus, not the grid */
+        c.a.torus_ndims = torus->ndims;
+        memcpy(c.a.torus_dims, torus->dims, sizeof c.a.torus_dims);
+    }
     tdm_algorithm_fn build = NULL;
     if (algorithm) {
         build = tdm_select_builder(collective, algorithm);
@@ -178,7 +215,7 @@ int tdm_cpu_estimate_of(const char *collective, const char *algorithm, int p, do
         build = chosen->build, out->algorithm = chosen->name;
     }
     tdm_rank_work *own = work ? NULL : calloc((size_t)p, sizeof *own);
-    work_context context = {table && table->nsizes ? table : NULL, costs, work ? work : own, NULL, 0, 0, 0};
+    work_context context = {table && table->nsizes ? table : NULL, costs, torus, work ? work : own, NULL, 0, 0, 0};
     tdm_schedule_cost cost;
     rc = !build ? MPI_ERR_ARG
          : !context.work ? MPI_ERR_NO_MEM

@@ -10,6 +10,7 @@
 
 #include "../schedule/schedule.h"
 #include "call_args.h"
+#include "collective_costs.h"
 #include "loggp_prtt.h"
 
 /* What one rank's schedule does, in all its rounds. */
@@ -43,9 +44,12 @@ static inline double tdm_rank_cpu(const tdm_rank_work *w, const tdm_cpu_costs *c
  * copies; the call's cost aside), or, if longer, the time its messages take to go out (the gaps of its sends) or
  * to arrive (the one-way time of a lone message, half the round trip measured: on shared memory the
  * receive's copy is both o_r and the transfer, which o_s + L + (s - 1) G + o_r would count twice),
- * followed by its reductions and copies. Bytes as tdm_rank_work_of counts them. */
+ * followed by the reductions and copies that read what the round receives (the others, a pipeline's
+ * segments of the round before, overlap its messages). On a torus t (NULL: none) a message crossing k
+ * links arrives (k - 1) L later than the pair's, and sends on different links go out side by side.
+ * Bytes as tdm_rank_work_of counts them. */
 double tdm_round_time_measured(const tdm_schedule *s, int round, double elem_bytes, const tdm_loggp_params *p,
-                               const tdm_cpu_costs *c);
+                               const tdm_cpu_costs *c, const tdm_torus *t);
 
 /* A collective's CPU time on p ranks by the model: every rank's schedule built (by `algorithm`, or NULL:
  * the library's choice for the call) and counted. */
@@ -60,13 +64,14 @@ typedef struct tdm_cpu_estimate {
                             * out and the answer in, a message each (the busiest rank's, a root's) */
 } tdm_cpu_estimate;
 
-/* The call as tdm_call_args_init describes it (the collective named, p, bytes), the messages' overheads
+/* The call as tdm_call_args_init describes it (the collective named, p, bytes), on the torus (NULL: the
+ * ranks as a 2-D grid, without hops; else dims whose product is p), the messages' overheads
  * from table (NULL: none), the other costs c; m for the schedules' parameters and the latency without a
  * table; work (p entries, or NULL) gets each rank's
  * counts. MPI_SUCCESS; MPI_ERR_ARG for an unknown collective or an algorithm it does not have, or as
  * tdm_call_args_init; the builder's error. MPI must be up (the datatypes' sizes). */
 int tdm_cpu_estimate_of(const char *collective, const char *algorithm, int p, double bytes, const tdm_loggp *m,
-                        const tdm_loggp_params *table, const tdm_cpu_costs *c, tdm_rank_work *work,
-                        tdm_cpu_estimate *out);
+                        const tdm_torus *torus, const tdm_loggp_params *table, const tdm_cpu_costs *c,
+                        tdm_rank_work *work, tdm_cpu_estimate *out);
 
 #endif
