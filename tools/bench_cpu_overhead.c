@@ -180,6 +180,8 @@ static void cpu_one(const bench_collective *c, long bytes, const bench_options *
     tdm_cpu_costs costs = {reduce, copy, engine_call};
     size_t prefix = strlen(c->name);
     const char *ran = !strncmp(algorithm, c->name, prefix) && algorithm[prefix] == '_' ? algorithm + prefix + 1 : NULL;
+    if (ran && !strcmp(ran, "dcp")) /* through DCPs: the application's messages, whatever they run */
+        ran = NULL;
     int modelled = table.nsizes && tdm_cpu_estimate_of(c->name, ran, size, (double)bytes, &model, NULL, &table, &costs,
                                                        NULL, &e) == MPI_SUCCESS;
     printf("\n%s, %ld bytes, %d ranks; Tandem's algorithm %s", c->name, bytes, size, algorithm);
@@ -206,7 +208,7 @@ static void cpu_one(const bench_collective *c, long bytes, const bench_options *
             snprintf(floor, sizeof floor, "%.3g", r.floor), snprintf(hidden, sizeof hidden, "%.3g", r.hidden);
         if (r.model >= 0) {
             snprintf(modelled_cpu, sizeof modelled_cpu, "%.3g", r.model);
-            if (e.latency > 0)
+            if (e.latency > 0 && (m == BENCH_INLINE || m == BENCH_INLINE_TEST)) /* (the DCPs' latency is not costed) */
                 snprintf(model_share, sizeof model_share, "%.1f%%", 100 * r.model / e.latency);
         }
         printf("  %-20s %11.3g %11s %11s %11s %11.3g %-19s %6.1f%% %11s %7s\n", bench_timed_modes[m], r.latency, clock,
@@ -214,7 +216,8 @@ static void cpu_one(const bench_collective *c, long bytes, const bench_options *
         if (csv)
             fprintf(csv, "%s,%ld,%d,%s,%s,%.9g,%.9g,%.9g,%.9g,%.9g,%s,%.6f,%.9g,%.9g\n", c->name, bytes, size,
                     bench_timed_modes[m], algorithm, r.latency, r.cpu_clock, r.floor, r.hidden, r.overhead, r.method,
-                    r.overhead / r.latency, r.model, modelled && r.model >= 0 ? e.latency : -1);
+                    r.overhead / r.latency, r.model,
+                    modelled && r.model >= 0 && (m == BENCH_INLINE || m == BENCH_INLINE_TEST) ? e.latency : -1);
     }
     fflush(stdout);
 }
