@@ -8,8 +8,9 @@ per byte) with each message costing its sender o_s and its receiver o_r of CPU t
 smpi/or: by default this machine's, as tandem-model loggp measured them for 1-byte messages), every
 point runs `tandem-bench --cpu-overhead` in SMPI: Tandem's choice of algorithm, inline progress with
 test calls (2 per rank, 64 to 256; alltoall and bcast to 1024) in a computation of 4 times the latency; the CPU overhead is the time
-left in the calls (the overlap method: simulation has no CPU clock). Test calls cost nothing here (smpi/test 0): the
-share counts the collective's own CPU time, not the price of polling for it.
+left in the calls (the overlap method: simulation has no CPU clock). Test calls and clock reads cost nothing here
+(smpi/test 0, and smpi/wtime 0 as sim/run sets): the share counts the collective's own CPU time, not
+the price of polling for it.
 
 The model (`tandem-model overhead`) counts the CPU time of the algorithm the simulation ran from a LogGP
 table that `tandem-model loggp` measured on a simulated pair of these hosts, and times its rounds by
