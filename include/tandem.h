@@ -255,6 +255,13 @@ int TDM_Get_color_placement(int maxthreads, int cores[], int *nthreads);
  * the rest 0. */
 int TDM_Get_dcp_placement(int *dcp, int *first_client, int *clients, int *same_node);
 
+/* The model's prediction for one call of a collective ("allgather", "alltoall", ...) on comm, for the
+ * algorithm Tandem would choose there, with TANDEM_LOGGP's parameters (or the defaults): its latency
+ * and the busiest rank's CPU time for reductions and copies, in seconds. bytes as tandem-model counts
+ * them: the whole vector for bcast and the reductions (of doubles), one rank's block for the others.
+ * Not collective. MPI_ERR_ARG for an unknown collective or bytes below one element. */
+int TDM_Model_estimate(const char *collective, MPI_Comm comm, double bytes, double *latency, double *cpu);
+
 /* The algorithm a request runs ("allreduce_ring"); NULL if request is not an active request. */
 const char *TDM_Request_algorithm(TDM_Request request);
 /* Prints the schedule behind a request (algorithm, rounds, actions) readably. TANDEM_DUMP_SCHEDULE=1

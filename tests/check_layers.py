@@ -16,7 +16,7 @@ MAY_INCLUDE = {
     **{layer: GROUND | MIDDLE for layer in MIDDLE},
     "agents": GROUND | MIDDLE | {"core"},
     "core": GROUND | MIDDLE | {"agents"},
-    "patterns": set(),  # the public API only
+    "patterns": {"base"},  # the public API, and the ground's error messages (TDM_Last_error)
     "interpose": GROUND | MIDDLE | {"core", "agents"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

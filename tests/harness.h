@@ -119,9 +119,10 @@ static inline int harness_finish(void)
     long totals[2], mine[2] = {harness_checks, harness_failures};
     MPI_Request verdict;
     MPI_Iallreduce(mine, totals, 2, MPI_LONG, MPI_SUM, harness_world(), &verdict);
+    struct timespec pause = {0, 100000};
     for (int done = 0; !done && MPI_Test(&verdict, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS;)
         if (!done)
-            nanosleep(&(struct timespec){.tv_nsec = 100000}, NULL);
+            nanosleep(&pause, NULL);
     int rank, size;
     MPI_Comm_rank(harness_world(), &rank);
     MPI_Comm_size(harness_world(), &size);

@@ -496,5 +496,17 @@ int main(int argc, char **argv)
         CHECK_TDM(TDM_Set_algorithm("bcast", "auto"));
         carry_on();
     }
+
+    /* The model's estimate: a real one for a known collective, the bad arguments named */
+    double latency = -1, cpu = -1;
+    CHECK_TDM(TDM_Model_estimate("allgather", world, 1 << 16, &latency, &cpu));
+    check((size == 1 ? latency >= 0 : latency > 0) && cpu >= 0, "allgather of 64 KiB: latency %g cpu %g", latency, cpu);
+    double longer = -1;
+    CHECK_TDM(TDM_Model_estimate("allgather", world, 1 << 20, &longer, &cpu));
+    check(size == 1 || longer > latency, "1 MiB takes no longer than 64 KiB (%g, %g)", longer, latency);
+    EXPECT_ERROR(MPI_ERR_ARG, "TDM_Model_estimate", "collective", TDM_Model_estimate("allgatter", world, 8, &latency, &cpu));
+    EXPECT_ERROR(MPI_ERR_ARG, "TDM_Model_estimate", "bytes", TDM_Model_estimate("allgather", world, -1, &latency, &cpu));
+    EXPECT_ERROR(MPI_ERR_ARG, "TDM_Model_estimate", "latency", TDM_Model_estimate("allgather", world, 8, NULL, &cpu));
+    EXPECT_ERROR(MPI_ERR_COMM, "TDM_Model_estimate", "comm", TDM_Model_estimate("allgather", MPI_COMM_NULL, 8, &latency, &cpu));
     return harness_finish();
 }

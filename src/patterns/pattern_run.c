@@ -1,0 +1,136 @@
+/*
+ * Running an overlap pattern: the loop over the items, a tile at a time into the next free slot of the
+ * window; between items, a look at the tiles in flight (under inline progress, what advances them) and
+ * the completed ones consumed in tile order; a full window waits for its oldest tile; the end drains it.
+ * An auto pattern's first run times its first tile (its first item alone if the tile is auto): the model's tile and window
+ * (pattern_plan.c) are chosen from that, the same on every rank, before the second tile.
+ */
+#include "pattern.h"
+
+#include "../base/error.h"
+
+#include <stdlib.h>
+
+static const char *fn_run = "TDM_Pattern_run";
+
+typedef struct window_ring {
+    int head, count; /* the oldest tile in flight, and how many are */
+} window_ring;
+
+static tile_slot *slot_at(struct tdm_pattern *pt, const window_ring *w, int k)
+{
+    return &pt->slots[(w->head + k) % pt->window];
+}
+
+/* The slots of the largest window this run may have, before any tile is in flight (a tile's sizes
+ * collective writes into its slot), their buffers kept from earlier runs. */
+static int ensure_slots(struct tdm_pattern *pt)
+{
+    int most = pt->plan_window || pt->tuning ? TDM_PATTERN_MAX_AUTO_WINDOW : 0;
+    most = most > pt->window ? most : pt->window;
+    if (pt->nslots >= most)
+        return MPI_SUCCESS;
+    tile_slot *more = realloc(pt->slots, (size_t)most * sizeof *more);
+    if (!more)
+        return tdm_error(fn_run, MPI_ERR_NO_MEM, "no memory for a window of %d tiles", most);
+    for (int i = pt->nslots; i < most; i++)
+        more[i] = (tile_slot){0};
+    pt->slots = more, pt->nslots = most;
+    return MPI_SUCCESS;
+}
+
+/* The oldest tile, done, consumed and its slot freed. */
+static void retire_oldest(struct tdm_pattern *pt, window_ring *w)
+{
+    tdm_tile_consume(pt, slot_at(pt, w, 0));
+    w->head = (w->head + 1) % pt->window, w->count--;
+}
+
+/* Every tile in flight looked at once, the completed prefix consumed. */
+static int progress(struct tdm_pattern *pt, window_ring *w)
+{
+    int in_order = 1;
+    for (int k = 0; k < w->count; k++) {
+        tile_slot *s = slot_at(pt, w, k);
+        int done = 0;
+        int rc = tdm_tile_test(pt, s, in_order, &done);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        in_order = in_order && s->state != TILE_SIZES;
+    }
+    while (w->count && slot_at(pt, w, 0)->state == TILE_DONE)
+        retire_oldest(pt, w);
+    return MPI_SUCCESS;
+}
+
+static int wait_oldest(struct tdm_pattern *pt, window_ring *w)
+{
+    int rc = tdm_tile_wait(pt, slot_at(pt, w, 0));
+    if (rc == MPI_SUCCESS)
+        retire_oldest(pt, w);
+    return rc;
+}
+
+/* One tile: its slot filled item by item, looking at the others in between, then started. */
+static int run_tile(struct tdm_pattern *pt, window_ring *w, int first, int items)
+{
+    int rc = MPI_SUCCESS;
+    while (rc == MPI_SUCCESS && w->count == pt->window)
+        rc = wait_oldest(pt, w);
+    tile_slot *s = slot_at(pt, w, w->count);
+    if (rc == MPI_SUCCESS)
+        rc = tdm_tile_prepare(pt, s, first, items);
+    for (int j = 0; rc == MPI_SUCCESS && j < items; j++) {
+        tdm_tile_compute(pt, s, j);
+        if (w->count)
+            rc = progress(pt, w);
+    }
+    if (rc == MPI_SUCCESS)
+        rc = tdm_tile_start(pt, s);
+    if (rc == MPI_SUCCESS)
+        w->count++;
+    return rc;
+}
+
+int TDM_Pattern_run(TDM_Pattern pattern)
+{
+    if (!pattern)
+        return tdm_error(fn_run, MPI_ERR_ARG, "pattern is NULL (argument pattern)");
+    struct tdm_pattern *pt = pattern;
+    double start = MPI_Wtime();
+    pt->error = MPI_SUCCESS;
+    pt->compute_time_sum = pt->consume_time_sum = 0;
+    int planning = pt->plan_tile || pt->plan_window;
+    int rc = ensure_slots(pt);
+    if (planning) /* the first tile (its first item alone if the tile is auto) timed; one slot until the plan */
+        pt->tile = pt->plan_tile ? 1 : pt->spec.tile, pt->window = 1;
+    window_ring w = {0, 0};
+    int first = 0;
+    if (rc == MPI_SUCCESS && planning && pt->items_max > 0) {
+        first = pt->items_max < pt->tile ? pt->items_max : pt->tile;
+        rc = run_tile(pt, &w, 0, first);
+        if (rc == MPI_SUCCESS) /* the window grows around the tile in flight, at head 0 */
+            rc = tdm_pattern_plan(pt, pt->compute_time_sum / first);
+    }
+    while (rc == MPI_SUCCESS && first < pt->items_max) {
+        int items = pt->items_max - first < pt->tile ? pt->items_max - first : pt->tile;
+        rc = run_tile(pt, &w, first, items);
+        first += items;
+    }
+    while (rc == MPI_SUCCESS && w.count)
+        rc = wait_oldest(pt, &w);
+    if (rc != MPI_SUCCESS) /* MPI's own error underneath: the run cannot go on */
+        return rc;
+    TDM_Pattern_times *t = &pt->last;
+    t->total = MPI_Wtime() - start;
+    t->compute = pt->compute_time_sum, t->consume = pt->consume_time_sum;
+    t->communication = t->total - t->compute - t->consume;
+    if (pt->tuning && !planning) { /* the planning run's first tile is not like the others */
+        double slowest = t->total;
+        rc = TDM_Allreduce(MPI_IN_PLACE, &slowest, 1, MPI_DOUBLE, MPI_MAX, pt->sizes_comm);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        tdm_pattern_tuner_step(pt, slowest);
+    }
+    return pt->error;
+}
