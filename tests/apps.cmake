@@ -1,0 +1,46 @@
+# The applications (apps/): each against its reference at 1 to 5 ranks (odd sizes, sizes not divisible
+# by the ranks), each variant and agent, and their errors on bad options and files. Every variant at
+# every size in the full set (Open MPI); a few in the others.
+
+# tandem_app_test(<name> <ranks> [ENV var=value ...] COMMAND <script> <its arguments> ...): the
+# script gets a work directory and the launcher for <ranks> ranks, then `--`, then the app and options.
+function(tandem_app_test name ranks)
+  cmake_parse_arguments(T "" "" "ENV;COMMAND" ${ARGN})
+  list(POP_FRONT T_COMMAND script)
+  add_test(NAME ${name} COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/apps/${script} ${CMAKE_CURRENT_BINARY_DIR}/apps_work/${name}
+           ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${ranks} ${tandem_preflags} ${MPIEXEC_PREFLAGS} -- ${T_COMMAND})
+  set_tests_properties(${name} PROPERTIES TIMEOUT 300 PROCESSORS 1
+    ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;${T_ENV}")
+endfunction()
+
+if(TARGET tandem-pcompress)
+  set(pc $<TARGET_FILE:tandem-pcompress>)
+  # (name ranks options): the blocking scheme, and the pipelined one over tiles and windows
+  set(pcompress_cases
+    "blocking 1 --variant blocking" "blocking 3 --variant blocking"
+    "auto 1 --variant pipelined" "tile1_window2 2 --tile 1 --window 2" "tile2_window3 3 --tile 2 --window 3"
+    "tune 4 --tune --reps 5" "tile3_window1 5 --tile 3 --window 1" "zstd 3 --codec zstd --level 5")
+  if(NOT TANDEM_FULL_VARIANTS)
+    set(pcompress_cases "blocking 3 --variant blocking" "tile2_window3 3 --tile 2 --window 3" "zstd 2 --codec zstd")
+  endif()
+  foreach(case ${pcompress_cases})
+    separate_arguments(case UNIX_COMMAND "${case}")
+    list(POP_FRONT case what ranks)
+    tandem_app_test(pcompress_np${ranks}_${what} ${ranks} COMMAND pcompress_roundtrip.sh ${pc} ${case})
+  endforeach()
+  tandem_app_test(pcompress_np3_thread 3 ENV TANDEM_PROGRESS=thread COMMAND pcompress_roundtrip.sh ${pc} --tile 2)
+  tandem_app_test(pcompress_np4_dcp 4 ENV TANDEM_PROGRESS=dcp TANDEM_DCP_COUNT=1 COMMAND pcompress_roundtrip.sh ${pc})
+  # an empty file: one empty stream, which bzip2 -d restores to nothing
+  tandem_tool_test(pcompress_empty 0 "0 bytes in 0 blocks.* 14 bytes .*restored 0"
+    sh -c ": > pc_empty && \"$0\" --in pc_empty --out pc_empty.bz2 && echo restored $(bzip2 -dc pc_empty.bz2 | wc -c)" ${pc})
+  tandem_tool_test(pcompress_missing [1-9] "tandem-pcompress: --in no/such/file: cannot open: No such file or directory"
+    ${pc} --in no/such/file --out x.bz2)
+  tandem_tool_test(pcompress_directory [1-9] "tandem-pcompress: --in /: not a regular file" ${pc} --in / --out x.bz2)
+  tandem_tool_test(pcompress_no_out [1-9] "tandem-pcompress: --out FILE is missing" ${pc} --in /etc/hostname)
+  tandem_tool_test(pcompress_bad_out [1-9] "--out /no/such/dir/x.bz2: cannot create: No such file"
+    ${pc} --in /etc/hostname --out /no/such/dir/x.bz2)
+  tandem_tool_test(pcompress_bad_tile [1-9] "--tile 0: expected auto or a whole number" ${pc} --in /etc/hostname --out x.bz2 --tile 0)
+  tandem_tool_test(pcompress_bad_variant [1-9] "--variant fast: expected blocking or pipelined"
+    ${pc} --in /etc/hostname --out x.bz2 --variant fast)
+  tandem_tool_test(pcompress_help 0 "usage: tandem-pcompress --in FILE --out FILE.bz2" ${pc} --help)
+endif()
