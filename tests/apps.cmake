@@ -44,3 +44,35 @@ if(TARGET tandem-pcompress)
     ${pc} --in /etc/hostname --out x.bz2 --variant fast)
   tandem_tool_test(pcompress_help 0 "usage: tandem-pcompress --in FILE --out FILE.bz2" ${pc} --help)
 endif()
+
+if(TARGET tandem-fft3d)
+  set(fft $<TARGET_FILE:tandem-fft3d>)
+  # (name ranks options): odd sizes, planes and rows not divisible by the ranks; --check compares with
+  # FFTW's MPI transform on the same input (its serial one where this MPI has no fftw3-mpi)
+  set(fft3d_cases
+    "blocking 1 --n 7x5x6 --variant blocking" "auto 2 --n 8x6x5" "tile1_window2 3 --n 9x7x5 --tile 1 --window 2"
+    "tile2_window3 4 --n 11x6x3 --tile 2 --window 3" "blocking 5 --n 7x9x4 --variant blocking"
+    "tune 5 --n 12x10x3 --tune --reps 6" "few_planes 4 --n 3x8x2 --tile 1")
+  if(NOT TANDEM_FULL_VARIANTS)
+    set(fft3d_cases "blocking 3 --n 7x5x6 --variant blocking" "tile2_window3 3 --n 9x7x5 --tile 2 --window 3")
+  endif()
+  foreach(case ${fft3d_cases})
+    separate_arguments(case UNIX_COMMAND "${case}")
+    list(POP_FRONT case what ranks)
+    tandem_mpi_test(tandem-fft3d ${ranks} NAME ${what} ARGS ${case} --check)
+    set_tests_properties(tandem-fft3d_np${ranks}_${what} PROPERTIES PASS_REGULAR_EXPRESSION "check: .*: ok")
+  endforeach()
+  tandem_mpi_test(tandem-fft3d 3 NAME thread ENV TANDEM_PROGRESS=thread ARGS --n 9x7x5 --tile 2 --check)
+  tandem_mpi_test(tandem-fft3d 4 NAME dcp ENV TANDEM_PROGRESS=dcp TANDEM_DCP_COUNT=1 ARGS --n 9x7x5 --check)
+  set_tests_properties(tandem-fft3d_np3_thread tandem-fft3d_np4_dcp PROPERTIES PASS_REGULAR_EXPRESSION "check: .*: ok")
+  tandem_app_test(fft3d_np3_files 3 COMMAND fft3d_file.sh ${fft} --n 6x7x5 --tile 2)
+  tandem_tool_test(fft3d_missing [1-9] "tandem-fft3d: --in no/such/file: cannot open: No such file" ${fft} --n 2x2x2 --in no/such/file)
+  tandem_tool_test(fft3d_empty [1-9] "--in fft_empty.raw: empty \\(0 bytes\\)[;] --n 2x2x2 needs 128"
+    sh -c ": > fft_empty.raw && \"$0\" --n 2x2x2 --in fft_empty.raw" ${fft})
+  tandem_tool_test(fft3d_truncated [1-9] "--in fft_short.raw: truncated \\(100 bytes\\)"
+    sh -c "head -c 100 /dev/zero > fft_short.raw && \"$0\" --n 2x2x2 --in fft_short.raw" ${fft})
+  tandem_tool_test(fft3d_bad_n [1-9] "--n 4x4: expected NXxNYxNZ, three positive numbers" ${fft} --n 4x4)
+  tandem_tool_test(fft3d_no_n [1-9] "--n NXxNYxNZ is missing" ${fft})
+  tandem_tool_test(fft3d_bad_out [1-9] "--out /no/such/dir/f.raw: cannot create" ${fft} --n 2x2x2 --out /no/such/dir/f.raw)
+  tandem_tool_test(fft3d_help 0 "usage: tandem-fft3d --n NXxNYxNZ" ${fft} --help)
+endif()
