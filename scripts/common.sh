@@ -3,7 +3,7 @@
 set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PACKAGES="cmake ninja-build gcc gfortran pkg-config libhwloc-dev libopenmpi-dev openmpi-bin libmpich-dev mpich
-  libsimgrid-dev python3 python3-pip libbz2-dev bzip2 libzstd-dev zstd libfftw3-dev libfftw3-mpi-dev petsc-dev"
+  g++ libsimgrid-dev python3 python3-pip libbz2-dev bzip2 libzstd-dev zstd libfftw3-dev libfftw3-mpi-dev petsc-dev"
 
 ensure_packages() {
   local missing=()

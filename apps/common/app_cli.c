@@ -98,6 +98,13 @@ int app_common_option(app_common *c, int argc, char **argv, int *i, const char *
     return 1;
 }
 
+void app_block_of(int n, int size, int rank, int *first, int *count)
+{
+    int base = n / size, extra = n % size;
+    *count = base + (rank < extra);
+    *first = rank * base + (rank < extra ? rank : extra);
+}
+
 const char *app_progress_name(void)
 {
     const char *p = getenv("TANDEM_PROGRESS");

@@ -38,6 +38,10 @@ __attribute__((noreturn, format(printf, 2, 3))) void app_fail(const app_common *
  * and every rank exits with status 1. No-op when no rank has one. message may be NULL (no error). */
 void app_agree(const app_common *c, const char *message);
 
+/* Rank `rank`'s block of n indices over size ranks: [*first, *first + *count), the first n % size ranks
+ * one more. */
+void app_block_of(int n, int size, int rank, int *first, int *count);
+
 /* The progress agent the library runs (TANDEM_PROGRESS, else inline). */
 const char *app_progress_name(void);
 double app_median(const double *values, int n);

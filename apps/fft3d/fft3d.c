@@ -33,13 +33,6 @@ static const char *usage =
     "  --tune                         let the pattern's tuner try neighbouring tiles and windows\n"
     "  --reps R                       runs (the table shows medians)\n";
 
-void slab_of(int n, int size, int rank, int *first, int *count)
-{
-    int base = n / size, extra = n % size;
-    *count = base + (rank < extra);
-    *first = rank * base + (rank < extra ? rank : extra);
-}
-
 /* The x-planes of this rank hold [nx][NY][NZ]; the y-slab [NX][ny][NZ]. */
 typedef struct fft_job {
     app_common common;
@@ -259,8 +252,8 @@ int main(int argc, char **argv)
     fft_types_init();
     j.ys = malloc((size_t)app_size * 4 * sizeof(int)), j.yn = j.ys + app_size, j.xs = j.yn + app_size, j.xn = j.xs + app_size;
     for (int r = 0; r < app_size; r++) {
-        slab_of(j.n[0], app_size, r, &j.xs[r], &j.xn[r]);
-        slab_of(j.n[1], app_size, r, &j.ys[r], &j.yn[r]);
+        app_block_of(j.n[0], app_size, r, &j.xs[r], &j.xn[r]);
+        app_block_of(j.n[1], app_size, r, &j.ys[r], &j.yn[r]);
     }
     j.x0 = j.xs[app_rank], j.nx = j.xn[app_rank], j.y0 = j.ys[app_rank], j.ny = j.yn[app_rank];
     read_input(&j);

@@ -1,4 +1,4 @@
-/* tandem-fft3d's parts: the slab decomposition, the complex datatype, and the check against FFTW. */
+/* tandem-fft3d's parts: the complex datatype and the check against FFTW. */
 #ifndef TANDEM_FFT3D_H
 #define TANDEM_FFT3D_H
 
@@ -10,9 +10,6 @@
 extern MPI_Datatype fft_complex_type;
 void fft_types_init(void);
 void fft_types_free(void);
-
-/* Rank `rank`'s block of n indices over size ranks: the first n % size ranks one more. */
-void slab_of(int n, int size, int rank, int *first, int *count);
 
 /* Element `index` (C order) of the made-up input. */
 typedef void fft_made_up_fn(size_t index, fftw_complex v);
