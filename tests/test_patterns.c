@@ -83,8 +83,9 @@ static int consume(int first, int items, const void *in, const int counts[], con
     for (int r = 0; r < (reduced ? 1 : size); r++) {
         size_t n = (size_t)counts[r];
         t->got[r] = realloc(t->got[r], (t->got_len[r] + n) * t->elem.extent + 1);
+        size_t span = n ? (n - 1) * t->elem.extent + (size_t)t->elem.ints * sizeof(int) : 0; /* no hole at the end */
         memcpy((char *)t->got[r] + t->got_len[r] * t->elem.extent, (const char *)in + (size_t)displs[r] * t->elem.extent,
-               n * t->elem.extent);
+               span);
         t->got_len[r] += n;
     }
     return 0;
@@ -233,12 +234,22 @@ static void check_runs(test_case *t, MPI_Comm comm, int tile, int window, int tu
     check(pattern == NULL, "TDM_Pattern_free left the handle");
 }
 
+/* Every tile and window 1 .. N; TEST_PATTERNS_SMALL=1 (the configurations that run fewer variants):
+ * 1, 2 and N only, where a pattern's creation (two communicator duplications) costs most. */
+static int in_matrix(int v)
+{
+    const char *small = getenv("TEST_PATTERNS_SMALL");
+    return !(small && *small == '1') || v <= 2 || v == ITEMS;
+}
+
 static void test_matrix(MPI_Comm comm)
 {
     element_kind plain = {MPI_INT, 1, sizeof(int)};
     for (int kind = TDM_PATTERN_ALLGATHER; kind <= TDM_PATTERN_REDUCE_SCATTER; kind++)
         for (int tile = 1; tile <= ITEMS; tile++)
             for (int window = 1; window <= ITEMS; window++) {
+                if (!in_matrix(tile) || !in_matrix(window))
+                    continue;
                 test_case t = case_of((TDM_Pattern_kind)kind, &plain);
                 check_runs(&t, comm, tile, window, 0, 2);
             }

@@ -120,14 +120,18 @@ int TDM_Pattern_create(const TDM_Pattern_spec *spec, TDM_Pattern *pattern)
     if (rc == MPI_SUCCESS && spec->tile > tdm_pattern_max_tile(pt))
         rc = tdm_error(fn_create, MPI_ERR_COUNT, "tile %d of %d elements per item%s is more than INT_MAX elements in a "
                        "collective (argument spec->tile)", spec->tile, spec->item_count, pt->size > 1 ? " on each rank" : "");
+    /* the sizes' communicator: the v-forms' own; the others use it only to plan and tune, before or after
+     * their tiles' collectives, and share the data's */
     if (rc == MPI_SUCCESS && (MPI_Comm_dup(spec->comm, &pt->data_comm) != MPI_SUCCESS ||
-                              MPI_Comm_dup(spec->comm, &pt->sizes_comm) != MPI_SUCCESS))
+                              (pt->variable && MPI_Comm_dup(spec->comm, &pt->sizes_comm) != MPI_SUCCESS)))
         rc = tdm_error(fn_create, MPI_ERR_COMM, "could not duplicate comm (argument spec->comm)");
     if (rc != MPI_SUCCESS) {
         TDM_Pattern p = pt;
         TDM_Pattern_free(&p);
         return rc;
     }
+    if (!pt->variable)
+        pt->sizes_comm = pt->data_comm;
     pt->tile = spec->tile, pt->window = spec->window;
     pt->plan_tile = spec->tile == TDM_PATTERN_AUTO, pt->plan_window = spec->window == TDM_PATTERN_AUTO;
     pt->tuning = !!spec->tune;
@@ -172,10 +176,10 @@ int TDM_Pattern_free(TDM_Pattern *pattern)
     MPI_Finalized(&finalized);
     if (finalized)
         pt->data_comm = pt->sizes_comm = MPI_COMM_NULL;
+    if (pt->sizes_comm != MPI_COMM_NULL && pt->sizes_comm != pt->data_comm)
+        MPI_Comm_free(&pt->sizes_comm);
     if (pt->data_comm != MPI_COMM_NULL)
         MPI_Comm_free(&pt->data_comm);
-    if (pt->sizes_comm != MPI_COMM_NULL)
-        MPI_Comm_free(&pt->sizes_comm);
     free(pt);
     *pattern = NULL;
     return MPI_SUCCESS;

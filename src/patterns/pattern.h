@@ -1,7 +1,7 @@
 /*
  * The overlap pattern's inside (include/tandem_patterns.h is its contract). A pattern holds the spec,
- * two duplicates of its communicator (the tiles' data on one, the v-forms' sizes on the other, so that
- * a tile's data collective can wait for its sizes while later tiles' sizes go ahead), a ring of
+ * a duplicate of its communicator for the tiles' data and, for the v-forms, another for their sizes (so
+ * that a tile's data collective can wait for its sizes while later tiles' sizes go ahead), a ring of
  * `window` tile slots with their buffers, and the plan: the tile and window of the next run, chosen by
  * the model and the tuner where the spec says auto (pattern_plan.c).
  */
@@ -46,7 +46,7 @@ typedef struct tile_tuner {
 
 struct tdm_pattern {
     TDM_Pattern_spec spec;
-    MPI_Comm data_comm, sizes_comm;
+    MPI_Comm data_comm, sizes_comm; /* the same but in the v-forms */
     int rank, size;
     int items_max;            /* the most items of any rank: the tiles cover 0 .. items_max - 1 */
     int per_rank;             /* 1 if an item sends each rank its own part (out[r]) */
