@@ -13,6 +13,7 @@
  * E = ||x - 1||_2 and R the last ||r||_2 / ||b||_2 the solver tested.
  */
 #include "../common/app_cli.h"
+#include "../common/app_kernel.h"
 #include "tandem.h"
 
 #include <math.h>
@@ -35,6 +36,7 @@ typedef struct grid {
     int up, down;           /* neighbour ranks, MPI_PROC_NULL at the edges */
     size_t len;             /* (rows + 2) n */
     TDM_Request *overlapped; /* tested between rows of a product (pipelined CG's allreduce), or NULL */
+    app_kernel rows_kernel, vector_kernel; /* timed (and, under SMPI, charged) */
     double compute;         /* seconds in products and vector operations */
 } grid;
 
@@ -45,21 +47,25 @@ static double *vec(const grid *g) { return calloc(g->len, sizeof(double)); }
 /* Rows between tests of the overlapped allreduce. */
 #define ROWS_PER_TEST 8
 
-static void product_rows(const grid *g, const double *x, double *y, int from, int to)
+static void product_rows(grid *g, const double *x, double *y, int from, int to)
 {
-    for (int i = from; i < to; i++) {
-        if (g->overlapped && *g->overlapped != TDM_REQUEST_NULL && (i - from) % ROWS_PER_TEST == 0) {
+    for (int first = from; first < to; first += ROWS_PER_TEST) {
+        if (g->overlapped) {
             int done;
             TDM_Test(g->overlapped, &done, MPI_STATUS_IGNORE);
         }
-        for (int j = 0; j < g->n; j++) {
-            double v = 4 * AT(g, x, i, j) - AT(g, x, i - 1, j) - AT(g, x, i + 1, j);
-            if (j > 0)
-                v -= AT(g, x, i, j - 1);
-            if (j + 1 < g->n)
-                v -= AT(g, x, i, j + 1);
-            AT(g, y, i, j) = v;
-        }
+        int last = first + ROWS_PER_TEST < to ? first + ROWS_PER_TEST : to;
+        double start = app_kernel_start(&g->rows_kernel);
+        for (int i = first; i < last; i++)
+            for (int j = 0; j < g->n; j++) {
+                double v = 4 * AT(g, x, i, j) - AT(g, x, i - 1, j) - AT(g, x, i + 1, j);
+                if (j > 0)
+                    v -= AT(g, x, i, j - 1);
+                if (j + 1 < g->n)
+                    v -= AT(g, x, i, j + 1);
+                AT(g, y, i, j) = v;
+            }
+        g->compute += app_kernel_stop(&g->rows_kernel, start);
     }
 }
 
@@ -67,7 +73,6 @@ static void product_rows(const grid *g, const double *x, double *y, int from, in
  * edge stays zero: the Dirichlet boundary. */
 static void product(grid *g, double *x, double *y)
 {
-    double start = MPI_Wtime();
     MPI_Request halo[4];
     MPI_Irecv(&AT(g, x, -1, 0), g->n, MPI_DOUBLE, g->up, 0, app_comm, &halo[0]);
     MPI_Irecv(&AT(g, x, g->rows, 0), g->n, MPI_DOUBLE, g->down, 1, app_comm, &halo[1]);
@@ -80,7 +85,6 @@ static void product(grid *g, double *x, double *y)
     product_rows(g, x, y, 0, g->rows < 1 ? 0 : 1);
     if (g->rows > 1)
         product_rows(g, x, y, g->rows - 1, g->rows);
-    g->compute += MPI_Wtime() - start;
 }
 
 /* The local parts of dot products, over this rank's rows. */
@@ -113,7 +117,8 @@ static double error_norm(const grid *g, const double *x)
     return sqrt(all);
 }
 
-static double timed_start(void) { return MPI_Wtime(); }
+static double timed_start(grid *g) { return app_kernel_start(&g->vector_kernel); }
+static void timed_stop(grid *g, double start) { g->compute += app_kernel_stop(&g->vector_kernel, start); }
 
 static solve_result classic(grid *g, const double *b, double *x, double rtol, int max_it)
 {
@@ -129,19 +134,19 @@ static solve_result classic(grid *g, const double *b, double *x, double rtol, in
         product(g, p, q);
         double pq_local = dot(g, p, q), pq;
         TDM_Allreduce(&pq_local, &pq, 1, MPI_DOUBLE, MPI_SUM, app_comm);
-        double alpha = rz / pq, start = timed_start();
+        double alpha = rz / pq, start = timed_start(g);
         for (size_t k = 0; k < g->len; k++)
             x[k] += alpha * p[k], r[k] -= alpha * q[k];
         precondition(g, r, z);
         local[0] = dot(g, r, z), local[1] = dot(g, r, r);
-        g->compute += MPI_Wtime() - start;
+        timed_stop(g, start);
         TDM_Allreduce(local, sums, 2, MPI_DOUBLE, MPI_SUM, app_comm);
-        start = timed_start();
+        start = timed_start(g);
         double beta = sums[0] / rz;
         rz = sums[0], relres = sqrt(sums[1]) / bnorm, it++;
         for (size_t k = 0; k < g->len; k++)
             p[k] = z[k] + beta * p[k];
-        g->compute += MPI_Wtime() - start;
+        timed_stop(g, start);
     }
     free(r), free(z), free(p), free(q);
     return (solve_result){it, relres, error_norm(g, x)};
@@ -161,11 +166,13 @@ static solve_result pipelined(grid *g, const double *b, double *x, double rtol, 
     double bnorm = 0, gamma_old = 0, alpha_old = 0, relres = 1;
     int it = 0;
     for (;; it++) {
-        double start = timed_start();
+        double start = timed_start(g);
         local[0] = dot(g, r, u), local[1] = dot(g, w, u), local[2] = dot(g, r, r);
-        g->compute += MPI_Wtime() - start;
+        timed_stop(g, start);
         TDM_Start(reduction);
+        start = timed_start(g);
         precondition(g, w, mv);
+        timed_stop(g, start);
         g->overlapped = reduction;
         product(g, mv, nv); /* tests the reduction between rows */
         g->overlapped = NULL;
@@ -178,7 +185,7 @@ static solve_result pipelined(grid *g, const double *b, double *x, double rtol, 
             break;
         double beta = it > 0 ? gamma / gamma_old : 0;
         double alpha = it > 0 ? gamma / (delta - beta * gamma / alpha_old) : gamma / delta;
-        start = timed_start();
+        start = timed_start(g);
         for (size_t k = 0; k < g->len; k++) {
             zv[k] = nv[k] + beta * zv[k];
             qv[k] = mv[k] + beta * qv[k];
@@ -189,7 +196,7 @@ static solve_result pipelined(grid *g, const double *b, double *x, double rtol, 
             u[k] -= alpha * qv[k];
             w[k] -= alpha * zv[k];
         }
-        g->compute += MPI_Wtime() - start;
+        timed_stop(g, start);
         gamma_old = gamma, alpha_old = alpha;
     }
     free(r), free(u), free(w), free(mv), free(nv), free(zv), free(qv), free(sv), free(pv);

@@ -1,7 +1,11 @@
 /* The applications' common command line, errors and timing table (app_cli.h). */
 #include "app_cli.h"
 
+#include "app_kernel.h"
 #include "tandem.h"
+#ifdef TANDEM_SMPI
+#include <smpi/smpi.h>
+#endif
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -90,6 +94,8 @@ int app_common_option(app_common *c, int argc, char **argv, int *i, const char *
         c->window = count_or_auto(c, o, app_value(c, argc, argv, i));
     } else if (strcmp(o, "--tune") == 0) {
         c->tune = 1;
+    } else if (strcmp(o, "--csv") == 0) {
+        c->csv = app_value(c, argc, argv, i);
     } else if (strcmp(o, "--reps") == 0) {
         c->reps = (int)app_number(c, o, app_value(c, argc, argv, i), 1, 1000000);
     } else {
@@ -153,6 +159,35 @@ void app_table_row(const app_common *c, const char *variant, int tile, int windo
         snprintf(w, sizeof w, "%d", window);
     printf("%-10s %-8s %5d %6s %6s %4d %12.6f %12.6f %12.6f\n", variant, app_progress_name(), app_size, t, w, c->reps,
            total, compute, overhead);
+    FILE *f = c->csv ? fopen(c->csv, "w") : NULL;
+    if (c->csv && !f)
+        fprintf(stderr, "%s: --csv %s: cannot write\n", c->program, c->csv);
+    if (f) {
+        fprintf(f, "app,variant,progress,ranks,tile,window,reps,total_s,compute_s,overhead_s\n");
+        fprintf(f, "%s,%s,%s,%d,%d,%d,%d,%.9g,%.9g,%.9g\n", c->program, variant, app_progress_name(), app_size, tile,
+                window, c->reps, total, compute, overhead);
+        fclose(f);
+    }
+}
+
+void *app_alloc(size_t bytes)
+{
+#ifdef TANDEM_SMPI
+    if (app_kernel_sampling())
+        return SMPI_SHARED_MALLOC(bytes ? bytes : 1);
+#endif
+    return malloc(bytes ? bytes : 1);
+}
+
+void app_free(void *p)
+{
+#ifdef TANDEM_SMPI
+    if (app_kernel_sampling()) {
+        SMPI_SHARED_FREE(p);
+        return;
+    }
+#endif
+    free(p);
 }
 
 void app_finish(void) { TDM_Finalize(); }

@@ -7,6 +7,7 @@
 #define TANDEM_APP_CLI_H
 
 #include <mpi.h>
+#include <stddef.h>
 
 typedef struct app_common {
     const char *program;
@@ -14,6 +15,7 @@ typedef struct app_common {
     int tile, window; /* 0: auto */
     int tune;        /* --tune: the pattern's on-line tuner */
     int reps;
+    const char *csv; /* --csv FILE: the table's row also written there (rank 0) */
 } app_common;
 
 /* The ranks of the application (TDM_Comm_world()); set by app_start. */
@@ -30,6 +32,11 @@ int app_common_option(app_common *c, int argc, char **argv, int *i, const char *
 const char *app_value(const app_common *c, int argc, char **argv, int *i);
 /* A whole number from min to max, or fails naming the option. */
 long app_number(const app_common *c, const char *option, const char *value, long min, long max);
+
+/* Large arrays: SMPI's shared memory when kernels are sampled (the data are not computed then, and
+ * hundreds of simulated ranks would not fit), else malloc. */
+void *app_alloc(size_t bytes);
+void app_free(void *p);
 
 /* Every rank: rank 0 prints "program: message" on stderr; all finalize and exit with status 1. Call it
  * on every rank (errors known to one rank only: app_agree first). */

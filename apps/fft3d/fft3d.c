@@ -11,6 +11,7 @@
  *            next planes are transformed, each tile's rows put in place as it arrives.
  */
 #include "../common/app_cli.h"
+#include "../common/app_kernel.h"
 #include "fft3d.h"
 #include "tandem_patterns.h"
 
@@ -46,8 +47,19 @@ typedef struct fft_job {
     fftw_complex *planes; /* the x-planes being transformed */
     fftw_complex *slab;   /* the y-slab */
     fftw_plan plane_2d, along_x;
+    app_kernel plane_kernel, unpack_kernel, x_kernel; /* timed (and, under SMPI, charged) */
     double compute; /* seconds of this run in FFTs, packing and unpacking */
 } fft_job;
+
+/* The large arrays: FFTW's aligned memory, or SMPI's shared memory when kernels are sampled. */
+static void *big(size_t bytes) { return app_kernel_sampling() ? app_alloc(bytes) : fftw_malloc(bytes ? bytes : 1); }
+static void big_free(void *p)
+{
+    if (app_kernel_sampling())
+        app_free(p);
+    else
+        fftw_free(p);
+}
 
 static size_t plane_elems(const fft_job *j) { return (size_t)j->n[1] * (size_t)j->n[2]; }
 
@@ -55,15 +67,17 @@ static size_t plane_elems(const fft_job *j) { return (size_t)j->n[1] * (size_t)j
 static int transform_plane(int item, void *const out[], int counts[], void *user)
 {
     fft_job *j = user;
-    double start = MPI_Wtime();
+    double start = app_kernel_start(&j->plane_kernel);
     fftw_complex *plane = j->planes + (size_t)item * plane_elems(j);
-    fftw_execute_dft(j->plane_2d, plane, plane);
+    if (app_kernel_runs(&j->plane_kernel))
+        fftw_execute_dft(j->plane_2d, plane, plane);
     for (int d = 0; d < app_size; d++) {
         size_t row_elems = (size_t)j->yn[d] * (size_t)j->n[2];
-        memcpy(out[d], plane + (size_t)j->ys[d] * (size_t)j->n[2], row_elems * sizeof(fftw_complex));
+        if (app_kernel_runs(&j->plane_kernel))
+            memcpy(out[d], plane + (size_t)j->ys[d] * (size_t)j->n[2], row_elems * sizeof(fftw_complex));
         counts[d] = (int)row_elems;
     }
-    j->compute += MPI_Wtime() - start;
+    j->compute += app_kernel_stop(&j->plane_kernel, start);
     return 0;
 }
 
@@ -72,34 +86,34 @@ static int transform_plane(int item, void *const out[], int counts[], void *user
 static int place_rows(int first, int items, const void *in, const int counts[], const int displs[], void *user)
 {
     fft_job *j = user;
-    double start = MPI_Wtime();
+    double start = app_kernel_start(&j->unpack_kernel);
     size_t rows = (size_t)j->ny * (size_t)j->n[2];
-    for (int r = 0; r < app_size; r++) {
+    for (int r = 0; r < app_size && app_kernel_runs(&j->unpack_kernel); r++) {
         const fftw_complex *from = (const fftw_complex *)in + displs[r];
         int planes = j->xn[r] - first < items ? j->xn[r] - first : items;
         for (int k = 0; k < planes; k++)
             memcpy(j->slab + (size_t)(j->xs[r] + first + k) * rows, from + (size_t)k * rows, rows * sizeof(fftw_complex));
         (void)counts;
     }
-    j->compute += MPI_Wtime() - start;
+    j->compute += app_kernel_stop(&j->unpack_kernel, start);
     return 0;
 }
 
 /* Step 3: the x transforms of the y-slab. */
 static void transform_x(fft_job *j)
 {
-    double start = MPI_Wtime();
-    if (j->ny > 0)
+    double start = app_kernel_start(&j->x_kernel);
+    if (j->ny > 0 && app_kernel_runs(&j->x_kernel))
         fftw_execute(j->along_x);
-    j->compute += MPI_Wtime() - start;
+    j->compute += app_kernel_stop(&j->x_kernel, start);
 }
 
 /* The blocking variant: every plane, then the one transpose. */
 static int run_blocking(fft_job *j)
 {
     size_t most = (size_t)(j->n[1] / app_size + 1) * (size_t)j->n[2] * (size_t)(j->nx > 0 ? j->nx : 1);
-    fftw_complex *send = fftw_malloc((size_t)app_size * most * sizeof *send);
-    fftw_complex *recv = fftw_malloc((size_t)j->n[0] * (size_t)j->ny * (size_t)j->n[2] * sizeof *recv + 1);
+    fftw_complex *send = big((size_t)app_size * most * sizeof *send);
+    fftw_complex *recv = big((size_t)j->n[0] * (size_t)j->ny * (size_t)j->n[2] * sizeof *recv + 1);
     int *sc = calloc((size_t)app_size * 4, sizeof *sc), *sd = sc + app_size, *rc = sd + app_size, *rd = rc + app_size;
     void *out[app_size];
     int counts[app_size];
@@ -118,8 +132,8 @@ static int run_blocking(fft_job *j)
     if (err == MPI_SUCCESS)
         place_rows(0, j->n[0], recv, rc, rd, j);
     free(sc);
-    fftw_free(send);
-    fftw_free(recv);
+    big_free(send);
+    big_free(recv);
     return err;
 }
 
@@ -155,6 +169,8 @@ static void parse(fft_job *j, int argc, char **argv)
     }
     if (!have_n)
         app_fail(c, "--n NXxNYxNZ is missing (see --help)");
+    if (app_kernel_sampling() && (j->in_path || j->out_path || j->check))
+        app_fail(c, "TANDEM_APP_SAMPLE: sampled kernels compute no data: no --in, --out or --check");
     double elems = (double)j->n[0] * j->n[1] * j->n[2];
     if ((double)j->n[1] * j->n[2] * j->n[0] / app_size * 2 > 2147483647.0 || elems * 16 > 1e15)
         app_fail(c, "--n %dx%dx%d: too large for int counts on %d ranks", j->n[0], j->n[1], j->n[2], app_size);
@@ -173,9 +189,9 @@ static void made_up(size_t index, fftw_complex v)
 static void read_input(fft_job *j)
 {
     size_t plane = plane_elems(j);
-    j->input = fftw_malloc(((size_t)j->nx * plane + 1) * sizeof(fftw_complex));
+    j->input = big(((size_t)j->nx * plane + 1) * sizeof(fftw_complex));
     if (!j->in_path) {
-        for (size_t k = 0; k < (size_t)j->nx * plane; k++)
+        for (size_t k = 0; k < (size_t)j->nx * plane && !app_kernel_sampling(); k++)
             made_up((size_t)j->x0 * plane + k, j->input[k]);
         return;
     }
@@ -258,8 +274,8 @@ int main(int argc, char **argv)
     j.x0 = j.xs[app_rank], j.nx = j.xn[app_rank], j.y0 = j.ys[app_rank], j.ny = j.yn[app_rank];
     read_input(&j);
     size_t plane = plane_elems(&j);
-    j.planes = fftw_malloc(((size_t)j.nx * plane + 1) * sizeof(fftw_complex));
-    j.slab = fftw_malloc(((size_t)j.n[0] * (size_t)j.ny * (size_t)j.n[2] + 1) * sizeof(fftw_complex));
+    j.planes = big(((size_t)j.nx * plane + 1) * sizeof(fftw_complex));
+    j.slab = big(((size_t)j.n[0] * (size_t)j.ny * (size_t)j.n[2] + 1) * sizeof(fftw_complex));
     /* unaligned: it runs on every plane, some of them not at the planned array's SIMD alignment */
     j.plane_2d = fftw_plan_dft_2d(j.n[1], j.n[2], j.planes, j.planes, FFTW_FORWARD, FFTW_ESTIMATE | FFTW_UNALIGNED);
     int along = j.n[0], stride = j.ny * j.n[2];
@@ -280,7 +296,8 @@ int main(int argc, char **argv)
     int reps = j.common.reps;
     double *total = malloc((size_t)reps * 3 * sizeof *total), *compute = total + reps, *overhead = compute + reps;
     for (int rep = 0; rep < reps; rep++) {
-        memcpy(j.planes, j.input, (size_t)j.nx * plane * sizeof(fftw_complex));
+        if (!app_kernel_sampling())
+            memcpy(j.planes, j.input, (size_t)j.nx * plane * sizeof(fftw_complex));
         j.compute = 0;
         MPI_Barrier(app_comm);
         double start = MPI_Wtime();
@@ -312,9 +329,9 @@ int main(int argc, char **argv)
     if (j.along_x)
         fftw_destroy_plan(j.along_x);
     fftw_free(whole);
-    fftw_free(j.input);
-    fftw_free(j.planes);
-    fftw_free(j.slab);
+    big_free(j.input);
+    big_free(j.planes);
+    big_free(j.slab);
     free(j.ys);
     free(total);
     fft_types_free();

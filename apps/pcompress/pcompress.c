@@ -12,6 +12,7 @@
  * put the blocks of a tile back in order.
  */
 #include "../common/app_cli.h"
+#include "../common/app_kernel.h"
 #include "codec.h"
 #include "tandem_patterns.h"
 
@@ -40,6 +41,9 @@ typedef struct job {
     size_t frame_cap;    /* a framed stream of one block at most */
     char message[512];   /* the first error of this rank */
     double write_time;
+    app_kernel kernel;   /* a block read and compressed: timed (and, under SMPI, charged) */
+    double sampled_bytes; /* SMPI, sampled kernels: the streams' mean length stands for the ones not computed */
+    double compute;
 } job;
 
 static const char *usage =
@@ -74,22 +78,29 @@ static int compress_item(int item, void *const out[], int counts[], void *user)
     job *j = user;
     long long block = (long long)item * app_size + app_rank;
     off_t at = (off_t)(block * j->block);
-    size_t len = (size_t)(j->in_bytes - at < j->block ? j->in_bytes - at : j->block), got = 0;
-    while (got < len) {
-        ssize_t n = pread(j->in_fd, j->in_block + got, len - got, at + (off_t)got);
-        if (n <= 0) {
-            fail_here(j, "--in %s: shorter than it was at the start (changed while compressing?)", j->in_path);
-            return MPI_ERR_FILE;
-        }
-        got += (size_t)n;
-    }
-    const char *error = "";
+    size_t len = (size_t)(j->in_bytes - at < j->block ? j->in_bytes - at : j->block), got = 0, n = 0;
     unsigned char *frame = out[0];
-    size_t n = codec_compress(&j->codec, j->in_block, len, frame + FRAME_HEADER, j->frame_cap - FRAME_HEADER, &error);
-    if (n == 0) {
-        fail_here(j, "%s", error);
-        return MPI_ERR_OTHER;
+    double start = app_kernel_start(&j->kernel);
+    if (app_kernel_runs(&j->kernel)) {
+        while (got < len) {
+            ssize_t r = pread(j->in_fd, j->in_block + got, len - got, at + (off_t)got);
+            if (r <= 0) {
+                fail_here(j, "--in %s: shorter than it was at the start (changed while compressing?)", j->in_path);
+                return MPI_ERR_FILE;
+            }
+            got += (size_t)r;
+        }
+        const char *error = "";
+        n = codec_compress(&j->codec, j->in_block, len, frame + FRAME_HEADER, j->frame_cap - FRAME_HEADER, &error);
+        if (n == 0) {
+            fail_here(j, "%s", error);
+            return MPI_ERR_OTHER;
+        }
+        j->sampled_bytes += (double)n;
+    } else { /* a stream as long as the mean of the computed ones, not computed */
+        n = (size_t)(j->sampled_bytes / (double)j->kernel.runs);
     }
+    j->compute += app_kernel_stop(&j->kernel, start);
     for (int b = 0; b < FRAME_HEADER; b++)
         frame[b] = (unsigned char)(n >> (8 * b));
     counts[0] = (int)(n + FRAME_HEADER);
@@ -117,7 +128,7 @@ static int write_tile(int first, int items, const void *in, const int counts[], 
                 fail_here(j, "rank %d sent a frame longer than its data (a bug)", r);
                 return MPI_ERR_INTERN;
             }
-            if (fwrite(frame + FRAME_HEADER, 1, n, j->out) != n) {
+            if (!app_kernel_sampling() && fwrite(frame + FRAME_HEADER, 1, n, j->out) != n) {
                 fail_here(j, "--out %s: cannot write", j->out_path);
                 return MPI_ERR_FILE;
             }
@@ -132,12 +143,11 @@ static int write_tile(int first, int items, const void *in, const int counts[], 
 static int run_blocking(job *j, double *compute, double *communication)
 {
     long long items = items_of(j, app_rank);
-    char *mine = malloc((size_t)items * j->frame_cap + 1);
+    char *mine = app_alloc((size_t)items * j->frame_cap + 1);
     if (!mine) {
         fail_here(j, "no memory for this rank's %lld blocks", items);
         return MPI_ERR_NO_MEM;
     }
-    double start = MPI_Wtime();
     long long size = 0;
     int rc = MPI_SUCCESS;
     for (long long i = 0; i < items && rc == MPI_SUCCESS; i++) {
@@ -146,25 +156,26 @@ static int run_blocking(job *j, double *compute, double *communication)
         rc = compress_item((int)i, out, &count, j);
         size += count;
     }
-    *compute = MPI_Wtime() - start;
-    start = MPI_Wtime();
+    *compute = j->compute;
+    double start = MPI_Wtime();
     int my_size = rc == MPI_SUCCESS ? (int)size : 0;
     int *sizes = calloc((size_t)app_size, sizeof *sizes), *displs = calloc((size_t)app_size, sizeof *displs);
     TDM_Gather(&my_size, 1, MPI_INT, sizes, 1, MPI_INT, 0, app_comm);
     long long total = 0;
     for (int r = 0; r < app_size; r++)
         displs[r] = (int)total, total += sizes[r];
-    char *all = app_rank == 0 ? malloc((size_t)total + 1) : NULL;
+    char *all = app_rank == 0 ? app_alloc((size_t)total + 1) : NULL;
     int grc = TDM_Gatherv(mine, my_size, MPI_BYTE, all, sizes, displs, MPI_BYTE, 0, app_comm);
     *communication = MPI_Wtime() - start;
     if (rc == MPI_SUCCESS && grc != MPI_SUCCESS)
         rc = grc, fail_here(j, "gathering the streams: %s", TDM_Last_error());
     if (rc == MPI_SUCCESS && app_rank == 0)
         rc = write_tile(0, (int)items_of(j, 0), all, sizes, displs, j);
-    free(all);
+    if (all)
+        app_free(all);
     free(sizes);
     free(displs);
-    free(mine);
+    app_free(mine);
     return rc;
 }
 
@@ -288,12 +299,13 @@ int main(int argc, char **argv)
         open_output(&j);
         MPI_Barrier(app_comm);
         double start = MPI_Wtime(), computed = 0, communicated = 0;
+        j.compute = 0;
         int rc;
         if (pattern) {
             rc = TDM_Pattern_run(pattern);
             TDM_Pattern_times t;
             TDM_Pattern_get_times(pattern, &t);
-            computed = t.compute, communicated = t.communication;
+            computed = j.compute, communicated = t.communication;
         } else {
             rc = run_blocking(&j, &computed, &communicated);
         }
