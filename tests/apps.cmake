@@ -33,6 +33,9 @@ if(TARGET tandem-pcompress)
   # an empty file: one empty stream, which bzip2 -d restores to nothing
   tandem_tool_test(pcompress_empty 0 "0 bytes in 0 blocks.* 14 bytes .*restored 0"
     sh -c ": > pc_empty && \"$0\" --in pc_empty --out pc_empty.bz2 && echo restored $(bzip2 -dc pc_empty.bz2 | wc -c)" ${pc})
+  # made-up input: bzip2 -d restores as many bytes
+  tandem_tool_test(pcompress_made_up 0 "1000001 bytes in 4 blocks.*restored 1000001"
+    sh -c "\"$0\" --made-up 1000001 --block 300000 --out pc_made_up.bz2 && echo restored $(bzip2 -dc pc_made_up.bz2 | wc -c)" ${pc})
   tandem_tool_test(pcompress_missing [1-9] "tandem-pcompress: --in no/such/file: cannot open: No such file or directory"
     ${pc} --in no/such/file --out x.bz2)
   tandem_tool_test(pcompress_directory [1-9] "tandem-pcompress: --in /: not a regular file" ${pc} --in / --out x.bz2)

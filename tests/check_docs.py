@@ -3,7 +3,7 @@
 
     tests/check_docs.py <repository top>
 
-(a) Environment variables. The TANDEM_* variables the code reads (src/, tools/, sim/, scripts/: C
+(a) Environment variables. The TANDEM_* variables the code reads (src/, tools/, apps/, sim/, scripts/: C
     string literals that are exactly a variable's name, as getenv and the helpers that take a name are
     called; the per-collective TANDEM_<COLLECTIVE> names built with "TANDEM_%s" from the selection
     table; ${TANDEM_X} in shell; os.environ.get / os.getenv in Python) against those the docs name.
@@ -11,7 +11,8 @@
     that no table documents or that README.md's table lacks, or if the prose names a variable that is
     neither read nor a CMake option.
 (b) Options. Every --option in a code span or code block, attributed to the tool named before it on
-    that line (tandem-bench, tandem-model, tandem-run, p2p-floor, sim/run and what follows its "--",
+    that line (tandem-bench, tandem-model, tandem-run, p2p-floor, tandem-fft3d, tandem-pcompress,
+    tandem-cg, sim/run and what follows its "--" (tandem-bench's, or with --app NAME tandem-NAME's),
     sim/make-platform, scripts/*, sim/studies/*.py, tools/*.py) or else to the tool the section's
     heading names ("## tandem-bench"), must be in that tool's source as a string literal (C, Python)
     or a word of its code (shell). An option with neither must be in some tool's source. Options of
@@ -47,6 +48,7 @@ FOREIGN_COMMANDS = {"cmake", "ctest", "mpirun", "mpiexec", "mpirun.openmpi", "mp
                     "apt-get", "git", "sysctl", "python3", "env", "export", "make", "ninja"}
 
 VAR = re.compile(r"TANDEM_[A-Z0-9_]*[A-Z0-9]")
+APPS = ("fft3d", "pcompress", "cg")
 OPTION = re.compile(r"--[a-z][a-z0-9-]*")
 
 
@@ -87,9 +89,9 @@ def shell_code(text):
 
 
 def source_files(top):
-    """The files whose variables and options count: src/, tools/, sim/, scripts/."""
+    """The files whose variables and options count: src/, tools/, apps/, sim/, scripts/."""
     files = []
-    for sub in ("src", "tools", "sim", "scripts"):
+    for sub in ("src", "tools", "apps", "sim", "scripts"):
         for dirpath, dirnames, filenames in os.walk(os.path.join(top, sub)):
             dirnames[:] = [d for d in dirnames if d not in ("results", "__pycache__")]
             for name in filenames:
@@ -186,6 +188,9 @@ def tool_sources(top):
         "tandem-run": ("shell", [os.path.join(top, "tools", "tandem-run.in")]),
         "p2p-floor": ("c", [os.path.join(top, "tools", "p2p_floor.c")]),
         "sim/run": ("python", [os.path.join(top, "sim", "run")]),
+        **{f"tandem-{app}": ("c", glob.glob(os.path.join(top, "apps", app, "*.c")) +
+                             glob.glob(os.path.join(top, "apps", "common", "*.c")))
+           for app in APPS},
         "sim/make-platform": ("python", [os.path.join(top, "sim", "make-platform")]),
     }
     for path in glob.glob(os.path.join(top, "scripts", "*")):
@@ -222,7 +227,7 @@ def tool_of(token, tools):
     if word in FOREIGN_COMMANDS or os.path.basename(word) in FOREIGN_COMMANDS:
         return "foreign"
     base = os.path.basename(word)
-    if base in ("tandem-bench", "tandem-model", "tandem-run", "p2p-floor"):
+    if base in ("tandem-bench", "tandem-model", "tandem-run", "p2p-floor") + tuple(f"tandem-{a}" for a in APPS):
         return base
     for key in tools:
         if "/" in key and (word == key or word.endswith("/" + key)):
@@ -235,8 +240,11 @@ def tool_of(token, tools):
 def options_of_segment(segment, tools, default=None):
     """[(tool or None or 'foreign', option)] of one code span or code line; default: the tool of the
     section (a heading that names one), for options with no tool before them."""
-    found, tool, depth = [], default, 0
+    found, tool, depth, app, previous = [], default, 0, None, ""
     for token in segment.replace("\\|", "|").split():
+        if previous == "--app" and tool == "sim/run":
+            app = token
+        previous = token
         if token == "#" or token.startswith("#"):
             tool = default  # a comment: what follows is prose
             continue
@@ -244,7 +252,7 @@ def options_of_segment(segment, tools, default=None):
             tool = default
             continue
         if token == "--":
-            tool = "tandem-bench" if tool == "sim/run" else tool
+            tool = (f"tandem-{app}" if app else "tandem-bench") if tool == "sim/run" else tool
             continue
         depth += token.count("[") - token.count("]")
         named = tool_of(token, tools)

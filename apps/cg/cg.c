@@ -28,7 +28,8 @@ static const char *usage =
     "  --max-it K                     at most K iterations (default 100000)\n"
     "  --variant classic|pipelined    two blocking allreduces per iteration, or one non-blocking one\n"
     "                                 overlapped with the matrix-vector product (Ghysels-Vanroose; default)\n"
-    "  --reps R                       solves (the table shows medians)\n";
+    "  --reps R                       solves (the table shows medians)\n"
+    "  --csv FILE                     the table's row, also as CSV\n";
 
 /* This rank's rows [row0, row0 + rows) of the grid, n columns; vectors hold a halo row above and below. */
 typedef struct grid {

@@ -32,7 +32,8 @@ static const char *usage =
     "  --variant blocking|pipelined   one alltoallv after all planes, or pipelined (default)\n"
     "  --tile N|auto --window N|auto  planes per alltoallv and alltoallvs in flight (default auto)\n"
     "  --tune                         let the pattern's tuner try neighbouring tiles and windows\n"
-    "  --reps R                       runs (the table shows medians)\n";
+    "  --reps R                       runs (the table shows medians)\n"
+    "  --csv FILE                     the table's row, also as CSV\n";
 
 /* The x-planes of this rank hold [nx][NY][NZ]; the y-slab [NX][ny][NZ]. */
 typedef struct fft_job {

@@ -27,12 +27,17 @@ class SimulationFailed(RuntimeError):
     """A simulated run ended in error (SimGrid's message was printed); a study may go on without it."""
 
 
-def simulate(torus, bench_args, settings=(), selector=None, cfg=(), platform=None):
-    """tandem-bench on the torus (sim/run; cfg: SimGrid configuration items), or on platform: (platform
-    file, hostfile, ranks) written beforehand; its CSV rows. Raises SimulationFailed if the run fails."""
+def simulate(torus, bench_args, settings=(), selector=None, cfg=(), platform=None, app=None, compute_data=False):
+    """tandem-bench (or app: tandem-fft3d, ...) on the torus (sim/run; cfg: SimGrid configuration items),
+    or on platform: (platform file, hostfile, ranks) written beforehand; its CSV rows. Raises
+    SimulationFailed if the run fails."""
     fd, path = tempfile.mkstemp(suffix=".csv")
     os.close(fd)
     cmd = [sys.executable, os.path.join(TOP, "sim", "run"), "--csv", path, "--quiet"]
+    if app:
+        cmd += ["--app", app]
+    if compute_data:
+        cmd.append("--compute-data")
     if platform:
         cmd += ["--platform", platform[0], "--hostfile", platform[1], "--ranks", str(platform[2])]
     else:

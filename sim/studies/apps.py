@@ -1,0 +1,238 @@
+#!/usr/bin/python3
+"""Study: the applications at scale, in simulation (docs/apps.md).
+
+The applications' real code on the studies' torus (1 us per link, 10 GB/s links), one rank per host;
+their computation measured on this machine and charged to the simulated clock (measured kernels,
+sampled: TANDEM_APP_SAMPLE=2 for the FFT and the compression, whose data are then not computed).
+
+  fft:      tandem-fft3d, blocking against pipelined (auto tile and window, inline progress: the pattern's
+            tests), weak scaling: NX = 8 x-planes per rank at 64 ranks, 4 at 512; 512 or more y-rows.
+  compress: tandem-pcompress on made-up data, blocking against pipelined, weak scaling: 8 blocks of
+            250 kB per rank.
+  cg:       tandem-cg, classic against pipelined with dedicated collective processes (one per 8 ranks,
+            added on top, sharing their block's first host) and pipelined inline, 8 .. 512 ranks, a fixed
+            grid (strong scaling) and a fixed number of iterations; the crossover in ranks.
+  sweep:    tandem-fft3d's pipelined total over tiles and windows at 64 ranks, the auto choice beside.
+
+  sim/studies/apps.py [--parts fft,compress,cg,sweep] [--ranks 64,512] [--plot-only]
+
+Writes sim/results/apps.csv, apps.md, apps.png and apps_sweep.png.
+"""
+import argparse
+import csv
+import os
+import statistics
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402
+import dcp  # noqa: E402  (its platform and hostfile: DCPs added on top)
+
+TORI = {8: "2x2x2", 16: "2x2x4", 32: "2x4x4", 64: "4x4x4", 128: "4x4x8", 256: "4x8x8", 512: "8x8x8"}
+SAMPLE = "TANDEM_APP_SAMPLE=2"
+CSV = os.path.join(common.RESULTS, "apps.csv")
+FIELDS = ["part", "ranks", "dcps", "app", "variant", "progress", "tile", "window", "reps", "total_s", "compute_s",
+          "overhead_s", "args"]
+
+
+def fft_args(ranks):
+    planes = 8 if ranks <= 64 else 4
+    return ["--n", f"{planes * ranks}x{max(512, ranks)}x64"]
+
+
+def compress_args(ranks):
+    return ["--made-up", str(8 * ranks * 250000), "--block", "250000", "--out", "/dev/null"]
+
+
+CG_GRID = "1024x1024"
+CG_ITERATIONS = 200
+
+
+def run(part, ranks, app, args, settings=(), dcps=0, tmp=None):
+    """One simulated run of the app; its row (or None if the simulation failed)."""
+    print(f"{part}: {app} on {ranks} ranks{f' + {dcps} DCPs' if dcps else ''}: {' '.join(args)}", flush=True)
+    try:
+        if dcps:
+            xml = dcp.platform("torus", ranks, 0.0, tmp)
+            got = common.simulate(None, args, settings=list(settings) + ["TANDEM_PROGRESS=dcp", f"TANDEM_DCP_COUNT={dcps}"],
+                                  cfg=[dcp.EAGER], platform=(xml, dcp.hostfile(ranks, dcps, tmp), ranks + dcps),
+                                  app=app, compute_data=app == "cg")
+        else:
+            got = common.simulate(TORI[ranks], args, settings=settings, cfg=[dcp.EAGER], app=app,
+                                  compute_data=app == "cg")
+    except common.SimulationFailed as e:
+        print(f"    failed: {e}", flush=True)
+        return None
+    r = got[0]
+    return {"part": part, "ranks": ranks, "dcps": dcps, "app": app, "variant": r["variant"], "progress": r["progress"],
+            "tile": r["tile"], "window": r["window"], "reps": r["reps"], "total_s": r["total_s"],
+            "compute_s": r["compute_s"], "overhead_s": r["overhead_s"], "args": " ".join(args)}
+
+
+def measure(a, tmp):
+    rows = []
+    ranks = [int(n) for n in a.ranks.split(",")]
+    for part in a.parts.split(","):
+        if part == "fft":
+            for p in ranks:
+                for variant in ("blocking", "pipelined"):
+                    rows.append(run(part, p, "fft3d", fft_args(p) + ["--variant", variant, "--reps", "2"], [SAMPLE]))
+        elif part == "compress":
+            for p in ranks:
+                for variant in ("blocking", "pipelined"):
+                    rows.append(run(part, p, "pcompress", compress_args(p) + ["--variant", variant, "--reps", "2"],
+                                    [SAMPLE]))
+        elif part == "cg":
+            cg = ["--grid", CG_GRID, "--rtol", "1e-300", "--max-it", str(CG_ITERATIONS)]
+            for p in [n for n in TORI if n <= max(ranks)]:
+                rows.append(run(part, p, "cg", cg + ["--variant", "classic"]))
+                rows.append(run(part, p, "cg", cg + ["--variant", "pipelined"]))
+                rows.append(run(part, p, "cg", cg + ["--variant", "pipelined"], dcps=p // 8, tmp=tmp))
+        elif part == "sweep":
+            p = 64
+            for tile in (1, 2, 4, 8):
+                for window in (1, 2, 4, 8):
+                    if window <= 8 // tile or window == 1:
+                        rows.append(run(part, p, "fft3d", fft_args(p) + ["--tile", str(tile), "--window", str(window),
+                                                                          "--reps", "2"], [SAMPLE]))
+            rows.append(run(part, p, "fft3d", fft_args(p) + ["--reps", "2"], [SAMPLE]))  # auto
+            rows.append(run(part, p, "fft3d", fft_args(p) + ["--tune", "--reps", "12"], [SAMPLE]))  # the tuner
+        else:
+            raise SystemExit(f"--parts: unknown part {part} (fft, compress, cg, sweep)")
+    return [r for r in rows if r]
+
+
+def pick(rows, **want):
+    return [r for r in rows if all(str(r[k]) == str(v) for k, v in want.items())]
+
+
+def report(rows):
+    lines = ["| app | ranks | blocking s | pipelined s | tile | window | overhead blocking s | overhead pipelined s | "
+             "overhead removed | faster by |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for part, app in (("fft", "fft3d"), ("compress", "pcompress")):
+        for p in sorted({int(r["ranks"]) for r in pick(rows, part=part)}):
+            b, q = pick(rows, part=part, ranks=p, variant="blocking"), pick(rows, part=part, ranks=p, variant="pipelined")
+            if not b or not q:
+                continue
+            b, q = b[0], q[0]
+            tb, tq, ob, oq = (float(b["total_s"]), float(q["total_s"]), float(b["overhead_s"]), float(q["overhead_s"]))
+            lines.append(f"| {app} | {p} | {tb:.4f} | {tq:.4f} | {q['tile']} | {q['window']} | {ob:.4f} | {oq:.4f} | "
+                         f"{100 * (1 - oq / ob):.0f}% | {100 * (1 - tq / tb):.0f}% |")
+    cg = pick(rows, part="cg")
+    if cg:
+        lines += ["", f"CG, {CG_GRID} grid, {CG_ITERATIONS} iterations (strong scaling):", "",
+                  "| ranks | classic s | pipelined inline s | pipelined + DCPs s | DCPs | DCPs / classic |",
+                  "|---|---|---|---|---|---|"]
+        crossover = None
+        for p in sorted({int(r["ranks"]) for r in cg}):
+            c = pick(cg, ranks=p, variant="classic")
+            i = pick(cg, ranks=p, variant="pipelined", dcps=0)
+            d = [r for r in pick(cg, ranks=p, variant="pipelined") if int(r["dcps"]) > 0]
+            if not c:
+                continue
+            tc = float(c[0]["total_s"])
+            ti = f"{float(i[0]['total_s']):.4f}" if i else "-"
+            td = float(d[0]["total_s"]) if d else None
+            if td is not None and td < tc and crossover is None:
+                crossover = p
+            lines.append(f"| {p} | {tc:.4f} | {ti} | {f'{td:.4f}' if td else '-'} | {d[0]['dcps'] if d else '-'} | "
+                         f"{f'{td / tc:.2f}' if td else '-'} |")
+        lines += ["", f"Pipelined CG with DCPs is first faster than classic CG at {crossover} ranks." if crossover
+                  else "Pipelined CG with DCPs is not faster than classic CG at any size simulated."]
+    sweep = pick(rows, part="sweep")
+    if sweep:
+        fixed = [r for r in sweep if "--tile" in r["args"]]
+        best = min(fixed, key=lambda r: float(r["total_s"]))
+        auto = [r for r in sweep if "--tile" not in r["args"] and "--tune" not in r["args"]]
+        tuned = [r for r in sweep if "--tune" in r["args"]]
+        lines += ["", "FFT at 64 ranks, the pipelined total over tiles and windows (sim/results/apps_sweep.png):", "",
+                  f"- best of the sweep: tile {best['tile']}, window {best['window']}, {float(best['total_s']):.4f} s"]
+        for name, r in (("auto (the model)", auto), ("the tuner, median of its 12 runs", tuned)):
+            if r:
+                t = float(r[0]["total_s"])
+                lines.append(f"- {name}: tile {r[0]['tile']}, window {r[0]['window']}, {t:.4f} s, "
+                             f"{100 * (t / float(best['total_s']) - 1):+.1f}% of the best")
+    return "\n".join(lines) + "\n"
+
+
+def plot(rows):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    ax = axes[0]
+    for part, app in (("fft", "fft3d"), ("compress", "pcompress")):
+        for variant, style in (("blocking", "o-"), ("pipelined", "s--")):
+            got = sorted(pick(rows, part=part, variant=variant), key=lambda r: int(r["ranks"]))
+            if got:
+                ax.plot([int(r["ranks"]) for r in got], [float(r["overhead_s"]) * 1e3 for r in got], style,
+                        label=f"{app} {variant}")
+    cg = pick(rows, part="cg")
+    ax2 = axes[1]
+    for label, sel in (("classic", lambda r: r["variant"] == "classic"),
+                       ("pipelined inline", lambda r: r["variant"] == "pipelined" and int(r["dcps"]) == 0),
+                       ("pipelined + DCPs", lambda r: r["variant"] == "pipelined" and int(r["dcps"]) > 0)):
+        got = sorted([r for r in cg if sel(r)], key=lambda r: int(r["ranks"]))
+        if got:
+            ax2.plot([int(r["ranks"]) for r in got], [float(r["total_s"]) * 1e3 for r in got], "o-", label=label)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("ranks")
+    ax.set_ylabel("communication overhead (ms)")
+    ax.set_title("FFT and compression: overhead")
+    ax.legend(fontsize=8)
+    ax2.set_xscale("log", base=2)
+    ax2.set_yscale("log")
+    ax2.set_xlabel("ranks")
+    ax2.set_ylabel(f"time of {CG_ITERATIONS} iterations (ms)")
+    ax2.set_title(f"CG, {CG_GRID} grid")
+    ax2.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(os.path.join(common.RESULTS, "apps.png"), dpi=110)
+    sweep = [r for r in pick(rows, part="sweep") if "--tile" in r["args"]]
+    if sweep:
+        fig, ax = plt.subplots(figsize=(6, 4))
+        for window in sorted({int(r["window"]) for r in sweep}):
+            got = sorted([r for r in sweep if int(r["window"]) == window], key=lambda r: int(r["tile"]))
+            ax.plot([int(r["tile"]) for r in got], [float(r["total_s"]) * 1e3 for r in got], "o-", label=f"window {window}")
+        for r in pick(rows, part="sweep"):
+            if "--tile" not in r["args"]:
+                name = "tuner" if "--tune" in r["args"] else "auto"
+                ax.plot([int(r["tile"])], [float(r["total_s"]) * 1e3], "k*" if name == "auto" else "r^", markersize=12,
+                        label=f"{name} (tile {r['tile']}, window {r['window']})")
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("tile (x-planes per alltoallv)")
+        ax.set_ylabel("total (ms)")
+        ax.set_title("tandem-fft3d pipelined, 64 ranks (simulated)")
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(os.path.join(common.RESULTS, "apps_sweep.png"), dpi=110)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--parts", default="fft,compress,cg,sweep")
+    ap.add_argument("--ranks", default="64,512")
+    ap.add_argument("--plot-only", action="store_true", help="tables and plots from the committed CSV")
+    a = ap.parse_args()
+    if a.plot_only:
+        rows = list(csv.DictReader(open(CSV)))
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            rows = measure(a, tmp)
+        old = list(csv.DictReader(open(CSV))) if os.path.exists(CSV) else []
+        parts = set(a.parts.split(","))
+        rows = [r for r in old if r["part"] not in parts] + rows
+        with open(CSV, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=FIELDS)
+            w.writeheader()
+            w.writerows(rows)
+    text = report(rows)
+    with open(os.path.join(common.RESULTS, "apps.md"), "w") as f:
+        f.write("# The applications at scale (simulated)\n\nWritten by sim/studies/apps.py: see docs/apps.md.\n\n" + text)
+    print(text)
+    plot(rows)
+
+
+if __name__ == "__main__":
+    main()
