@@ -58,7 +58,8 @@ typedef int TDM_Pattern_compute_fn(int item, void *const out[], int counts[], vo
  * A tile's result, in tile order: the items first_item .. first_item + items - 1 of every rank. in holds
  * counts[r] elements from rank r at element displs[r] (allgather(v), gather(v) at the root only,
  * alltoall(v): what each rank's items sent this rank), or the reduced items in counts[0] elements
- * (allreduce, reduce_scatter: this rank's block). Ranks past their last item give 0 elements.
+ * (allreduce, reduce_scatter: this rank's block). Ranks past their last item give zeros (v-forms: no
+ * elements).
  * Returns 0, or an error (see TDM_Pattern_run).
  */
 typedef int TDM_Pattern_consume_fn(int first_item, int items, const void *in, const int counts[],
@@ -70,7 +71,8 @@ typedef struct TDM_Pattern_spec {
     MPI_Datatype datatype; /* of the items' data */
     MPI_Op op;             /* allreduce, reduce_scatter */
     int root;              /* gather, gatherv */
-    int items;             /* this rank's items: the same on every rank, except for the v-forms */
+    int items;             /* this rank's items: the same on every rank for the reductions; elsewhere a
+                              rank past its last item gives stand-ins: zeros, or no elements (v-forms) */
     int item_count;        /* elements one item produces (for each rank where it sends each its own);
                               the v-forms: the most it may produce */
     int tile;              /* items per collective, 1 .. ; TDM_PATTERN_AUTO */
@@ -92,8 +94,8 @@ typedef struct TDM_Pattern_times {
     double communication; /* the rest: starting, testing and waiting for the collectives */
 } TDM_Pattern_times;
 
-/* Collective over spec->comm: every rank with the same kind, root, op, tile, window and tune (and items
- * unless the kind is a v-form). MPI_ERR_ARG for a mismatch or a bad field (named), MPI_ERR_COMM,
+/* Collective over spec->comm: every rank with the same kind, root, op, tile, window and tune (and, for
+ * the reductions, items; but for the v-forms, item_count). MPI_ERR_ARG for a mismatch or a bad field (named), MPI_ERR_COMM,
  * MPI_ERR_TYPE, MPI_ERR_OP, MPI_ERR_ROOT, MPI_ERR_COUNT as MPI would give them. */
 int TDM_Pattern_create(const TDM_Pattern_spec *spec, TDM_Pattern *pattern);
 /* Runs the loop: every item computed, every tile consumed. Collective. If a compute or consume

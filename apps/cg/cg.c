@@ -56,17 +56,17 @@ static void product_rows(grid *g, const double *x, double *y, int from, int to)
             TDM_Test(g->overlapped, &done, MPI_STATUS_IGNORE);
         }
         int last = first + ROWS_PER_TEST < to ? first + ROWS_PER_TEST : to;
-        double start = app_kernel_start(&g->rows_kernel);
-        for (int i = first; i < last; i++)
-            for (int j = 0; j < g->n; j++) {
-                double v = 4 * AT(g, x, i, j) - AT(g, x, i - 1, j) - AT(g, x, i + 1, j);
-                if (j > 0)
-                    v -= AT(g, x, i, j - 1);
-                if (j + 1 < g->n)
-                    v -= AT(g, x, i, j + 1);
-                AT(g, y, i, j) = v;
-            }
-        g->compute += app_kernel_stop(&g->rows_kernel, start);
+        for (app_kernel_begin(&g->rows_kernel, last - first); app_kernel_next(&g->rows_kernel);)
+            for (int i = first; i < last; i++)
+                for (int j = 0; j < g->n; j++) {
+                    double v = 4 * AT(g, x, i, j) - AT(g, x, i - 1, j) - AT(g, x, i + 1, j);
+                    if (j > 0)
+                        v -= AT(g, x, i, j - 1);
+                    if (j + 1 < g->n)
+                        v -= AT(g, x, i, j + 1);
+                    AT(g, y, i, j) = v;
+                }
+        g->compute += app_kernel_end(&g->rows_kernel);
     }
 }
 
@@ -118,8 +118,17 @@ static double error_norm(const grid *g, const double *x)
     return sqrt(all);
 }
 
-static double timed_start(grid *g) { return app_kernel_start(&g->vector_kernel); }
-static void timed_stop(grid *g, double start) { g->compute += app_kernel_stop(&g->vector_kernel, start); }
+/* Vector operations, timed as one kernel (CG computes its data: no sampling, the body runs once). */
+static void timed_start(grid *g)
+{
+    app_kernel_begin(&g->vector_kernel, (double)g->len);
+    app_kernel_next(&g->vector_kernel);
+}
+static void timed_stop(grid *g)
+{
+    app_kernel_next(&g->vector_kernel);
+    g->compute += app_kernel_end(&g->vector_kernel);
+}
 
 static solve_result classic(grid *g, const double *b, double *x, double rtol, int max_it)
 {
@@ -135,19 +144,20 @@ static solve_result classic(grid *g, const double *b, double *x, double rtol, in
         product(g, p, q);
         double pq_local = dot(g, p, q), pq;
         TDM_Allreduce(&pq_local, &pq, 1, MPI_DOUBLE, MPI_SUM, app_comm);
-        double alpha = rz / pq, start = timed_start(g);
+        double alpha = rz / pq;
+        timed_start(g);
         for (size_t k = 0; k < g->len; k++)
             x[k] += alpha * p[k], r[k] -= alpha * q[k];
         precondition(g, r, z);
         local[0] = dot(g, r, z), local[1] = dot(g, r, r);
-        timed_stop(g, start);
+        timed_stop(g);
         TDM_Allreduce(local, sums, 2, MPI_DOUBLE, MPI_SUM, app_comm);
-        start = timed_start(g);
+        timed_start(g);
         double beta = sums[0] / rz;
         rz = sums[0], relres = sqrt(sums[1]) / bnorm, it++;
         for (size_t k = 0; k < g->len; k++)
             p[k] = z[k] + beta * p[k];
-        timed_stop(g, start);
+        timed_stop(g);
     }
     free(r), free(z), free(p), free(q);
     return (solve_result){it, relres, error_norm(g, x)};
@@ -167,13 +177,13 @@ static solve_result pipelined(grid *g, const double *b, double *x, double rtol, 
     double bnorm = 0, gamma_old = 0, alpha_old = 0, relres = 1;
     int it = 0;
     for (;; it++) {
-        double start = timed_start(g);
+        timed_start(g);
         local[0] = dot(g, r, u), local[1] = dot(g, w, u), local[2] = dot(g, r, r);
-        timed_stop(g, start);
+        timed_stop(g);
         TDM_Start(reduction);
-        start = timed_start(g);
+        timed_start(g);
         precondition(g, w, mv);
-        timed_stop(g, start);
+        timed_stop(g);
         g->overlapped = reduction;
         product(g, mv, nv); /* tests the reduction between rows */
         g->overlapped = NULL;
@@ -186,7 +196,7 @@ static solve_result pipelined(grid *g, const double *b, double *x, double rtol, 
             break;
         double beta = it > 0 ? gamma / gamma_old : 0;
         double alpha = it > 0 ? gamma / (delta - beta * gamma / alpha_old) : gamma / delta;
-        start = timed_start(g);
+        timed_start(g);
         for (size_t k = 0; k < g->len; k++) {
             zv[k] = nv[k] + beta * zv[k];
             qv[k] = mv[k] + beta * qv[k];
@@ -197,7 +207,7 @@ static solve_result pipelined(grid *g, const double *b, double *x, double rtol, 
             u[k] -= alpha * qv[k];
             w[k] -= alpha * zv[k];
         }
-        timed_stop(g, start);
+        timed_stop(g);
         gamma_old = gamma, alpha_old = alpha;
     }
     free(r), free(u), free(w), free(mv), free(nv), free(zv), free(qv), free(sv), free(pv);
@@ -240,6 +250,8 @@ int main(int argc, char **argv)
     }
     if (!have_grid)
         app_fail(&c, "--grid MxN is missing (see --help)");
+    if (app_kernel_sampling())
+        app_fail(&c, "TANDEM_APP_SAMPLE: CG's iterations need their data; run it without sampling");
     if (g.m < app_size)
         app_fail(&c, "--grid %dx%d: fewer rows (%d) than ranks (%d)", g.m, g.n, g.m, app_size);
     if ((double)g.n * (g.m / app_size + 3) > 1e10)

@@ -2,13 +2,16 @@
  * tandem-fft3d: a distributed 3-D complex FFT (forward, unnormalized, as FFTW_FORWARD) of an
  * NX x NY x NZ array in C order, in slabs: rank r holds the x-planes [x0_r, x0_r + nx_r).
  *   1. each x-plane: a 2-D FFT over (y, z) (FFTW), its rows cut into the y-slabs of the ranks;
- *   2. the transpose: every rank gets the rows of its y-slab from every plane (alltoallv);
+ *   2. the transpose: every rank gets the rows of its y-slab from every plane (alltoallv), and puts
+ *      them x fastest ([ny][NZ][NX]: the x transforms then read contiguous lines);
  *   3. 1-D FFTs along x of the y-slab (FFTW).
  * The result stays in y-slabs; rank 0 gathers it to write --out or compare with --check.
  *
  * blocking:  every plane, then one TDM_Alltoallv, then the x transforms;
- * pipelined: an alltoallv overlap pattern (tandem_patterns.h): tiles of planes transposed while the
- *            next planes are transformed, each tile's rows put in place as it arrives.
+ * pipelined: an alltoall overlap pattern (tandem_patterns.h): tiles of planes transposed while the
+ *            next planes are transformed, each tile's rows put in place as it arrives. Each plane sends
+ *            every rank the rows of the largest y-slab (the smaller slabs padded), so that no sizes need
+ *            exchanging; a rank with fewer planes sends the pattern's stand-ins for the missing ones.
  */
 #include "../common/app_cli.h"
 #include "../common/app_kernel.h"
@@ -35,7 +38,7 @@ static const char *usage =
     "  --reps R                       runs (the table shows medians)\n"
     "  --csv FILE                     the table's row, also as CSV\n";
 
-/* The x-planes of this rank hold [nx][NY][NZ]; the y-slab [NX][ny][NZ]. */
+/* The x-planes of this rank hold [nx][NY][NZ]; the y-slab [ny][NZ][NX]. */
 typedef struct fft_job {
     app_common common;
     const char *in_path, *out_path;
@@ -49,6 +52,7 @@ typedef struct fft_job {
     fftw_complex *slab;   /* the y-slab */
     fftw_plan plane_2d, along_x;
     app_kernel plane_kernel, unpack_kernel, x_kernel; /* timed (and, under SMPI, charged) */
+    size_t per_plane;     /* pipelined: elements each plane sends each rank (the largest slab's) */
     double compute; /* seconds of this run in FFTs, packing and unpacking */
 } fft_job;
 
@@ -68,45 +72,54 @@ static size_t plane_elems(const fft_job *j) { return (size_t)j->n[1] * (size_t)j
 static int transform_plane(int item, void *const out[], int counts[], void *user)
 {
     fft_job *j = user;
-    double start = app_kernel_start(&j->plane_kernel);
     fftw_complex *plane = j->planes + (size_t)item * plane_elems(j);
-    if (app_kernel_runs(&j->plane_kernel))
+    for (app_kernel_begin(&j->plane_kernel, 1); app_kernel_next(&j->plane_kernel);) {
         fftw_execute_dft(j->plane_2d, plane, plane);
-    for (int d = 0; d < app_size; d++) {
-        size_t row_elems = (size_t)j->yn[d] * (size_t)j->n[2];
-        if (app_kernel_runs(&j->plane_kernel))
-            memcpy(out[d], plane + (size_t)j->ys[d] * (size_t)j->n[2], row_elems * sizeof(fftw_complex));
-        counts[d] = (int)row_elems;
+        for (int d = 0; d < app_size; d++)
+            memcpy(out[d], plane + (size_t)j->ys[d] * (size_t)j->n[2], (size_t)j->yn[d] * (size_t)j->n[2] * sizeof(fftw_complex));
     }
-    j->compute += app_kernel_stop(&j->plane_kernel, start);
+    (void)counts; /* the pattern's fixed size: the largest slab's rows */
+    j->compute += app_kernel_end(&j->plane_kernel);
     return 0;
 }
 
 /* Step 2's arrival: the rows of this rank's y-slab from the planes first .. first + items - 1 of each
- * rank r, put at their x. */
+ * rank r, per_plane elements apart in rank r's part of in, put at their x (x fastest in the slab). */
+static void unpack(fft_job *j, int first, int items, const fftw_complex *in, const int displs[], size_t per_plane)
+{
+    size_t lines = (size_t)j->ny * (size_t)j->n[2], nx = (size_t)j->n[0];
+    double planes_in = 0;
+    for (int r = 0; r < app_size; r++)
+        planes_in += j->xn[r] - first < items ? (j->xn[r] - first > 0 ? j->xn[r] - first : 0) : items;
+    for (app_kernel_begin(&j->unpack_kernel, planes_in * (double)lines); app_kernel_next(&j->unpack_kernel);)
+        for (int r = 0; r < app_size; r++) {
+            const fftw_complex *from = in + displs[r];
+            int planes = j->xn[r] - first < items ? j->xn[r] - first : items;
+            for (int k = 0; k < planes; k++, from += per_plane) {
+                fftw_complex *to = j->slab + (size_t)(j->xs[r] + first + k);
+                for (size_t l = 0; l < lines; l++)
+                    to[l * nx][0] = from[l][0], to[l * nx][1] = from[l][1];
+            }
+        }
+    j->compute += app_kernel_end(&j->unpack_kernel);
+}
+
+/* The pattern's consumer: each plane sent the largest slab's rows. */
 static int place_rows(int first, int items, const void *in, const int counts[], const int displs[], void *user)
 {
     fft_job *j = user;
-    double start = app_kernel_start(&j->unpack_kernel);
-    size_t rows = (size_t)j->ny * (size_t)j->n[2];
-    for (int r = 0; r < app_size && app_kernel_runs(&j->unpack_kernel); r++) {
-        const fftw_complex *from = (const fftw_complex *)in + displs[r];
-        int planes = j->xn[r] - first < items ? j->xn[r] - first : items;
-        for (int k = 0; k < planes; k++)
-            memcpy(j->slab + (size_t)(j->xs[r] + first + k) * rows, from + (size_t)k * rows, rows * sizeof(fftw_complex));
-        (void)counts;
-    }
-    j->compute += app_kernel_stop(&j->unpack_kernel, start);
+    (void)counts;
+    unpack(j, first, items, in, displs, j->per_plane);
     return 0;
 }
 
 /* Step 3: the x transforms of the y-slab. */
 static void transform_x(fft_job *j)
 {
-    double start = app_kernel_start(&j->x_kernel);
-    if (j->ny > 0 && app_kernel_runs(&j->x_kernel))
-        fftw_execute(j->along_x);
-    j->compute += app_kernel_stop(&j->x_kernel, start);
+    for (app_kernel_begin(&j->x_kernel, 1); app_kernel_next(&j->x_kernel);)
+        if (j->ny > 0)
+            fftw_execute(j->along_x);
+    j->compute += app_kernel_end(&j->x_kernel);
 }
 
 /* The blocking variant: every plane, then the one transpose. */
@@ -125,13 +138,13 @@ static int run_blocking(fft_job *j)
             out[d] = send + sd[d] + sc[d];
         transform_plane(i, out, counts, j);
         for (int d = 0; d < app_size; d++)
-            sc[d] += counts[d];
+            sc[d] += j->yn[d] * j->n[2];
     }
     for (int r = 0, at = 0; r < app_size; r++)
         rc[r] = j->xn[r] * j->ny * j->n[2], rd[r] = at, at += rc[r];
     int err = TDM_Alltoallv(send, sc, sd, fft_complex_type, recv, rc, rd, fft_complex_type, app_comm);
     if (err == MPI_SUCCESS)
-        place_rows(0, j->n[0], recv, rc, rd, j);
+        unpack(j, 0, j->n[0], recv, rd, (size_t)j->ny * (size_t)j->n[2]);
     free(sc);
     big_free(send);
     big_free(recv);
@@ -238,10 +251,16 @@ static fftw_complex *gather_result(fft_job *j)
     if (app_rank != 0)
         return NULL;
     fftw_complex *whole = fftw_malloc(total * sizeof *whole);
-    for (int r = 0; r < app_size; r++) /* rank r's [NX][ny_r][NZ] into [NX][NY][NZ] */
-        for (int x = 0; x < j->n[0]; x++)
-            memcpy(whole + ((size_t)x * j->n[1] + (size_t)j->ys[r]) * rows,
-                   slabs + displs[r] + (size_t)x * (size_t)j->yn[r] * rows, (size_t)j->yn[r] * rows * sizeof *whole);
+    size_t nx = (size_t)j->n[0];
+    for (int r = 0; r < app_size; r++) /* rank r's [ny_r][NZ][NX] into [NX][NY][NZ] */
+        for (size_t y = 0; y < (size_t)j->yn[r]; y++)
+            for (size_t z = 0; z < rows; z++) {
+                const fftw_complex *line = slabs + displs[r] + (y * rows + z) * nx;
+                for (size_t x = 0; x < nx; x++) {
+                    fftw_complex *to = whole + (x * (size_t)j->n[1] + (size_t)j->ys[r] + y) * rows + z;
+                    (*to)[0] = line[x][0], (*to)[1] = line[x][1];
+                }
+            }
     fftw_free(slabs);
     return whole;
 }
@@ -273,21 +292,23 @@ int main(int argc, char **argv)
         app_block_of(j.n[1], app_size, r, &j.ys[r], &j.yn[r]);
     }
     j.x0 = j.xs[app_rank], j.nx = j.xn[app_rank], j.y0 = j.ys[app_rank], j.ny = j.yn[app_rank];
+    j.plane_kernel.name = "fft3d plane", j.unpack_kernel.name = "fft3d unpack", j.x_kernel.name = "fft3d x";
     read_input(&j);
     size_t plane = plane_elems(&j);
     j.planes = big(((size_t)j.nx * plane + 1) * sizeof(fftw_complex));
     j.slab = big(((size_t)j.n[0] * (size_t)j.ny * (size_t)j.n[2] + 1) * sizeof(fftw_complex));
     /* unaligned: it runs on every plane, some of them not at the planned array's SIMD alignment */
     j.plane_2d = fftw_plan_dft_2d(j.n[1], j.n[2], j.planes, j.planes, FFTW_FORWARD, FFTW_ESTIMATE | FFTW_UNALIGNED);
-    int along = j.n[0], stride = j.ny * j.n[2];
+    int along = j.n[0], lines = j.ny * j.n[2];
     if (j.ny > 0)
-        j.along_x = fftw_plan_many_dft(1, &along, stride, j.slab, NULL, stride, 1, j.slab, NULL, stride, 1,
-                                       FFTW_FORWARD, FFTW_ESTIMATE);
+        j.along_x = fftw_plan_many_dft(1, &along, lines, j.slab, NULL, 1, along, j.slab, NULL, 1, along, FFTW_FORWARD,
+                                       FFTW_ESTIMATE);
 
     TDM_Pattern pattern = NULL;
     if (j.common.pipelined) {
         int most_rows = j.n[1] / app_size + (j.n[1] % app_size != 0);
-        TDM_Pattern_spec spec = {.kind = TDM_PATTERN_ALLTOALLV, .comm = app_comm, .datatype = fft_complex_type,
+        j.per_plane = (size_t)most_rows * (size_t)j.n[2];
+        TDM_Pattern_spec spec = {.kind = TDM_PATTERN_ALLTOALL, .comm = app_comm, .datatype = fft_complex_type,
                                  .items = j.nx, .item_count = most_rows * j.n[2], .tile = j.common.tile,
                                  .window = j.common.window, .tune = j.common.tune, .compute = transform_plane,
                                  .consume = place_rows, .user = &j};

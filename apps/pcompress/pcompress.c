@@ -43,7 +43,8 @@ typedef struct job {
     char message[512];   /* the first error of this rank */
     double write_time;
     app_kernel kernel;   /* a block read and compressed: timed (and, under SMPI, charged) */
-    double sampled_bytes; /* SMPI, sampled kernels: the streams' mean length stands for the ones not computed */
+    double sampled_bytes; /* sampled kernels: the streams' bytes per input byte, summed */
+    long sampled_runs;
     double compute;
 } job;
 
@@ -95,31 +96,32 @@ static int compress_item(int item, void *const out[], int counts[], void *user)
     off_t at = (off_t)(block * j->block);
     size_t len = (size_t)(j->in_bytes - at < j->block ? j->in_bytes - at : j->block), got = 0, n = 0;
     unsigned char *frame = out[0];
-    double start = app_kernel_start(&j->kernel);
-    if (app_kernel_runs(&j->kernel) && j->made_up) {
-        made_up_bytes((unsigned char *)j->in_block, (unsigned long long)at, len);
-    } else if (app_kernel_runs(&j->kernel)) {
-        while (got < len) {
-            ssize_t r = pread(j->in_fd, j->in_block + got, len - got, at + (off_t)got);
-            if (r <= 0) {
-                fail_here(j, "--in %s: shorter than it was at the start (changed while compressing?)", j->in_path);
-                return MPI_ERR_FILE;
+    for (app_kernel_begin(&j->kernel, (double)len); app_kernel_next(&j->kernel);) {
+        if (j->made_up) {
+            made_up_bytes((unsigned char *)j->in_block, (unsigned long long)at, len);
+        } else {
+            for (got = 0; got < len;) {
+                ssize_t part = pread(j->in_fd, j->in_block + got, len - got, at + (off_t)got);
+                if (part <= 0) {
+                    fail_here(j, "--in %s: shorter than it was at the start (changed while compressing?)", j->in_path);
+                    app_kernel_end(&j->kernel);
+                    return MPI_ERR_FILE;
+                }
+                got += (size_t)part;
             }
-            got += (size_t)r;
         }
-    }
-    if (app_kernel_runs(&j->kernel)) {
         const char *error = "";
         n = codec_compress(&j->codec, j->in_block, len, frame + FRAME_HEADER, j->frame_cap - FRAME_HEADER, &error);
         if (n == 0) {
             fail_here(j, "%s", error);
+            app_kernel_end(&j->kernel);
             return MPI_ERR_OTHER;
         }
-        j->sampled_bytes += (double)n;
-    } else { /* a stream as long as the mean of the computed ones, not computed */
-        n = (size_t)(j->sampled_bytes / (double)j->kernel.runs);
+        j->sampled_bytes += (double)n / (double)(len ? len : 1), j->sampled_runs++;
     }
-    j->compute += app_kernel_stop(&j->kernel, start);
+    if (app_kernel_sampling()) /* not computed: as long as the computed ones, per input byte */
+        n = (size_t)(j->sampled_bytes / (double)j->sampled_runs * (double)len);
+    j->compute += app_kernel_end(&j->kernel);
     for (int b = 0; b < FRAME_HEADER; b++)
         frame[b] = (unsigned char)(n >> (8 * b));
     counts[0] = (int)(n + FRAME_HEADER);
@@ -303,6 +305,7 @@ int main(int argc, char **argv)
 {
     job j = {.block = 900000, .in_fd = -1};
     app_start(&j.common, "tandem-pcompress", &argc, &argv);
+    j.kernel.name = "pcompress block";
     parse(&j, argc, argv);
     open_input(&j);
     j.frame_cap = FRAME_HEADER + codec_bound(&j.codec, (size_t)j.block);

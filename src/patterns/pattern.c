@@ -73,11 +73,11 @@ static int agree(struct tdm_pattern *pt, int refused, int *items_max)
     *items_max = all[AGREE_ITEMS];
     for (int i = AGREE_KIND; i < AGREE_N; i++) {
         int low = -all[AGREE_N + i], high = all[i];
-        if (low == high || (variable(s->kind) && (i == AGREE_ITEMS || i == AGREE_COUNT)))
+        if (low == high || (i == AGREE_ITEMS && !reduces(s->kind)) || (i == AGREE_COUNT && variable(s->kind)))
             continue;
         return tdm_error(fn_create, MPI_ERR_ARG, "%s differs between ranks (%d .. %d; %d here)%s (argument spec->%s)",
                          agree_names[i], low, high, mine[i],
-                         i == AGREE_ITEMS ? ": only the v-forms allow it" : "", agree_names[i]);
+                         i == AGREE_ITEMS ? ": the reductions need the same on every rank" : "", agree_names[i]);
     }
     return MPI_SUCCESS;
 }

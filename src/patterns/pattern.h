@@ -31,7 +31,7 @@ typedef struct tile_slot {
     int own_count; /* the one-destination v-forms: the elements this rank put in */
 } tile_slot;
 
-/* The largest window the model or the tuner chooses. */
+/* The largest window the model or the tuner chooses (the slots: one more, for the tile being computed). */
 #define TDM_PATTERN_MAX_AUTO_WINDOW 8
 
 /* The tuner: coordinate search around the best (tile, window) measured so far, one run per trial. */

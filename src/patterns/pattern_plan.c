@@ -117,7 +117,7 @@ void tdm_pattern_tuner_step(struct tdm_pattern *pt, double run_seconds)
         int tile = t->best_tile * (i == 0 ? 2 : 1) / (i == 1 ? 2 : 1);
         int window = t->best_window * (i == 2 ? 2 : 1) / (i == 3 ? 2 : 1);
         int tiles = tile > 0 ? (pt->items_max + tile - 1) / tile : 0;
-        if (tile < 1 || tile > most_tile || window < 1 || window > pt->nslots || (window > 1 && window > tiles) ||
+        if (tile < 1 || tile > most_tile || window < 1 || window + 1 > pt->nslots || (window > 1 && window > tiles) ||
             tried(t, tile, window))
             continue;
         pt->tile = tile, pt->window = window;

@@ -1,7 +1,9 @@
 /*
- * Running an overlap pattern: the loop over the items, a tile at a time into the next free slot of the
- * window; between items, a look at the tiles in flight (under inline progress, what advances them) and
- * the completed ones consumed in tile order; a full window waits for its oldest tile; the end drains it.
+ * Running an overlap pattern: the loop over the items, a tile at a time into a free slot (window + 1
+ * slots: up to `window` tiles in flight while the next one is computed, as the paper's listings wait
+ * for tile i - w after computing tile i); between items, a look at the tiles in flight (under inline
+ * progress, what advances them) and the completed ones consumed in tile order; a computed tile that
+ * finds the window full waits for the oldest before it starts; the end drains the window.
  * An auto pattern's first run times its first tile (its first item alone if the tile is auto): the model's tile and window
  * (pattern_plan.c) are chosen from that, the same on every rank, before the second tile.
  */
@@ -19,7 +21,7 @@ typedef struct window_ring {
 
 static tile_slot *slot_at(struct tdm_pattern *pt, const window_ring *w, int k)
 {
-    return &pt->slots[(w->head + k) % pt->window];
+    return &pt->slots[(w->head + k) % (pt->window + 1)];
 }
 
 /* The slots of the largest window this run may have, before any tile is in flight (a tile's sizes
@@ -27,7 +29,7 @@ static tile_slot *slot_at(struct tdm_pattern *pt, const window_ring *w, int k)
 static int ensure_slots(struct tdm_pattern *pt)
 {
     int most = pt->plan_window || pt->tuning ? TDM_PATTERN_MAX_AUTO_WINDOW : 0;
-    most = most > pt->window ? most : pt->window;
+    most = (most > pt->window ? most : pt->window) + 1; /* the tile being computed */
     if (pt->nslots >= most)
         return MPI_SUCCESS;
     tile_slot *more = realloc(pt->slots, (size_t)most * sizeof *more);
@@ -43,7 +45,7 @@ static int ensure_slots(struct tdm_pattern *pt)
 static void retire_oldest(struct tdm_pattern *pt, window_ring *w)
 {
     tdm_tile_consume(pt, slot_at(pt, w, 0));
-    w->head = (w->head + 1) % pt->window, w->count--;
+    w->head = (w->head + 1) % (pt->window + 1), w->count--;
 }
 
 /* Every tile in flight looked at once, the completed prefix consumed. */
@@ -71,20 +73,20 @@ static int wait_oldest(struct tdm_pattern *pt, window_ring *w)
     return rc;
 }
 
-/* One tile: its slot filled item by item, looking at the others in between, then started. */
+/* One tile: its slot filled item by item, looking at the others in between, then started (once the
+ * window has room). */
 static int run_tile(struct tdm_pattern *pt, window_ring *w, int first, int items)
 {
-    int rc = MPI_SUCCESS;
-    while (rc == MPI_SUCCESS && w->count == pt->window)
-        rc = wait_oldest(pt, w);
     tile_slot *s = slot_at(pt, w, w->count);
-    if (rc == MPI_SUCCESS)
-        rc = tdm_tile_prepare(pt, s, first, items);
+    int rc = tdm_tile_prepare(pt, s, first, items);
     for (int j = 0; rc == MPI_SUCCESS && j < items; j++) {
         tdm_tile_compute(pt, s, j);
         if (w->count)
             rc = progress(pt, w);
     }
+    while (rc == MPI_SUCCESS && w->count == pt->window)
+        rc = wait_oldest(pt, w);
+    s = slot_at(pt, w, w->count); /* the same slot: retiring the oldest moved the head, not the tiles */
     if (rc == MPI_SUCCESS)
         rc = tdm_tile_start(pt, s);
     if (rc == MPI_SUCCESS)
