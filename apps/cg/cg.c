@@ -133,6 +133,7 @@ static void timed_stop(grid *g)
 static solve_result classic(grid *g, const double *b, double *x, double rtol, int max_it)
 {
     double *r = vec(g), *z = vec(g), *p = vec(g), *q = vec(g);
+    size_t from = (size_t)g->n, to = g->len - (size_t)g->n; /* this rank's rows, not the halos */
     memcpy(r, b, g->len * sizeof *r); /* x0 = 0 */
     precondition(g, r, z);
     memcpy(p, z, g->len * sizeof *p);
@@ -142,20 +143,24 @@ static solve_result classic(grid *g, const double *b, double *x, double rtol, in
     int it = 0;
     while (relres >= rtol && it < max_it) {
         product(g, p, q);
-        double pq_local = dot(g, p, q), pq;
-        TDM_Allreduce(&pq_local, &pq, 1, MPI_DOUBLE, MPI_SUM, app_comm);
-        double alpha = rz / pq;
         timed_start(g);
-        for (size_t k = 0; k < g->len; k++)
-            x[k] += alpha * p[k], r[k] -= alpha * q[k];
-        precondition(g, r, z);
-        local[0] = dot(g, r, z), local[1] = dot(g, r, r);
+        double pq_local = dot(g, p, q), pq;
         timed_stop(g);
+        TDM_Allreduce(&pq_local, &pq, 1, MPI_DOUBLE, MPI_SUM, app_comm);
+        double alpha = rz / pq, rz_local = 0, rr_local = 0;
+        timed_start(g);
+        for (size_t k = from; k < to; k++) { /* the updates, z = M^-1 r and both dot products in one pass */
+            x[k] += alpha * p[k], r[k] -= alpha * q[k];
+            z[k] = 0.25 * r[k];
+            rz_local += r[k] * z[k], rr_local += r[k] * r[k];
+        }
+        timed_stop(g);
+        local[0] = rz_local, local[1] = rr_local;
         TDM_Allreduce(local, sums, 2, MPI_DOUBLE, MPI_SUM, app_comm);
         timed_start(g);
         double beta = sums[0] / rz;
         rz = sums[0], relres = sqrt(sums[1]) / bnorm, it++;
-        for (size_t k = 0; k < g->len; k++)
+        for (size_t k = from; k < to; k++)
             p[k] = z[k] + beta * p[k];
         timed_stop(g);
     }
@@ -163,27 +168,28 @@ static solve_result classic(grid *g, const double *b, double *x, double rtol, in
     return (solve_result){it, relres, error_norm(g, x)};
 }
 
-/* Ghysels and Vanroose, Algorithm (preconditioned pipelined CG): the three dot products of iteration i
- * reduced while m = M^-1 w and n = A m are computed. The test of ||r_i|| comes with iteration i's
- * reduction, so the iterations counted are those whose residual was not yet below rtol. */
+/* Ghysels and Vanroose's preconditioned pipelined CG: the three dot products of iteration i reduced
+ * while n = A m (m = M^-1 w) is computed. The vector updates, the next dot products and the next m are
+ * one pass over the vectors (pipelined CG updates four more vectors than CG: fused, it reads them once).
+ * The test of ||r_i|| comes with iteration i's reduction, so the iterations counted are those whose
+ * residual was not yet below rtol. */
 static solve_result pipelined(grid *g, const double *b, double *x, double rtol, int max_it, TDM_Request *reduction,
                               double *local, double *sums)
 {
     double *r = vec(g), *u = vec(g), *w = vec(g), *mv = vec(g), *nv = vec(g), *zv = vec(g), *qv = vec(g),
            *sv = vec(g), *pv = vec(g);
+    size_t from = (size_t)g->n, to = g->len - (size_t)g->n; /* this rank's rows, not the halos */
     memcpy(r, b, g->len * sizeof *r); /* x0 = 0 */
     precondition(g, r, u);
     product(g, u, w);
+    timed_start(g);
+    local[0] = dot(g, r, u), local[1] = dot(g, w, u), local[2] = dot(g, r, r);
+    precondition(g, w, mv);
+    timed_stop(g);
     double bnorm = 0, gamma_old = 0, alpha_old = 0, relres = 1;
     int it = 0;
     for (;; it++) {
-        timed_start(g);
-        local[0] = dot(g, r, u), local[1] = dot(g, w, u), local[2] = dot(g, r, r);
-        timed_stop(g);
         TDM_Start(reduction);
-        timed_start(g);
-        precondition(g, w, mv);
-        timed_stop(g);
         g->overlapped = reduction;
         product(g, mv, nv); /* tests the reduction between rows */
         g->overlapped = NULL;
@@ -196,8 +202,9 @@ static solve_result pipelined(grid *g, const double *b, double *x, double rtol, 
             break;
         double beta = it > 0 ? gamma / gamma_old : 0;
         double alpha = it > 0 ? gamma / (delta - beta * gamma / alpha_old) : gamma / delta;
+        double ru = 0, wu = 0, rr = 0;
         timed_start(g);
-        for (size_t k = 0; k < g->len; k++) {
+        for (size_t k = from; k < to; k++) {
             zv[k] = nv[k] + beta * zv[k];
             qv[k] = mv[k] + beta * qv[k];
             sv[k] = w[k] + beta * sv[k];
@@ -206,8 +213,11 @@ static solve_result pipelined(grid *g, const double *b, double *x, double rtol, 
             r[k] -= alpha * sv[k];
             u[k] -= alpha * qv[k];
             w[k] -= alpha * zv[k];
+            mv[k] = 0.25 * w[k]; /* Jacobi: M^-1 w */
+            ru += r[k] * u[k], wu += w[k] * u[k], rr += r[k] * r[k];
         }
         timed_stop(g);
+        local[0] = ru, local[1] = wu, local[2] = rr;
         gamma_old = gamma, alpha_old = alpha;
     }
     free(r), free(u), free(w), free(mv), free(nv), free(zv), free(qv), free(sv), free(pv);
