@@ -7,6 +7,7 @@
 #include <mpi.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 #ifdef TANDEM_SMPI
 #include <smpi/smpi.h>
 /* smpicc's smpi_helpers.h makes clock_gettime the simulated clock: this one is the host's */
@@ -44,34 +45,42 @@ static int samples(void)
 int app_kernel_sampling(void) { return samples() > 0; }
 
 #ifdef TANDEM_SMPI
-/* Sampling: the kernels' calibrations, in memory every simulated rank shares (SMPI_SHARED_MALLOC gives
- * every rank the same block for the same call site). */
-#define KERNELS 16
-typedef struct calibration {
-    char name[40];
-    double per_unit;
-} calibration;
-
-static calibration *calibrations(void)
+/* Sampling: the kernels' calibrations, "name seconds-per-unit" lines in a file every simulated rank
+ * reads (the ranks share the process, not their globals; SMPI's shared memory is scratch that every
+ * shared allocation folds onto): TANDEM_APP_CALIBRATION, else one per simulation (its process id). A
+ * study that names one file for all its runs charges the same kernels the same, whatever the variant. */
+static const char *calibration_path(void)
 {
-    static calibration *table; /* this rank's pointer to the shared table */
-    if (!table)
-        table = SMPI_SHARED_MALLOC(KERNELS * sizeof *table);
-    return table;
+    static char path[256];
+    const char *given = getenv("TANDEM_APP_CALIBRATION");
+    if (given && *given)
+        return given;
+    if (!path[0])
+        snprintf(path, sizeof path, "/tmp/tandem-app-kernels.%ld", (long)getpid());
+    return path;
 }
 
-static calibration *calibration_of(const char *name, int add)
+static int calibration_of(const char *name, double *per_unit)
 {
-    calibration *t = calibrations();
-    for (int i = 0; i < KERNELS; i++) {
-        if (t[i].name[0] && strcmp(t[i].name, name) == 0)
-            return &t[i];
-        if (!t[i].name[0] && add) {
-            snprintf(t[i].name, sizeof t[i].name, "%s", name);
-            return &t[i];
-        }
+    FILE *f = fopen(calibration_path(), "r");
+    char known[64];
+    double value;
+    int found = 0;
+    while (f && !found && fscanf(f, "%63s %lf", known, &value) == 2)
+        if (strcmp(known, name) == 0)
+            *per_unit = value, found = 1;
+    if (f)
+        fclose(f);
+    return found;
+}
+
+static void remember(const char *name, double per_unit)
+{
+    FILE *f = fopen(calibration_path(), "a");
+    if (f) {
+        fprintf(f, "%s %.9g\n", name, per_unit);
+        fclose(f);
     }
-    return NULL;
 }
 #endif
 
@@ -79,9 +88,8 @@ void app_kernel_begin(app_kernel *k, double units)
 {
     k->units = units, k->round = 0, k->best = INFINITY;
 #ifdef TANDEM_SMPI
-    calibration *known = samples() > 0 && !k->calibrated && k->name ? calibration_of(k->name, 0) : NULL;
-    if (known)
-        k->per_unit = known->per_unit, k->calibrated = 1;
+    if (samples() > 0 && !k->calibrated && k->name && calibration_of(k->name, &k->per_unit))
+        k->calibrated = 1;
 #endif
 }
 
@@ -104,9 +112,8 @@ double app_kernel_end(app_kernel *k)
         if (!k->calibrated) {
             k->per_unit = k->units > 0 ? k->best / k->units : k->best, k->calibrated = 1;
 #ifdef TANDEM_SMPI
-            calibration *c = k->name ? calibration_of(k->name, 1) : NULL;
-            if (c)
-                c->per_unit = k->per_unit;
+            if (k->name)
+                remember(k->name, k->per_unit);
 #endif
         }
         seconds = k->per_unit * (k->units > 0 ? k->units : 1);

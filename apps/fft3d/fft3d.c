@@ -292,7 +292,7 @@ int main(int argc, char **argv)
         app_block_of(j.n[1], app_size, r, &j.ys[r], &j.yn[r]);
     }
     j.x0 = j.xs[app_rank], j.nx = j.xn[app_rank], j.y0 = j.ys[app_rank], j.ny = j.yn[app_rank];
-    j.plane_kernel.name = "fft3d plane", j.unpack_kernel.name = "fft3d unpack", j.x_kernel.name = "fft3d x";
+    j.plane_kernel.name = "fft3d-plane", j.unpack_kernel.name = "fft3d-unpack", j.x_kernel.name = "fft3d-x";
     read_input(&j);
     size_t plane = plane_elems(&j);
     j.planes = big(((size_t)j.nx * plane + 1) * sizeof(fftw_complex));

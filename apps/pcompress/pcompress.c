@@ -305,7 +305,7 @@ int main(int argc, char **argv)
 {
     job j = {.block = 900000, .in_fd = -1};
     app_start(&j.common, "tandem-pcompress", &argc, &argv);
-    j.kernel.name = "pcompress block";
+    j.kernel.name = "pcompress-block";
     parse(&j, argc, argv);
     open_input(&j);
     j.frame_cap = FRAME_HEADER + codec_bound(&j.codec, (size_t)j.block);
