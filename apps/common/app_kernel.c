@@ -84,6 +84,27 @@ static void remember(const char *name, double per_unit)
 }
 #endif
 
+int app_kernel_value(const char *name, double *value)
+{
+#ifdef TANDEM_SMPI
+    return samples() > 0 && calibration_of(name, value);
+#else
+    (void)name, (void)value;
+    return 0;
+#endif
+}
+
+void app_kernel_keep(const char *name, double value)
+{
+#ifdef TANDEM_SMPI
+    double known;
+    if (samples() > 0 && !calibration_of(name, &known))
+        remember(name, value);
+#else
+    (void)name, (void)value;
+#endif
+}
+
 void app_kernel_begin(app_kernel *k, double units)
 {
     k->units = units, k->round = 0, k->best = INFINITY;

@@ -36,5 +36,9 @@ int app_kernel_next(app_kernel *k);
 double app_kernel_end(app_kernel *k);
 /* Whether kernels are sampled (SMPI with TANDEM_APP_SAMPLE): the data are not computed. */
 int app_kernel_sampling(void);
+/* Sampling: a value measured beside a kernel (a compression ratio), kept and found as the kernels'
+ * calibrations are. Elsewhere nothing is kept: 0. */
+int app_kernel_value(const char *name, double *value);
+void app_kernel_keep(const char *name, double value);
 
 #endif

@@ -119,8 +119,13 @@ static int compress_item(int item, void *const out[], int counts[], void *user)
         }
         j->sampled_bytes += (double)n / (double)(len ? len : 1), j->sampled_runs++;
     }
-    if (app_kernel_sampling()) /* not computed: as long as the computed ones, per input byte */
-        n = (size_t)(j->sampled_bytes / (double)j->sampled_runs * (double)len);
+    char ratio_name[64];
+    snprintf(ratio_name, sizeof ratio_name, "%s-ratio", j->kernel.name);
+    if (j->sampled_runs)
+        app_kernel_keep(ratio_name, j->sampled_bytes / (double)j->sampled_runs);
+    double ratio = 0;
+    if (app_kernel_sampling() && app_kernel_value(ratio_name, &ratio)) /* not computed: as long as computed ones */
+        n = (size_t)(ratio * (double)len);
     j->compute += app_kernel_end(&j->kernel);
     for (int b = 0; b < FRAME_HEADER; b++)
         frame[b] = (unsigned char)(n >> (8 * b));
@@ -134,6 +139,11 @@ static int write_tile(int first, int items, const void *in, const int counts[], 
     job *j = user;
     double start = MPI_Wtime();
     const unsigned char *bytes = in;
+    if (app_kernel_sampling()) { /* sampled kernels: no streams to write, the frames' bytes counted */
+        for (int r = 0; r < app_size; r++)
+            j->out_bytes += counts[r];
+        return 0;
+    }
     long long cursor[app_size];
     for (int r = 0; r < app_size; r++)
         cursor[r] = displs[r];
@@ -149,7 +159,7 @@ static int write_tile(int first, int items, const void *in, const int counts[], 
                 fail_here(j, "rank %d sent a frame longer than its data (a bug)", r);
                 return MPI_ERR_INTERN;
             }
-            if (!app_kernel_sampling() && fwrite(frame + FRAME_HEADER, 1, n, j->out) != n) {
+            if (fwrite(frame + FRAME_HEADER, 1, n, j->out) != n) {
                 fail_here(j, "--out %s: cannot write", j->out_path);
                 return MPI_ERR_FILE;
             }
@@ -305,9 +315,11 @@ int main(int argc, char **argv)
 {
     job j = {.block = 900000, .in_fd = -1};
     app_start(&j.common, "tandem-pcompress", &argc, &argv);
-    j.kernel.name = "pcompress-block";
     parse(&j, argc, argv);
     open_input(&j);
+    static char kernel_name[48]; /* the calibration of the codec and level (sampled kernels) */
+    snprintf(kernel_name, sizeof kernel_name, "pcompress-%s-%d", codec_name(&j.codec), j.codec.level);
+    j.kernel.name = kernel_name;
     j.frame_cap = FRAME_HEADER + codec_bound(&j.codec, (size_t)j.block);
     j.in_block = malloc(j.frame_cap > (size_t)j.block ? j.frame_cap : (size_t)j.block);
     if (j.frame_cap > INT32_MAX / 2 || !j.in_block)
