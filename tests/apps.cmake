@@ -30,6 +30,7 @@ if(TARGET tandem-pcompress)
   endforeach()
   tandem_app_test(pcompress_np3_thread 3 ENV TANDEM_PROGRESS=thread COMMAND pcompress_roundtrip.sh ${pc} --tile 2)
   tandem_app_test(pcompress_np4_dcp 4 ENV TANDEM_PROGRESS=dcp TANDEM_DCP_COUNT=1 COMMAND pcompress_roundtrip.sh ${pc})
+  tandem_app_test(pcompress_np3_split 3 ENV TANDEM_PROGRESS=split COMMAND pcompress_roundtrip.sh ${pc} --tile 2)
   # an empty file: one empty stream, which bzip2 -d restores to nothing
   tandem_tool_test(pcompress_empty 0 "0 bytes in 0 blocks.* 14 bytes .*restored 0"
     sh -c ": > pc_empty && \"$0\" --in pc_empty --out pc_empty.bz2 && echo restored $(bzip2 -dc pc_empty.bz2 | wc -c)" ${pc})
@@ -67,7 +68,9 @@ if(TARGET tandem-fft3d)
   endforeach()
   tandem_mpi_test(tandem-fft3d 3 NAME thread ENV TANDEM_PROGRESS=thread ARGS --n 9x7x5 --tile 2 --check)
   tandem_mpi_test(tandem-fft3d 4 NAME dcp ENV TANDEM_PROGRESS=dcp TANDEM_DCP_COUNT=1 ARGS --n 9x7x5 --check)
-  set_tests_properties(tandem-fft3d_np3_thread tandem-fft3d_np4_dcp PROPERTIES PASS_REGULAR_EXPRESSION "check: .*: ok")
+  tandem_mpi_test(tandem-fft3d 3 NAME split ENV TANDEM_PROGRESS=split ARGS --n 9x7x5 --tile 2 --check)
+  set_tests_properties(tandem-fft3d_np3_thread tandem-fft3d_np4_dcp tandem-fft3d_np3_split PROPERTIES
+                       PASS_REGULAR_EXPRESSION "check: .*: ok")
   tandem_app_test(fft3d_np3_files 3 COMMAND fft3d_file.sh ${fft} --n 6x7x5 --tile 2)
   tandem_tool_test(fft3d_missing [1-9] "tandem-fft3d: --in no/such/file: cannot open: No such file" ${fft} --n 2x2x2 --in no/such/file)
   tandem_tool_test(fft3d_empty [1-9] "--in fft_empty.raw: empty \\(0 bytes\\)[;] --n 2x2x2 needs 128"
@@ -125,6 +128,7 @@ if(TARGET tandem-cg)
   # with): the last line of the two variants against each other
   tandem_app_test(cg_np4_dcp 4 ENV TANDEM_PROGRESS=dcp TANDEM_DCP_COUNT=1 COMMAND cg_variants_agree.sh ${cg} 31x17 1e-6)
   tandem_app_test(cg_np3_variants 3 COMMAND cg_variants_agree.sh ${cg} 20x9 1e-9)
+  tandem_app_test(cg_np3_split 3 ENV TANDEM_PROGRESS=split COMMAND cg_variants_agree.sh ${cg} 20x9 1e-9)
   tandem_tool_test(cg_bad_grid [1-9] "--grid 10: expected MxN, two positive numbers" ${cg} --grid 10)
   tandem_tool_test(cg_no_grid [1-9] "--grid MxN is missing" ${cg})
   tandem_tool_test(cg_bad_rtol [1-9] "--rtol 2: expected a number between 0 and 1" ${cg} --grid 4x4 --rtol 2)
