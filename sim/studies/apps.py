@@ -24,7 +24,7 @@ its 6 rounds took 6 items of 13 ms).
             grid (strong scaling) and a fixed number of iterations; the crossover in ranks.
   sweep:    tandem-fft3d's pipelined total over tiles and windows at 64 ranks, the auto choice beside.
 
-  sim/studies/apps.py [--parts fft,compress,cg,sweep] [--ranks 64,512] [--plot-only]
+  sim/studies/apps.py [--parts fft,compress,cg,sweep] [--ranks 64,512] [--partial FILE] [--plot-only]
 
 Writes sim/results/apps.csv, apps.md, apps.png and apps_sweep.png.
 """
@@ -61,7 +61,23 @@ CG_ITERATIONS = 200
 
 
 def run(part, ranks, app, args, settings=(), dcps=0, tmp=None, beta=None):
-    """One simulated run of the app; its row (or None if the simulation failed)."""
+    """One simulated run of the app; its row (or None if the simulation failed), also appended to the
+    partial CSV (a long study that stops keeps what it had)."""
+    row = run_once(part, ranks, app, args, settings, dcps, tmp, beta)
+    if row and PARTIAL:
+        new = not os.path.exists(PARTIAL)
+        with open(PARTIAL, "a", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=FIELDS)
+            if new:
+                w.writeheader()
+            w.writerow(row)
+    return row
+
+
+PARTIAL = None
+
+
+def run_once(part, ranks, app, args, settings=(), dcps=0, tmp=None, beta=None):
     print(f"{part}: {app} on {ranks} ranks{f' + {dcps} DCPs' if dcps else ''}: {' '.join(args)}", flush=True)
     try:
         if dcps:
@@ -105,6 +121,7 @@ def measure(a, tmp):
                                     settings, beta=SLOW_LINKS))
         elif part == "cg":
             cg = ["--grid", CG_GRID, "--rtol", "1e-300", "--max-it", str(CG_ITERATIONS)]
+            dcp.TORI.update(TORI)  # its platforms for every size here
             for p in [n for n in TORI if n <= max(ranks)]:
                 rows.append(run(part, p, "cg", cg + ["--variant", "classic"]))
                 rows.append(run(part, p, "cg", cg + ["--variant", "pipelined"]))
@@ -112,7 +129,7 @@ def measure(a, tmp):
         elif part == "sweep":
             p = 64
             for tile in (1, 2, 4, 8, 16):
-                for window in (1, 2, 4, 8):
+                for window in (1, 2, 4):
                     if tile * window <= 16:
                         rows.append(run(part, p, "fft3d", fft_args(p) + ["--tile", str(tile), "--window", str(window),
                                                                           "--reps", "3"], settings, beta=SLOW_LINKS))
@@ -235,7 +252,10 @@ def main():
     ap.add_argument("--parts", default="fft,compress,cg,sweep")
     ap.add_argument("--ranks", default="64,512")
     ap.add_argument("--plot-only", action="store_true", help="tables and plots from the committed CSV")
+    ap.add_argument("--partial", help="append each run's row to this CSV as it comes")
     a = ap.parse_args()
+    global PARTIAL
+    PARTIAL = a.partial
     if a.plot_only:
         rows = list(csv.DictReader(open(CSV)))
     else:
