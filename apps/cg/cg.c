@@ -48,7 +48,7 @@ static double *vec(const grid *g) { return calloc(g->len, sizeof(double)); }
 /* Rows between tests of the overlapped allreduce. */
 #define ROWS_PER_TEST 8
 
-static void product_rows(grid *g, const double *x, double *y, int from, int to)
+static void product_rows(grid *g, const double *x, double *y, double scale, int from, int to)
 {
     for (int first = from; first < to; first += ROWS_PER_TEST) {
         if (g->overlapped) {
@@ -64,15 +64,15 @@ static void product_rows(grid *g, const double *x, double *y, int from, int to)
                         v -= AT(g, x, i, j - 1);
                     if (j + 1 < g->n)
                         v -= AT(g, x, i, j + 1);
-                    AT(g, y, i, j) = v;
+                    AT(g, y, i, j) = scale * v;
                 }
         g->compute += app_kernel_end(&g->rows_kernel);
     }
 }
 
-/* y = A x: the halo rows exchanged while the inner rows are computed. The halo of a rank at the grid's
- * edge stays zero: the Dirichlet boundary. */
-static void product(grid *g, double *x, double *y)
+/* y = A (scale x): the halo rows exchanged while the inner rows are computed. The halo of a rank at the
+ * grid's edge stays zero: the Dirichlet boundary. */
+static void product(grid *g, double *x, double *y, double scale)
 {
     MPI_Request halo[4];
     MPI_Irecv(&AT(g, x, -1, 0), g->n, MPI_DOUBLE, g->up, 0, app_comm, &halo[0]);
@@ -80,12 +80,12 @@ static void product(grid *g, double *x, double *y)
     MPI_Isend(&AT(g, x, 0, 0), g->n, MPI_DOUBLE, g->up, 1, app_comm, &halo[2]);
     MPI_Isend(&AT(g, x, g->rows - 1, 0), g->n, MPI_DOUBLE, g->down, 0, app_comm, &halo[3]);
     if (g->rows > 2)
-        product_rows(g, x, y, 1, g->rows - 1);
+        product_rows(g, x, y, scale, 1, g->rows - 1);
     MPI_Status statuses[4]; /* not MPI_STATUSES_IGNORE: MPICH's header declares an array GCC then checks */
     MPI_Waitall(4, halo, statuses);
-    product_rows(g, x, y, 0, g->rows < 1 ? 0 : 1);
+    product_rows(g, x, y, scale, 0, g->rows < 1 ? 0 : 1);
     if (g->rows > 1)
-        product_rows(g, x, y, g->rows - 1, g->rows);
+        product_rows(g, x, y, scale, g->rows - 1, g->rows);
 }
 
 /* The local parts of dot products, over this rank's rows. */
@@ -102,12 +102,11 @@ typedef struct solve_result {
     double relres, error;
 } solve_result;
 
-/* Jacobi: M^-1 v = v / 4 (the diagonal). */
-static void precondition(const grid *g, const double *v, double *out)
-{
-    for (size_t k = (size_t)g->n; k < g->len - (size_t)g->n; k++)
-        out[k] = 0.25 * v[k];
-}
+/* Jacobi: M^-1 = D^-1, and the diagonal is 4 everywhere. A pointwise preconditioner is applied where
+ * its result is used (M^-1 r inside the pass that updates r, M^-1 w inside the product) rather than
+ * stored: both solvers then read and write fewer vectors, and pipelined CG keeps u = M^-1 r exactly
+ * instead of by its recurrence. */
+static const double jacobi = 0.25;
 
 static double error_norm(const grid *g, const double *x)
 {
@@ -132,27 +131,28 @@ static void timed_stop(grid *g)
 
 static solve_result classic(grid *g, const double *b, double *x, double rtol, int max_it)
 {
-    double *r = vec(g), *z = vec(g), *p = vec(g), *q = vec(g);
+    double *r = vec(g), *p = vec(g), *q = vec(g);
     size_t from = (size_t)g->n, to = g->len - (size_t)g->n; /* this rank's rows, not the halos */
     memcpy(r, b, g->len * sizeof *r); /* x0 = 0 */
-    precondition(g, r, z);
-    memcpy(p, z, g->len * sizeof *p);
-    double local[2] = {dot(g, r, z), dot(g, r, r)}, sums[2];
+    double local[2] = {0, 0}, sums[2];
+    for (size_t k = from; k < to; k++) {
+        p[k] = jacobi * r[k]; /* z = M^-1 r */
+        local[0] += r[k] * p[k], local[1] += r[k] * r[k];
+    }
     TDM_Allreduce(local, sums, 2, MPI_DOUBLE, MPI_SUM, app_comm);
     double rz = sums[0], bnorm = sqrt(sums[1]), relres = bnorm > 0 ? 1 : 0;
     int it = 0;
     while (relres >= rtol && it < max_it) {
-        product(g, p, q);
+        product(g, p, q, 1);
         timed_start(g);
         double pq_local = dot(g, p, q), pq;
         timed_stop(g);
         TDM_Allreduce(&pq_local, &pq, 1, MPI_DOUBLE, MPI_SUM, app_comm);
         double alpha = rz / pq, rz_local = 0, rr_local = 0;
         timed_start(g);
-        for (size_t k = from; k < to; k++) { /* the updates, z = M^-1 r and both dot products in one pass */
+        for (size_t k = from; k < to; k++) { /* the updates and both dot products (z = M^-1 r) in one pass */
             x[k] += alpha * p[k], r[k] -= alpha * q[k];
-            z[k] = 0.25 * r[k];
-            rz_local += r[k] * z[k], rr_local += r[k] * r[k];
+            rz_local += r[k] * (jacobi * r[k]), rr_local += r[k] * r[k];
         }
         timed_stop(g);
         local[0] = rz_local, local[1] = rr_local;
@@ -161,37 +161,39 @@ static solve_result classic(grid *g, const double *b, double *x, double rtol, in
         double beta = sums[0] / rz;
         rz = sums[0], relres = sqrt(sums[1]) / bnorm, it++;
         for (size_t k = from; k < to; k++)
-            p[k] = z[k] + beta * p[k];
+            p[k] = jacobi * r[k] + beta * p[k];
         timed_stop(g);
     }
-    free(r), free(z), free(p), free(q);
+    free(r), free(p), free(q);
     return (solve_result){it, relres, error_norm(g, x)};
 }
 
 /* Ghysels and Vanroose's preconditioned pipelined CG: the three dot products of iteration i reduced
- * while n = A m (m = M^-1 w) is computed. The vector updates, the next dot products and the next m are
- * one pass over the vectors (pipelined CG updates four more vectors than CG: fused, it reads them once).
- * The test of ||r_i|| comes with iteration i's reduction, so the iterations counted are those whose
- * residual was not yet below rtol. */
+ * while n = A m (m = M^-1 w) is computed. The vector updates and the next dot products are one pass
+ * over the vectors. With the preconditioner applied in place, u = M^-1 r, q = M^-1 s and m = M^-1 w
+ * need no vectors of their own: pipelined CG keeps three vectors more than CG (w, n, s, z against q),
+ * not seven. The test of ||r_i|| comes with iteration i's reduction, so the iterations counted are those
+ * whose residual was not yet below rtol. */
 static solve_result pipelined(grid *g, const double *b, double *x, double rtol, int max_it, TDM_Request *reduction,
                               double *local, double *sums)
 {
-    double *r = vec(g), *u = vec(g), *w = vec(g), *mv = vec(g), *nv = vec(g), *zv = vec(g), *qv = vec(g),
-           *sv = vec(g), *pv = vec(g);
+    double *r = vec(g), *w = vec(g), *nv = vec(g), *zv = vec(g), *sv = vec(g), *pv = vec(g);
     size_t from = (size_t)g->n, to = g->len - (size_t)g->n; /* this rank's rows, not the halos */
     memcpy(r, b, g->len * sizeof *r); /* x0 = 0 */
-    precondition(g, r, u);
-    product(g, u, w);
+    product(g, r, w, jacobi);            /* w = A u, u = M^-1 r */
     timed_start(g);
-    local[0] = dot(g, r, u), local[1] = dot(g, w, u), local[2] = dot(g, r, r);
-    precondition(g, w, mv);
+    local[0] = local[1] = local[2] = 0;
+    for (size_t k = from; k < to; k++) {
+        double u = jacobi * r[k];
+        local[0] += r[k] * u, local[1] += w[k] * u, local[2] += r[k] * r[k];
+    }
     timed_stop(g);
     double bnorm = 0, gamma_old = 0, alpha_old = 0, relres = 1;
     int it = 0;
     for (;; it++) {
         TDM_Start(reduction);
         g->overlapped = reduction;
-        product(g, mv, nv); /* tests the reduction between rows */
+        product(g, w, nv, jacobi); /* n = A M^-1 w; tests the reduction between rows */
         g->overlapped = NULL;
         TDM_Wait(reduction, MPI_STATUS_IGNORE);
         double gamma = sums[0], delta = sums[1];
@@ -206,21 +208,19 @@ static solve_result pipelined(grid *g, const double *b, double *x, double rtol, 
         timed_start(g);
         for (size_t k = from; k < to; k++) {
             zv[k] = nv[k] + beta * zv[k];
-            qv[k] = mv[k] + beta * qv[k];
             sv[k] = w[k] + beta * sv[k];
-            pv[k] = u[k] + beta * pv[k];
+            pv[k] = jacobi * r[k] + beta * pv[k]; /* p = u + beta p */
             x[k] += alpha * pv[k];
             r[k] -= alpha * sv[k];
-            u[k] -= alpha * qv[k];
             w[k] -= alpha * zv[k];
-            mv[k] = 0.25 * w[k]; /* Jacobi: M^-1 w */
-            ru += r[k] * u[k], wu += w[k] * u[k], rr += r[k] * r[k];
+            double u = jacobi * r[k];
+            ru += r[k] * u, wu += w[k] * u, rr += r[k] * r[k];
         }
         timed_stop(g);
         local[0] = ru, local[1] = wu, local[2] = rr;
         gamma_old = gamma, alpha_old = alpha;
     }
-    free(r), free(u), free(w), free(mv), free(nv), free(zv), free(qv), free(sv), free(pv);
+    free(r), free(w), free(nv), free(zv), free(sv), free(pv);
     return (solve_result){it, relres, error_norm(g, x)};
 }
 
@@ -274,7 +274,7 @@ int main(int argc, char **argv)
     double *ones = vec(&g), *b = vec(&g), *x = vec(&g);
     for (size_t k = (size_t)g.n; k < g.len - (size_t)g.n; k++)
         ones[k] = 1;
-    product(&g, ones, b);
+    product(&g, ones, b, 1);
     double local[3], sums[3];
     TDM_Request reduction = TDM_REQUEST_NULL;
     if (c.pipelined && TDM_Allreduce_init(local, sums, 3, MPI_DOUBLE, MPI_SUM, app_comm, MPI_INFO_NULL, &reduction) !=
