@@ -1,9 +1,11 @@
 /*
  * Running an overlap pattern: the loop over the items, a tile at a time into a free slot (window + 1
- * slots: up to `window` tiles in flight while the next one is computed, as the paper's listings wait
- * for tile i - w after computing tile i); between items, a look at the tiles in flight (under inline
- * progress, what advances them) and the completed ones consumed in tile order; a computed tile that
- * finds the window full waits for the oldest before it starts; the end drains the window.
+ * slots: up to `window` tiles' collectives in flight while the next one is computed, as the paper's
+ * listings wait for tile i - w after computing tile i); between items, a look at the tiles in flight
+ * (under inline progress, what advances them) and the completed ones consumed in tile order. A computed
+ * tile starts first (after waiting for the oldest collective still running if the window is full), and
+ * only then are the completed ones consumed: their consumer's work then hides the new tile's
+ * collective, the last tile's included. The end drains the window.
  * An auto pattern's first run times its first tile (its first item alone if the tile is auto): the model's tile and window
  * (pattern_plan.c) are chosen from that, the same on every rank, before the second tile.
  */
@@ -48,8 +50,8 @@ static void retire_oldest(struct tdm_pattern *pt, window_ring *w)
     w->head = (w->head + 1) % (pt->window + 1), w->count--;
 }
 
-/* Every tile in flight looked at once, the completed prefix consumed. */
-static int progress(struct tdm_pattern *pt, window_ring *w)
+/* Every tile in flight looked at once; with consume, the completed prefix consumed. */
+static int look(struct tdm_pattern *pt, window_ring *w, int consume)
 {
     int in_order = 1;
     for (int k = 0; k < w->count; k++) {
@@ -60,7 +62,7 @@ static int progress(struct tdm_pattern *pt, window_ring *w)
             return rc;
         in_order = in_order && s->state != TILE_SIZES;
     }
-    while (w->count && slot_at(pt, w, 0)->state == TILE_DONE)
+    while (consume && w->count && slot_at(pt, w, 0)->state == TILE_DONE)
         retire_oldest(pt, w);
     return MPI_SUCCESS;
 }
@@ -73,8 +75,26 @@ static int wait_oldest(struct tdm_pattern *pt, window_ring *w)
     return rc;
 }
 
-/* One tile: its slot filled item by item, looking at the others in between, then started (once the
- * window has room). */
+/* Room to start a tile: fewer than `window` collectives running, and a slot for the tile after it (fewer
+ * than `window` tiles held, or the oldest done, to be consumed right after the start). Waits for the
+ * oldest running collective until so. */
+static int make_room(struct tdm_pattern *pt, window_ring *w)
+{
+    for (;;) {
+        int running = 0, oldest = -1;
+        for (int k = 0; k < w->count; k++)
+            if (slot_at(pt, w, k)->state != TILE_DONE)
+                running++, oldest = oldest < 0 ? k : oldest;
+        if (running < pt->window && (w->count < pt->window || oldest != 0))
+            return MPI_SUCCESS;
+        int rc = tdm_tile_wait(pt, slot_at(pt, w, oldest));
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+}
+
+/* One tile: its slot filled item by item, looking at the others in between, then started once the
+ * window has room, then the completed tiles consumed. */
 static int run_tile(struct tdm_pattern *pt, window_ring *w, int first, int items)
 {
     tile_slot *s = slot_at(pt, w, w->count);
@@ -82,15 +102,16 @@ static int run_tile(struct tdm_pattern *pt, window_ring *w, int first, int items
     for (int j = 0; rc == MPI_SUCCESS && j < items; j++) {
         tdm_tile_compute(pt, s, j);
         if (w->count)
-            rc = progress(pt, w);
+            rc = look(pt, w, j + 1 < items);
     }
-    while (rc == MPI_SUCCESS && w->count == pt->window)
-        rc = wait_oldest(pt, w);
-    s = slot_at(pt, w, w->count); /* the same slot: retiring the oldest moved the head, not the tiles */
+    if (rc == MPI_SUCCESS)
+        rc = make_room(pt, w);
     if (rc == MPI_SUCCESS)
         rc = tdm_tile_start(pt, s);
     if (rc == MPI_SUCCESS)
         w->count++;
+    if (rc == MPI_SUCCESS)
+        rc = look(pt, w, 1);
     return rc;
 }
 
