@@ -21,7 +21,11 @@ its 6 rounds took 6 items of 13 ms).
             250 kB per rank.
   cg:       tandem-cg, classic against pipelined with dedicated collective processes (one per 8 ranks,
             added on top, sharing their block's first host) and pipelined inline, 8 .. 512 ranks, a fixed
-            grid (strong scaling) and a fixed number of iterations; the crossover in ranks.
+            grid (strong scaling) and a fixed number of iterations; the crossover in ranks. MPI's own
+            calls outside the solve (the DCPs' setup, the error norm) use Open MPI's algorithms
+            (--selector ompi): SMPI's default allgather is N^2 messages, and each completion walks
+            SimGrid's list of those pending (8 s of host time at 128 ranks + 16 DCPs, over 15 minutes
+            at 256).
   sweep:    tandem-fft3d's pipelined total over tiles and windows at 64 ranks, the auto choice beside.
 
   sim/studies/apps.py [--parts fft,compress,cg,sweep] [--ranks 64,512] [--partial FILE] [--plot-only]
@@ -79,19 +83,20 @@ PARTIAL = None
 
 def run_once(part, ranks, app, args, settings=(), dcps=0, tmp=None, beta=None):
     print(f"{part}: {app} on {ranks} ranks{f' + {dcps} DCPs' if dcps else ''}: {' '.join(args)}", flush=True)
+    selector = "ompi" if app == "cg" else None
     try:
         if dcps:
             xml = dcp.platform("torus", ranks, 0.0, tmp)
             got = common.simulate(None, args, settings=list(settings) + ["TANDEM_PROGRESS=dcp", f"TANDEM_DCP_COUNT={dcps}"],
                                   cfg=[dcp.EAGER], platform=(xml, dcp.hostfile(ranks, dcps, tmp), ranks + dcps),
-                                  app=app, compute_data=app == "cg")
+                                  app=app, compute_data=app == "cg", selector=selector)
         else:
             saved = dict(common.PLATFORM)
             if beta:
                 common.PLATFORM["beta"] = beta
             try:
                 got = common.simulate(TORI[ranks], args, settings=settings, cfg=[dcp.EAGER], app=app,
-                                      compute_data=app == "cg")
+                                      compute_data=app == "cg", selector=selector)
             finally:
                 common.PLATFORM.clear()
                 common.PLATFORM.update(saved)
