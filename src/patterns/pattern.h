@@ -80,7 +80,7 @@ void tdm_pattern_fail(struct tdm_pattern *pt, int error);
 
 /* pattern_plan.c: the model's tile and window from the computation measured on the first item, and
  * the tuner's next trial from a run's time (the slowest rank's). */
-int tdm_pattern_plan(struct tdm_pattern *pt, double item_seconds);
+int tdm_pattern_plan(struct tdm_pattern *pt, double compute_seconds, double consume_seconds);
 void tdm_pattern_tuner_step(struct tdm_pattern *pt, double run_seconds);
 
 #endif

@@ -1,14 +1,15 @@
 /*
  * The tile and window of an overlap pattern, where the spec leaves them to the library.
  *
- * The model (the first run, after its first tile: one item if the tile is auto): c, the slowest rank's time
- * for one item; T(n), the
- * model's latency of the collective of a tile of n items (TDM_Model_estimate, plus the sizes' exchange
- * for the v-forms) and T0 its latency for one element (what W tiles in flight share; the rest, the
- * bytes, they do not). With K tiles of the remaining N items, the last of m items, a tile costs in the
- * pipeline's steady state the longest of its computation (plus the calling thread's share of the
- * collective, o), T(n) / W and T(n) - T0, and the last tile's collective cannot be hidden:
- *     total(n, W) = (K - 1) max(n c + o, T(n) / W, T(n) - T0) + m c + o + T(m).
+ * The model (the first run, after its first tile, computed, exchanged and consumed: one item if the tile
+ * is auto): c, the slowest rank's time to compute one item, and u, the least time a rank took to consume
+ * one item's results; T(n), the model's latency of the collective of a tile of n items
+ * (TDM_Model_estimate, plus the sizes' exchange for the v-forms) and T0 its latency for one element
+ * (what W tiles in flight share; the rest, the bytes, they do not). With K tiles of the remaining N
+ * items, the last of m items, a tile costs in the pipeline's steady state the longest of its computation
+ * and consumption (plus the calling thread's share of the collective, o), T(n) / W and T(n) - T0; the
+ * last tile's collective starts before the tile before it is consumed, which hides that much of it:
+ *     total(n, W) = (K - 1) max(n (c + u) + o, T(n) / W, T(n) - T0) + m (c + u) + o + max(0, T(m) - n u).
  * Rank 0 evaluates it for n = 1, 2, 4, ..., N and W = 1 .. 8 and sends the best to the others.
  *
  * The tuner (spec.tune): each run's time, the slowest rank's, against the best so far; the next run
@@ -42,7 +43,7 @@ static double tile_latency(const struct tdm_pattern *pt, double elements, double
 }
 
 /* Rank 0's choice for the items after the first. */
-static void choose(const struct tdm_pattern *pt, double c, int *best_tile, int *best_window)
+static void choose(const struct tdm_pattern *pt, double c, double u, int *best_tile, int *best_window)
 {
     int rest = pt->items_max - pt->tile, most = tdm_pattern_max_tile(pt); /* after the first tile */
     double item_elements = pt->spec.item_count > 0 ? pt->spec.item_count : 1, cpu0 = 0;
@@ -64,8 +65,9 @@ static void choose(const struct tdm_pattern *pt, double c, int *best_tile, int *
             if (!pt->plan_window && w != pt->window)
                 continue;
             double o = cpu + CALL_SECONDS;
-            double steady = fmax(n * c + o, fmax(t / w, t - t0));
-            double total = (tiles - 1) * steady + last * c + cpu_last + CALL_SECONDS + t_last;
+            double steady = fmax(n * (c + u) + o, fmax(t / w, t - t0));
+            double hidden = tiles > 1 ? n * u : 0; /* the tile before the last one, consumed meanwhile */
+            double total = (tiles - 1) * steady + last * (c + u) + cpu_last + CALL_SECONDS + fmax(0, t_last - hidden);
             if (total < best * (1 - 1e-9)) /* ties: the larger tile, the smaller window */
                 best = total, *best_tile = n, *best_window = w;
         }
@@ -76,13 +78,13 @@ static void choose(const struct tdm_pattern *pt, double c, int *best_tile, int *
         *best_window = pt->window;
 }
 
-int tdm_pattern_plan(struct tdm_pattern *pt, double item_seconds)
+int tdm_pattern_plan(struct tdm_pattern *pt, double compute_seconds, double consume_seconds)
 {
-    double slowest = 0;
-    int rc = TDM_Reduce(&item_seconds, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, pt->sizes_comm);
+    double mine[2] = {compute_seconds, -consume_seconds}, most[2] = {0, 0}; /* the slowest compute, the least consume */
+    int rc = TDM_Reduce(mine, most, 2, MPI_DOUBLE, MPI_MAX, 0, pt->sizes_comm);
     int chosen[2] = {1, 1};
     if (rc == MPI_SUCCESS && pt->rank == 0)
-        choose(pt, slowest, &chosen[0], &chosen[1]);
+        choose(pt, most[0], -most[1], &chosen[0], &chosen[1]);
     if (rc == MPI_SUCCESS)
         rc = TDM_Bcast(chosen, 2, MPI_INT, 0, pt->sizes_comm);
     if (rc != MPI_SUCCESS)

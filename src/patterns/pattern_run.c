@@ -6,8 +6,9 @@
  * tile starts first (after waiting for the oldest collective still running if the window is full), and
  * only then are the completed ones consumed: their consumer's work then hides the new tile's
  * collective, the last tile's included. The end drains the window.
- * An auto pattern's first run times its first tile (its first item alone if the tile is auto): the model's tile and window
- * (pattern_plan.c) are chosen from that, the same on every rank, before the second tile.
+ * An auto pattern's first run times its first tile (its first item alone if the tile is auto), computed
+ * and consumed (that tile's collective is not overlapped): the model's tile and window (pattern_plan.c)
+ * are chosen from that, the same on every rank, before the second tile.
  */
 #include "pattern.h"
 
@@ -132,8 +133,10 @@ int TDM_Pattern_run(TDM_Pattern pattern)
     if (rc == MPI_SUCCESS && planning && pt->items_max > 0) {
         first = pt->items_max < pt->tile ? pt->items_max : pt->tile;
         rc = run_tile(pt, &w, 0, first);
-        if (rc == MPI_SUCCESS) /* the window grows around the tile in flight, at head 0 */
-            rc = tdm_pattern_plan(pt, pt->compute_time_sum / first);
+        while (rc == MPI_SUCCESS && w.count) /* consumed too, so that the plan knows the consumer's time */
+            rc = wait_oldest(pt, &w);
+        if (rc == MPI_SUCCESS)
+            rc = tdm_pattern_plan(pt, pt->compute_time_sum / first, pt->consume_time_sum / first);
     }
     while (rc == MPI_SUCCESS && first < pt->items_max) {
         int items = pt->items_max - first < pt->tile ? pt->items_max - first : pt->tile;
