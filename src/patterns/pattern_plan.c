@@ -5,12 +5,11 @@
  * is auto): c, the slowest rank's time to compute one item, and u, the least time a rank took to consume
  * one item's results; T(n), the model's latency of the collective of a tile of n items
  * (TDM_Model_estimate, plus the sizes' exchange for the v-forms) and T0 its latency for one element
- * (what W tiles in flight share; the rest, the bytes, they do not). With K tiles of the remaining N
- * items, the last of m items, a tile costs in the pipeline's steady state the longest of its computation
- * and consumption (plus the calling thread's share of the collective, o), T(n) / W and T(n) - T0; the
- * last tile's collective starts before the tile before it is consumed, which hides that much of it:
- *     total(n, W) = (K - 1) max(n (c + u) + o, T(n) / W, T(n) - T0) + m (c + u) + o + max(0, T(m) - n u).
- * Rank 0 evaluates it for n = 1, 2, 4, ..., N and W = 1 .. 8 and sends the best to the others.
+ * (tiles in flight share it; the rest, the bytes, wait for the tile before). For each tile n = 1, 2,
+ * 4, ..., N and window W = 1 .. 8, rank 0 replays the run on these costs, as pattern_run.c does it
+ * (computation, consumption after each start, waits for room in the window), and
+ * sends the fastest to the others. A closed form missed what matters at few tiles: the first tile after
+ * the plan has no consumption before it to hide its collective, the last one has.
  *
  * The tuner (spec.tune): each run's time, the slowest rank's, against the best so far; the next run
  * tries the best's neighbours in turn (twice and half the tile, then the window); a better one becomes
@@ -42,6 +41,58 @@ static double tile_latency(const struct tdm_pattern *pt, double elements, double
     return latency + sizes;
 }
 
+/* A candidate's costs: per item, c to compute and u to consume; per tile (of n items, and the last of
+ * m), its collective's latency, the part of it the network serializes (the latency less T0) and the
+ * calling thread's share. */
+typedef struct pipeline_costs {
+    double c, u;
+    double latency[2], serial[2], call[2]; /* [0]: a tile of n items; [1]: the last tile */
+    int n, last, window;
+} pipeline_costs;
+
+#define REPLAY_RING (TDM_PATTERN_MAX_AUTO_WINDOW + 2) /* tiles held at once: at most window + 1 */
+
+/* The calling thread's time for `tiles` tiles (the last of m items), replaying what pattern_run.c does:
+ * a tile starts once fewer than `window` collectives run and a slot is free, then the tiles seen
+ * completed are consumed in order. Each collective's bytes wait for the one before it; its T0 overlaps. */
+static double replay(const pipeline_costs *k, int tiles)
+{
+    double now = 0, net_free = 0, done[REPLAY_RING];
+    int items[REPLAY_RING], head = 0, started = 0;
+    for (int t = 0; t < tiles; t++) {
+        int last = t == tiles - 1, n = last ? k->last : k->n;
+        now += n * k->c;
+        for (;;) { /* room: fewer than `window` running, and fewer than `window` held or the oldest done */
+            int running = 0, oldest = -1;
+            for (int q = head; q < started; q++)
+                if (done[q % REPLAY_RING] > now)
+                    running++, oldest = oldest < 0 ? q : oldest;
+            if (running < k->window && (started - head < k->window || oldest != head))
+                break;
+            now = done[oldest % REPLAY_RING];
+        }
+        double finish = fmax(now + k->latency[last], net_free + k->serial[last]);
+        done[started % REPLAY_RING] = net_free = finish, items[started % REPLAY_RING] = n, started++;
+        now += k->call[last];
+        double look = now; /* the tiles seen done at this look, consumed */
+        while (head < started && done[head % REPLAY_RING] <= look)
+            now += items[head % REPLAY_RING] * k->u, head++;
+    }
+    for (; head < started; head++)
+        now = fmax(now, done[head % REPLAY_RING]) + items[head % REPLAY_RING] * k->u;
+    return now;
+}
+
+/* The replay of all the tiles; past REPLAY_EXACT tiles, the steady state's time per tile extrapolated. */
+#define REPLAY_EXACT 256
+static double pipeline_time(const pipeline_costs *k, int tiles)
+{
+    if (tiles <= REPLAY_EXACT)
+        return replay(k, tiles);
+    double half = replay(k, REPLAY_EXACT / 2), full = replay(k, REPLAY_EXACT);
+    return full + (double)(tiles - REPLAY_EXACT) * (full - half) / (REPLAY_EXACT / 2);
+}
+
 /* Rank 0's choice for the items after the first. */
 static void choose(const struct tdm_pattern *pt, double c, double u, int *best_tile, int *best_window)
 {
@@ -55,19 +106,20 @@ static void choose(const struct tdm_pattern *pt, double c, double u, int *best_t
     for (int n = 1; n <= rest && n <= most; n = n > rest / 2 && n < rest ? rest : n * 2) {
         if (!pt->plan_tile && n != pt->tile)
             continue;
+        int tiles = (rest + n - 1) / n;
+        pipeline_costs k = {.c = c, .u = u, .n = n, .last = rest - (tiles - 1) * n};
         double cpu = 0, cpu_last = 0;
-        double t = tile_latency(pt, n * item_elements, &cpu);
-        int tiles = (rest + n - 1) / n, last = rest - (tiles - 1) * n;
-        double t_last = tile_latency(pt, last * item_elements, &cpu_last);
-        if (t < 0 || t_last < 0)
+        k.latency[0] = tile_latency(pt, n * item_elements, &cpu);
+        k.latency[1] = tile_latency(pt, k.last * item_elements, &cpu_last);
+        if (k.latency[0] < 0 || k.latency[1] < 0)
             continue;
+        k.serial[0] = fmax(0, k.latency[0] - t0), k.serial[1] = fmax(0, k.latency[1] - t0);
+        k.call[0] = cpu + CALL_SECONDS, k.call[1] = cpu_last + CALL_SECONDS;
         for (int w = 1; w <= TDM_PATTERN_MAX_AUTO_WINDOW && (w == 1 || w <= tiles - 1); w++) {
             if (!pt->plan_window && w != pt->window)
                 continue;
-            double o = cpu + CALL_SECONDS;
-            double steady = fmax(n * (c + u) + o, fmax(t / w, t - t0));
-            double hidden = tiles > 1 ? n * u : 0; /* the tile before the last one, consumed meanwhile */
-            double total = (tiles - 1) * steady + last * (c + u) + cpu_last + CALL_SECONDS + fmax(0, t_last - hidden);
+            k.window = w;
+            double total = pipeline_time(&k, tiles);
             if (total < best * (1 - 1e-9)) /* ties: the larger tile, the smaller window */
                 best = total, *best_tile = n, *best_window = w;
         }

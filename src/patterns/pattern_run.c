@@ -2,10 +2,11 @@
  * Running an overlap pattern: the loop over the items, a tile at a time into a free slot (window + 1
  * slots: up to `window` tiles' collectives in flight while the next one is computed, as the paper's
  * listings wait for tile i - w after computing tile i); between items, a look at the tiles in flight
- * (under inline progress, what advances them) and the completed ones consumed in tile order. A computed
- * tile starts first (after waiting for the oldest collective still running if the window is full), and
- * only then are the completed ones consumed: their consumer's work then hides the new tile's
- * collective, the last tile's included. The end drains the window.
+ * (under inline progress, what advances them). A computed tile starts (after waiting for the oldest
+ * collective still running if the window is full), and only then are the completed ones consumed, in
+ * tile order: their consumer's work hides the new tile's collective, the last tile's included (consumed
+ * between items, they would leave the last tile's collective nothing to hide behind). The end drains
+ * the window.
  * An auto pattern's first run times its first tile (its first item alone if the tile is auto), computed
  * and consumed (that tile's collective is not overlapped): the model's tile and window (pattern_plan.c)
  * are chosen from that, the same on every rank, before the second tile.
@@ -95,7 +96,7 @@ static int make_room(struct tdm_pattern *pt, window_ring *w)
 }
 
 /* One tile: its slot filled item by item, looking at the others in between, then started once the
- * window has room, then the completed tiles consumed. */
+ * window has room, then the tiles completed by then consumed. */
 static int run_tile(struct tdm_pattern *pt, window_ring *w, int first, int items)
 {
     tile_slot *s = slot_at(pt, w, w->count);
@@ -103,7 +104,7 @@ static int run_tile(struct tdm_pattern *pt, window_ring *w, int first, int items
     for (int j = 0; rc == MPI_SUCCESS && j < items; j++) {
         tdm_tile_compute(pt, s, j);
         if (w->count)
-            rc = look(pt, w, j + 1 < items);
+            rc = look(pt, w, 0);
     }
     if (rc == MPI_SUCCESS)
         rc = make_room(pt, w);
