@@ -185,9 +185,11 @@ def report(rows):
             td = float(d[0]["total_s"]) if d else None
             if td is not None and td < tc and crossover is None:
                 crossover = p
+            elif td is not None and td >= tc:
+                crossover = None  # the crossover: faster from there on
             lines.append(f"| {p} | {tc:.4f} | {ti} | {f'{td:.4f}' if td else '-'} | {d[0]['dcps'] if d else '-'} | "
                          f"{f'{td / tc:.2f}' if td else '-'} |")
-        lines += ["", f"Pipelined CG with DCPs is first faster than classic CG at {crossover} ranks." if crossover
+        lines += ["", f"Pipelined CG with DCPs is faster than classic CG from {crossover} ranks on." if crossover
                   else "Pipelined CG with DCPs is not faster than classic CG at any size simulated."]
     sweep = pick(rows, part="sweep")
     if sweep:
