@@ -7,6 +7,7 @@
 #include "harness.h"
 #include "tandem_patterns.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -227,6 +228,8 @@ static void check_runs(test_case *t, MPI_Comm comm, int tile, int window, int tu
               "%s auto: tile %d window %d chosen for %d items", name, used_tile, used_window, ITEMS);
         if (tile != TDM_PATTERN_AUTO)
             check(used_tile == tile || tune, "%s: tile %d given, %d used", name, tile, used_tile);
+        if (window != TDM_PATTERN_AUTO)
+            check(used_window == window || tune, "%s: window %d given, %d used", name, window, used_window);
         if (tune)
             check(settled, "%s: the tuner has not settled after %d runs", name, runs);
     }
@@ -264,6 +267,7 @@ static void test_auto(MPI_Comm comm)
         test_case t = case_of((TDM_Pattern_kind)kind, &plain);
         check_runs(&t, comm, TDM_PATTERN_AUTO, TDM_PATTERN_AUTO, 0, 2);
         check_runs(&t, comm, 2, TDM_PATTERN_AUTO, 0, 2); /* the window alone */
+        check_runs(&t, comm, TDM_PATTERN_AUTO, 3, 0, 2); /* the tile alone: the window kept */
         check_runs(&t, comm, TDM_PATTERN_AUTO, TDM_PATTERN_AUTO, 1, 14); /* the tuner settles within 13 */
     }
 }
@@ -337,6 +341,10 @@ static void test_errors(MPI_Comm comm)
         refused(&s, MPI_ERR_ARG, "window differs", "a window that differs");
         s = good, s.kind = TDM_PATTERN_ALLREDUCE, s.items = rank == size - 1 ? ITEMS - 1 : ITEMS;
         refused(&s, MPI_ERR_ARG, "items differs", "items that differ in a reduction");
+        /* a v-form's item_count may differ: the tile's limit is the largest's, on every rank */
+        s = good, s.kind = TDM_PATTERN_GATHERV, s.root = 0, s.item_count = rank == 1 ? 1 << 20 : 1;
+        s.tile = INT_MAX / ((1 << 20) * size) + 1;
+        refused(&s, MPI_ERR_COUNT, "tile", "a tile past INT_MAX elements on one rank's item_count");
     }
     /* a compute function's error on the last rank, bad counts on rank 0: those ranks get the error,
      * every rank completes */

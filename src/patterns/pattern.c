@@ -19,7 +19,7 @@ static int variable(TDM_Pattern_kind k)
 
 int tdm_pattern_max_tile(const struct tdm_pattern *pt)
 {
-    long long per_item = (long long)pt->spec.item_count * pt->size;
+    long long per_item = (long long)pt->item_count_max * pt->size; /* agreed: the same limit on every rank */
     return per_item > 0 ? (int)(INT_MAX / per_item < INT_MAX ? INT_MAX / per_item : INT_MAX) : INT_MAX;
 }
 
@@ -55,7 +55,7 @@ static int check_local(const TDM_Pattern_spec *s, int size)
 enum { AGREE_REFUSED, AGREE_KIND, AGREE_ROOT, AGREE_TILE, AGREE_WINDOW, AGREE_TUNE, AGREE_ITEMS, AGREE_COUNT, AGREE_N };
 static const char *const agree_names[AGREE_N] = {"", "kind", "root", "tile", "window", "tune", "items", "item_count"};
 
-static int agree(struct tdm_pattern *pt, int refused, int *items_max)
+static int agree(struct tdm_pattern *pt, int refused)
 {
     const TDM_Pattern_spec *s = &pt->spec;
     int mine[AGREE_N] = {refused, (int)s->kind, rooted(s->kind) ? s->root : 0, s->tile, s->window, !!s->tune,
@@ -70,7 +70,7 @@ static int agree(struct tdm_pattern *pt, int refused, int *items_max)
         return refused;
     if (all[AGREE_REFUSED])
         return tdm_error(fn_create, MPI_ERR_ARG, "another rank's spec was refused (see the message there)");
-    *items_max = all[AGREE_ITEMS];
+    pt->items_max = all[AGREE_ITEMS], pt->item_count_max = all[AGREE_COUNT];
     for (int i = AGREE_KIND; i < AGREE_N; i++) {
         int low = -all[AGREE_N + i], high = all[i];
         if (low == high || (i == AGREE_ITEMS && !reduces(s->kind)) || (i == AGREE_COUNT && variable(s->kind)))
@@ -113,7 +113,7 @@ int TDM_Pattern_create(const TDM_Pattern_spec *spec, TDM_Pattern *pattern)
                      MPI_Type_size(spec->datatype, &size) != MPI_SUCCESS))
         refused = tdm_error(fn_create, MPI_ERR_TYPE, "datatype is not a valid datatype (argument spec->datatype)");
     pt->elem_size = size;
-    int rc = agree(pt, refused, &pt->items_max);
+    int rc = agree(pt, refused);
     pt->per_rank = spec->kind == TDM_PATTERN_ALLTOALL || spec->kind == TDM_PATTERN_ALLTOALLV ||
                    spec->kind == TDM_PATTERN_REDUCE_SCATTER;
     pt->variable = variable(spec->kind);

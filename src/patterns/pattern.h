@@ -49,6 +49,7 @@ struct tdm_pattern {
     MPI_Comm data_comm, sizes_comm; /* the same but in the v-forms */
     int rank, size;
     int items_max;            /* the most items of any rank: the tiles cover 0 .. items_max - 1 */
+    int item_count_max;       /* the largest item_count of any rank (the v-forms' may differ) */
     int per_rank;             /* 1 if an item sends each rank its own part (out[r]) */
     int variable;             /* a v-form: sizes exchanged first */
     MPI_Aint extent, true_lb, true_extent;

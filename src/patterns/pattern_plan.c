@@ -50,7 +50,8 @@ typedef struct pipeline_costs {
     int n, last, window;
 } pipeline_costs;
 
-#define REPLAY_RING (TDM_PATTERN_MAX_AUTO_WINDOW + 2) /* tiles held at once: at most window + 1 */
+#define REPLAY_EXACT 256                  /* tiles replayed; past them the steady state is extrapolated */
+#define REPLAY_RING (REPLAY_EXACT + 1) /* tiles held at once: at most window + 1, and no more than the tiles */
 
 /* The calling thread's time for `tiles` tiles (the last of m items), replaying what pattern_run.c does:
  * a tile starts once fewer than `window` collectives run and a slot is free, then the tiles seen
@@ -84,7 +85,6 @@ static double replay(const pipeline_costs *k, int tiles)
 }
 
 /* The replay of all the tiles; past REPLAY_EXACT tiles, the steady state's time per tile extrapolated. */
-#define REPLAY_EXACT 256
 static double pipeline_time(const pipeline_costs *k, int tiles)
 {
     if (tiles <= REPLAY_EXACT)
@@ -93,41 +93,38 @@ static double pipeline_time(const pipeline_costs *k, int tiles)
     return full + (double)(tiles - REPLAY_EXACT) * (full - half) / (REPLAY_EXACT / 2);
 }
 
-/* Rank 0's choice for the items after the first. */
+/* Rank 0's choice for the items after the first: the tiles 1, 2, 4, ... and the windows 1 .. 8 where
+ * they are auto, else the spec's. */
 static void choose(const struct tdm_pattern *pt, double c, double u, int *best_tile, int *best_window)
 {
     int rest = pt->items_max - pt->tile, most = tdm_pattern_max_tile(pt); /* after the first tile */
-    double item_elements = pt->spec.item_count > 0 ? pt->spec.item_count : 1, cpu0 = 0;
+    double item_elements = pt->item_count_max > 0 ? pt->item_count_max : 1, cpu0 = 0;
     double t0 = tile_latency(pt, 1, &cpu0), best = INFINITY;
-    *best_tile = pt->plan_tile ? (rest < 1 ? 1 : rest < most ? rest : most) : pt->tile;
-    *best_window = pt->plan_window ? 1 : pt->window;
+    *best_tile = pt->plan_tile ? (rest < 1 ? 1 : rest < most ? rest : most) : pt->spec.tile;
+    *best_window = pt->plan_window ? 1 : pt->spec.window;
     if (rest < 1 || t0 < 0)
         return;
-    for (int n = 1; n <= rest && n <= most; n = n > rest / 2 && n < rest ? rest : n * 2) {
-        if (!pt->plan_tile && n != pt->tile)
-            continue;
-        int tiles = (rest + n - 1) / n;
+    for (int n = pt->plan_tile ? 1 : pt->spec.tile; n <= most;) {
+        int tiles = (rest - 1) / n + 1; /* not rest + n - 1: n may be near INT_MAX */
         pipeline_costs k = {.c = c, .u = u, .n = n, .last = rest - (tiles - 1) * n};
         double cpu = 0, cpu_last = 0;
-        k.latency[0] = tile_latency(pt, n * item_elements, &cpu);
+        k.latency[0] = tile_latency(pt, (double)n * item_elements, &cpu);
         k.latency[1] = tile_latency(pt, k.last * item_elements, &cpu_last);
-        if (k.latency[0] < 0 || k.latency[1] < 0)
-            continue;
         k.serial[0] = fmax(0, k.latency[0] - t0), k.serial[1] = fmax(0, k.latency[1] - t0);
         k.call[0] = cpu + CALL_SECONDS, k.call[1] = cpu_last + CALL_SECONDS;
-        for (int w = 1; w <= TDM_PATTERN_MAX_AUTO_WINDOW && (w == 1 || w <= tiles - 1); w++) {
-            if (!pt->plan_window && w != pt->window)
-                continue;
+        int w_first = pt->plan_window ? 1 : pt->spec.window;
+        int w_last = pt->plan_window ? TDM_PATTERN_MAX_AUTO_WINDOW : pt->spec.window;
+        for (int w = w_first; k.latency[0] >= 0 && k.latency[1] >= 0 && w <= w_last && (w == w_first || w <= tiles - 1);
+             w++) {
             k.window = w;
             double total = pipeline_time(&k, tiles);
             if (total < best * (1 - 1e-9)) /* ties: the larger tile, the smaller window */
                 best = total, *best_tile = n, *best_window = w;
         }
-        if (n == rest)
+        if (!pt->plan_tile || n >= rest)
             break;
+        n = n > rest / 2 ? rest : n * 2;
     }
-    if (!pt->plan_window && pt->window > 0)
-        *best_window = pt->window;
 }
 
 int tdm_pattern_plan(struct tdm_pattern *pt, double compute_seconds, double consume_seconds)
