@@ -345,6 +345,8 @@ static void test_errors(MPI_Comm comm)
         s = good, s.kind = TDM_PATTERN_GATHERV, s.root = 0, s.item_count = rank == 1 ? 1 << 20 : 1;
         s.tile = INT_MAX / ((1 << 20) * size) + 1;
         refused(&s, MPI_ERR_COUNT, "tile", "a tile past INT_MAX elements on one rank's item_count");
+        s = good, s.tile = TDM_PATTERN_AUTO, s.item_count = INT_MAX / size + 1;
+        refused(&s, MPI_ERR_COUNT, "item_count", "one item past INT_MAX elements, tile auto");
     }
     /* a compute function's error on the last rank, bad counts on rank 0: those ranks get the error,
      * every rank completes */

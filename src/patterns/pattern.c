@@ -117,7 +117,10 @@ int TDM_Pattern_create(const TDM_Pattern_spec *spec, TDM_Pattern *pattern)
     pt->per_rank = spec->kind == TDM_PATTERN_ALLTOALL || spec->kind == TDM_PATTERN_ALLTOALLV ||
                    spec->kind == TDM_PATTERN_REDUCE_SCATTER;
     pt->variable = variable(spec->kind);
-    if (rc == MPI_SUCCESS && spec->tile > tdm_pattern_max_tile(pt))
+    if (rc == MPI_SUCCESS && tdm_pattern_max_tile(pt) < 1)
+        rc = tdm_error(fn_create, MPI_ERR_COUNT, "item_count %d on %d ranks: one item's collective is past INT_MAX "
+                       "elements (argument spec->item_count)", pt->item_count_max, pt->size);
+    else if (rc == MPI_SUCCESS && spec->tile > tdm_pattern_max_tile(pt))
         rc = tdm_error(fn_create, MPI_ERR_COUNT, "tile %d of %d elements per item%s is more than INT_MAX elements in a "
                        "collective (argument spec->tile)", spec->tile, spec->item_count, pt->size > 1 ? " on each rank" : "");
     /* the sizes' communicator: the v-forms' own; the others use it only to plan and tune, before or after
