@@ -37,6 +37,13 @@ if(TARGET tandem-pcompress)
   # made-up input: bzip2 -d restores as many bytes
   tandem_tool_test(pcompress_made_up 0 "1000001 bytes in 4 blocks.*restored 1000001"
     sh -c "\"$0\" --made-up 1000001 --block 300000 --out pc_made_up.bz2 && echo restored $(bzip2 -dc pc_made_up.bz2 | wc -c)" ${pc})
+  # random made-up input: restored as many bytes, and bzip2 cannot shrink it (the stream is larger)
+  tandem_tool_test(pcompress_made_up_random 0 "600001 bytes in 3 blocks.*restored 600001 larger"
+    sh -c "\"$0\" --made-up 600001 --made-up-kind random --block 250000 --out pc_random.bz2 && echo restored $(bzip2 -dc pc_random.bz2 | wc -c) $(test $(wc -c < pc_random.bz2) -gt 600001 && echo larger)" ${pc})
+  tandem_tool_test(pcompress_bad_made_up_kind [1-9] "--made-up-kind noise: expected text or random"
+    ${pc} --made-up 10 --made-up-kind noise --out x.bz2)
+  tandem_tool_test(pcompress_made_up_kind_alone [1-9] "--made-up-kind random: needs --made-up BYTES"
+    ${pc} --in /etc/hostname --made-up-kind random --out x.bz2)
   tandem_tool_test(pcompress_missing [1-9] "tandem-pcompress: --in no/such/file: cannot open: No such file or directory"
     ${pc} --in no/such/file --out x.bz2)
   tandem_tool_test(pcompress_directory [1-9] "tandem-pcompress: --in /: not a regular file" ${pc} --in / --out x.bz2)

@@ -32,6 +32,7 @@ typedef struct job {
     app_common common;
     const char *in_path, *out_path;
     long long made_up;   /* --made-up BYTES instead of --in: generated input */
+    int made_up_random;  /* --made-up-kind random: bytes that do not compress (the paper's input) */
     codec codec;
     long block;          /* input bytes per block */
     long long in_bytes, blocks;
@@ -59,6 +60,8 @@ static const char *usage =
     "  --block BYTES                  input bytes per block (default 900000, bzip2 -9's block)\n"
     "  --made-up BYTES                instead of --in: that many bytes of made-up printable data (benchmarks,\n"
     "                                 simulation; bzip2 -9 makes them about 5.6 times smaller)\n"
+    "  --made-up-kind text|random     the made-up data: printable text (default), or random bytes, which no\n"
+    "                                 codec makes smaller (the overlap-patterns paper compressed random data)\n"
     "  --reps R                       runs (the table shows medians)\n"
     "  --csv FILE                     the table's row, also as CSV\n";
 
@@ -77,14 +80,23 @@ __attribute__((format(printf, 2, 3))) static void fail_here(job *j, const char *
     va_end(ap);
 }
 
-/* Bytes at..at + len of the made-up input: printable characters of a hash of each byte's offset. */
-static void made_up_bytes(unsigned char *to, unsigned long long at, size_t len)
+/* Bytes at..at + len of the made-up input, from a hash of each byte's offset (any rank makes any
+ * block): printable characters of it, or (random) its high byte. */
+static void made_up_bytes(unsigned char *to, unsigned long long at, size_t len, int random)
 {
     static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 \n";
     for (size_t k = 0; k < len; k++) {
         unsigned long long x = (at + k) * 0x9E3779B97F4A7C15ull;
         x ^= x >> 31;
-        to[k] = (unsigned char)alphabet[(x >> 7) % 64];
+        if (random) { /* the rest of splitmix64's finalizer: every output bit depends on every input bit */
+            x *= 0xBF58476D1CE4E5B9ull;
+            x ^= x >> 27;
+            x *= 0x94D049BB133111EBull;
+            x ^= x >> 31;
+            to[k] = (unsigned char)(x >> 56);
+        } else {
+            to[k] = (unsigned char)alphabet[(x >> 7) % 64];
+        }
     }
 }
 
@@ -98,7 +110,7 @@ static int compress_item(int item, void *const out[], int counts[], void *user)
     unsigned char *frame = out[0];
     for (app_kernel_begin(&j->kernel, (double)len); app_kernel_next(&j->kernel);) {
         if (j->made_up) {
-            made_up_bytes((unsigned char *)j->in_block, (unsigned long long)at, len);
+            made_up_bytes((unsigned char *)j->in_block, (unsigned long long)at, len, j->made_up_random);
         } else {
             for (got = 0; got < len;) {
                 ssize_t part = pread(j->in_fd, j->in_block + got, len - got, at + (off_t)got);
@@ -239,6 +251,11 @@ static void parse(job *j, int argc, char **argv)
         } else if (strcmp(o, "--made-up") == 0) {
             j->made_up = (long long)app_number(c, o, app_value(c, argc, argv, &i), 0, 1L << 40);
             j->in_path = "(made up)";
+        } else if (strcmp(o, "--made-up-kind") == 0) {
+            const char *v = app_value(c, argc, argv, &i);
+            if (strcmp(v, "text") != 0 && strcmp(v, "random") != 0)
+                app_fail(c, "--made-up-kind %s: expected text or random", v);
+            j->made_up_random = strcmp(v, "random") == 0;
         } else if (strcmp(o, "--block") == 0) {
             j->block = app_number(c, o, app_value(c, argc, argv, &i), 1, 64L << 20);
         } else {
@@ -247,6 +264,8 @@ static void parse(job *j, int argc, char **argv)
     }
     if (!j->in_path || !j->out_path)
         app_fail(c, "%s is missing (see --help)", !j->in_path ? "--in FILE (or --made-up BYTES)" : "--out FILE");
+    if (j->made_up_random && !j->made_up)
+        app_fail(c, "--made-up-kind random: needs --made-up BYTES (it says what to make up)");
     if (j->codec.kind == CODEC_BZIP2 && level > 9)
         app_fail(c, "--level %d: bzip2's levels are 1 to 9", level);
     j->codec.level = level > 0 ? level : j->codec.kind == CODEC_ZSTD ? 3 : 9;
@@ -317,8 +336,9 @@ int main(int argc, char **argv)
     app_start(&j.common, "tandem-pcompress", &argc, &argv);
     parse(&j, argc, argv);
     open_input(&j);
-    static char kernel_name[48]; /* the calibration of the codec and level (sampled kernels) */
-    snprintf(kernel_name, sizeof kernel_name, "pcompress-%s-%d", codec_name(&j.codec), j.codec.level);
+    static char kernel_name[48]; /* the calibration of the codec, level and input (sampled kernels) */
+    snprintf(kernel_name, sizeof kernel_name, "pcompress-%s-%d-%s", codec_name(&j.codec), j.codec.level,
+             !j.made_up ? "file" : j.made_up_random ? "random" : "text");
     j.kernel.name = kernel_name;
     j.frame_cap = FRAME_HEADER + codec_bound(&j.codec, (size_t)j.block);
     j.in_block = malloc(j.frame_cap > (size_t)j.block ? j.frame_cap : (size_t)j.block);
