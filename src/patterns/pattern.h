@@ -84,4 +84,18 @@ void tdm_pattern_fail(struct tdm_pattern *pt, int error);
 int tdm_pattern_plan(struct tdm_pattern *pt, double compute_seconds, double consume_seconds);
 void tdm_pattern_tuner_step(struct tdm_pattern *pt, double run_seconds);
 
+/* A candidate's costs for the plan: per item, c to compute and u to consume; per tile (of n items, and
+ * the last of m), its data collective's latency, the part of it the network serializes (the latency
+ * less T0) and the calling thread's share; the sizes' exchange before the data (v-forms: two_steps). */
+typedef struct tdm_pipeline_costs {
+    double c, u, sizes;
+    double latency[2], serial[2], call[2]; /* [0]: a tile of n items; [1]: the last tile */
+    int n, last, window, two_steps;
+} tdm_pipeline_costs;
+
+/* The calling thread's time for `tiles` tiles (at most TDM_PATTERN_REPLAY_EXACT) on these costs,
+ * replaying what pattern_run.c does (exported for the tests). */
+#define TDM_PATTERN_REPLAY_EXACT 256
+double tdm_pattern_replay(const tdm_pipeline_costs *k, int tiles);
+
 #endif

@@ -4,10 +4,10 @@
  * The model (the first run, after its first tile, computed, exchanged and consumed: one item if the tile
  * is auto): c, the slowest rank's time to compute one item, and u, the least time a rank took to consume
  * one item's results; T(n), the model's latency of the collective of a tile of n items
- * (TDM_Model_estimate, plus the sizes' exchange for the v-forms) and T0 its latency for one element
+ * (TDM_Model_estimate; the v-forms exchange their sizes first) and T0 its latency for one element
  * (tiles in flight share it; the rest, the bytes, wait for the tile before). For each tile n = 1, 2,
  * 4, ..., N and window W = 1 .. 8, rank 0 replays the run on these costs, as pattern_run.c does it
- * (computation, consumption after each start, waits for room in the window), and
+ * (computation, looks between items, consumption after each start, waits for room in the window), and
  * sends the fastest to the others. A closed form missed what matters at few tiles: the first tile after
  * the plan has no consumption before it to hide its collective, the last one has.
  *
@@ -30,57 +30,124 @@ static const char *model_name(TDM_Pattern_kind k)
     return names[k];
 }
 
-/* The model's latency (and *cpu) for a tile of `elements` per item part; -1 if it cannot say. */
-static double tile_latency(const struct tdm_pattern *pt, double elements, double *cpu)
+/* The model's latency (and *cpu) for the data of a tile of `elements` per item part, and in *sizes
+ * that of the sizes' exchange before it (the v-forms; else 0); -1 if it cannot say. */
+static double tile_latency(const struct tdm_pattern *pt, double elements, double *cpu, double *sizes)
 {
-    double bytes = elements * (pt->elem_size > 0 ? pt->elem_size : 1), latency = 0, sizes = 0, ignored = 0;
+    double bytes = elements * (pt->elem_size > 0 ? pt->elem_size : 1), latency = 0, ignored = 0;
+    *sizes = 0;
     if (TDM_Model_estimate(model_name(pt->spec.kind), pt->spec.comm, bytes < 8 ? 8 : bytes, &latency, cpu) != MPI_SUCCESS)
         return -1;
-    if (pt->variable && TDM_Model_estimate(pt->per_rank ? "alltoall" : "allgather", pt->spec.comm, 8, &sizes, &ignored) != MPI_SUCCESS)
+    if (pt->variable && TDM_Model_estimate(pt->per_rank ? "alltoall" : "allgather", pt->spec.comm, 8, sizes, &ignored) != MPI_SUCCESS)
         return -1;
-    return latency + sizes;
+    return latency;
 }
 
-/* A candidate's costs: per item, c to compute and u to consume; per tile (of n items, and the last of
- * m), its collective's latency, the part of it the network serializes (the latency less T0) and the
- * calling thread's share. */
-typedef struct pipeline_costs {
-    double c, u;
-    double latency[2], serial[2], call[2]; /* [0]: a tile of n items; [1]: the last tile */
-    int n, last, window;
-} pipeline_costs;
+typedef tdm_pipeline_costs pipeline_costs;
 
-#define REPLAY_EXACT 256                  /* tiles replayed; past them the steady state is extrapolated */
+#define REPLAY_EXACT TDM_PATTERN_REPLAY_EXACT /* tiles replayed; past them the steady state is extrapolated */
 #define REPLAY_RING (REPLAY_EXACT + 1) /* tiles held at once: at most window + 1, and no more than the tiles */
 
-/* The calling thread's time for `tiles` tiles (the last of m items), replaying what pattern_run.c does:
- * a tile starts once fewer than `window` collectives run and a slot is free, then the tiles seen
- * completed are consumed in order. Each collective's bytes wait for the one before it; its T0 overlaps. */
-static double replay(const pipeline_costs *k, int tiles)
+/* A tile in the replay: its sizes in at sizes_done, its data collective started (data_on) and done. */
+typedef struct replay_tile {
+    double sizes_done, done;
+    int items, last, data_on;
+} replay_tile;
+
+typedef struct replay_state {
+    const pipeline_costs *k;
+    replay_tile ring[REPLAY_RING];
+    int head, started; /* the oldest tile held, and the tiles started */
+    double net_free;   /* when the network is done with the data collectives started so far */
+} replay_state;
+
+static replay_tile *tile_at(replay_state *r, int q) { return &r->ring[q % REPLAY_RING]; }
+
+/* The tile's data collective started at `at`: done after its latency, and after the bytes of the one
+ * before it (the network serializes them; their T0 overlaps). */
+static void start_data(replay_state *r, replay_tile *t, double at)
 {
-    double now = 0, net_free = 0, done[REPLAY_RING];
-    int items[REPLAY_RING], head = 0, started = 0;
+    t->data_on = 1;
+    t->done = r->net_free = fmax(at + r->k->latency[t->last], r->net_free + r->k->serial[t->last]);
+}
+
+/* The looks between the items of a tile, computed from `from` (n items of c each): as pattern_run.c's
+ * look, a v-form tile whose sizes are in by one of them starts its data there, in tile order. */
+static void look_between_items(replay_state *r, double from, int n)
+{
+    double c = r->k->c, previous = from;
+    for (int q = r->head; q < r->started; q++) {
+        replay_tile *t = tile_at(r, q);
+        if (t->data_on)
+            continue;
+        double wait = t->sizes_done - from; /* the first look at or after its sizes, and after the tile before's */
+        double at = wait <= c ? from + c : c > 0 ? from + ceil(wait / c) * c : INFINITY;
+        at = fmax(at, previous);
+        if (at > from + n * c)
+            return;
+        start_data(r, t, at);
+        previous = at;
+    }
+}
+
+/* One look at `at` (after a start): the v-form tiles whose sizes are in start their data, in order. */
+static void look_at(replay_state *r, double at)
+{
+    for (int q = r->head; q < r->started; q++) {
+        replay_tile *t = tile_at(r, q);
+        if (t->data_on)
+            continue;
+        if (t->sizes_done > at)
+            return;
+        start_data(r, t, at);
+    }
+}
+
+/* A wait for tile q from `now` (its sizes first, then its data): when it returns. */
+static double wait_tile(replay_state *r, int q, double now)
+{
+    replay_tile *t = tile_at(r, q);
+    if (!t->data_on)
+        start_data(r, t, fmax(now, t->sizes_done));
+    return fmax(now, t->done);
+}
+
+/* The calling thread's time for `tiles` tiles (the last of m items), replaying what pattern_run.c does:
+ * a tile computed item by item (looking at the others in between), started once fewer than `window`
+ * collectives run and a slot is free, then the tiles seen completed consumed in order. A v-form's data
+ * starts at the first look after its sizes are in: with one tile in flight, only when it is waited for. */
+double tdm_pattern_replay(const pipeline_costs *k, int tiles)
+{
+    replay_state r; /* 8 KiB */
+    r.k = k, r.head = r.started = 0, r.net_free = 0;
+    double now = 0;
     for (int t = 0; t < tiles; t++) {
         int last = t == tiles - 1, n = last ? k->last : k->n;
+        look_between_items(&r, now, n);
         now += n * k->c;
         for (;;) { /* room: fewer than `window` running, and fewer than `window` held or the oldest done */
             int running = 0, oldest = -1;
-            for (int q = head; q < started; q++)
-                if (done[q % REPLAY_RING] > now)
+            for (int q = r.head; q < r.started; q++) {
+                const replay_tile *h = tile_at(&r, q);
+                if (!h->data_on || h->done > now)
                     running++, oldest = oldest < 0 ? q : oldest;
-            if (running < k->window && (started - head < k->window || oldest != head))
+            }
+            if (running < k->window && (r.started - r.head < k->window || oldest != r.head))
                 break;
-            now = done[oldest % REPLAY_RING];
+            now = wait_tile(&r, oldest, now);
         }
-        double finish = fmax(now + k->latency[last], net_free + k->serial[last]);
-        done[started % REPLAY_RING] = net_free = finish, items[started % REPLAY_RING] = n, started++;
+        replay_tile *s = tile_at(&r, r.started++);
+        *s = (replay_tile){.sizes_done = now + k->sizes, .items = n, .last = last};
+        if (!k->two_steps)
+            start_data(&r, s, now);
         now += k->call[last];
-        double look = now; /* the tiles seen done at this look, consumed */
-        while (head < started && done[head % REPLAY_RING] <= look)
-            now += items[head % REPLAY_RING] * k->u, head++;
+        double seen = now; /* one look; the tiles seen done at it, consumed */
+        look_at(&r, seen);
+        for (replay_tile *h; r.head < r.started && (h = tile_at(&r, r.head))->data_on && h->done <= seen; r.head++)
+            now += h->items * k->u;
     }
-    for (; head < started; head++)
-        now = fmax(now, done[head % REPLAY_RING]) + items[head % REPLAY_RING] * k->u;
+    for (; r.head < r.started; r.head++)
+        now = wait_tile(&r, r.head, now) + tile_at(&r, r.head)->items * k->u;
     return now;
 }
 
@@ -88,8 +155,8 @@ static double replay(const pipeline_costs *k, int tiles)
 static double pipeline_time(const pipeline_costs *k, int tiles)
 {
     if (tiles <= REPLAY_EXACT)
-        return replay(k, tiles);
-    double half = replay(k, REPLAY_EXACT / 2), full = replay(k, REPLAY_EXACT);
+        return tdm_pattern_replay(k, tiles);
+    double half = tdm_pattern_replay(k, REPLAY_EXACT / 2), full = tdm_pattern_replay(k, REPLAY_EXACT);
     return full + (double)(tiles - REPLAY_EXACT) * (full - half) / (REPLAY_EXACT / 2);
 }
 
@@ -98,18 +165,19 @@ static double pipeline_time(const pipeline_costs *k, int tiles)
 static void choose(const struct tdm_pattern *pt, double c, double u, int *best_tile, int *best_window)
 {
     int rest = pt->items_max - pt->tile, most = tdm_pattern_max_tile(pt); /* after the first tile */
-    double item_elements = pt->item_count_max > 0 ? pt->item_count_max : 1, cpu0 = 0;
-    double t0 = tile_latency(pt, 1, &cpu0), best = INFINITY;
+    double item_elements = pt->item_count_max > 0 ? pt->item_count_max : 1, cpu0 = 0, sizes = 0;
+    double t0 = tile_latency(pt, 1, &cpu0, &sizes), best = INFINITY;
     *best_tile = pt->plan_tile ? (rest < 1 ? 1 : rest < most ? rest : most) : pt->spec.tile;
     *best_window = pt->plan_window ? 1 : pt->spec.window;
     if (rest < 1 || t0 < 0)
         return;
     for (int n = pt->plan_tile ? 1 : pt->spec.tile; n <= most;) {
         int tiles = (rest - 1) / n + 1; /* not rest + n - 1: n may be near INT_MAX */
-        pipeline_costs k = {.c = c, .u = u, .n = n, .last = rest - (tiles - 1) * n};
+        pipeline_costs k = {.c = c, .u = u, .sizes = sizes, .n = n, .last = rest - (tiles - 1) * n,
+                            .two_steps = pt->variable};
         double cpu = 0, cpu_last = 0;
-        k.latency[0] = tile_latency(pt, (double)n * item_elements, &cpu);
-        k.latency[1] = tile_latency(pt, k.last * item_elements, &cpu_last);
+        k.latency[0] = tile_latency(pt, (double)n * item_elements, &cpu, &sizes);
+        k.latency[1] = tile_latency(pt, k.last * item_elements, &cpu_last, &sizes);
         k.serial[0] = fmax(0, k.latency[0] - t0), k.serial[1] = fmax(0, k.latency[1] - t0);
         k.call[0] = cpu + CALL_SECONDS, k.call[1] = cpu_last + CALL_SECONDS;
         int w_first = pt->plan_window ? 1 : pt->spec.window;
