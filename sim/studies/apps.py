@@ -1,40 +1,50 @@
 #!/usr/bin/python3
 """Study: the applications at scale, in simulation (docs/apps.md).
 
-The applications' real code on the studies' torus (1 us per link), one rank per host; their
-computation measured on this machine and charged to the simulated clock (measured kernels, sampled:
-TANDEM_APP_SAMPLE=3 with one calibration file for all runs, for the FFT and the compression, whose data
-are then not computed).
+The applications' real code, one rank per host; their computation measured on this machine and charged
+to the simulated clock (measured kernels, sampled: TANDEM_APP_SAMPLE=3 with one calibration file for
+all runs, for the FFT and the compression, whose data are then not computed).
 
-The FFT and the compression run on links of 3.3 GB/s (--beta 3e-10) instead of the studies' 10 GB/s:
-this machine's core computes an FFT plane or a bzip2 block several times faster than the paper's
-2 GHz Opterons on SDR InfiniBand, and links 3x slower keep roughly its ratio of computation to
-communication. A test costs them 5 ns per pending request (--poll 5e-9; tools/test-cost: one MPI_Testsome
-costs 1 ns per pending receive on Open MPI here, 5.4 ns on MPICH) instead of the studies' 0.1 us: the
-pattern tests a tile's 2p requests after every item: at 0.1 us each, 13 us per test at 64 ranks. Their collectives are the single-round algorithms (linear alltoall, gather and
-gatherv), in both variants: under inline progress the pattern's tests, one per item, are the only
-progress, and a binomial gather advances one round per item on every forwarding rank (at 64 ranks
-its 6 rounds took 6 items of 13 ms).
+The FFT and the compression run on the paper's machine: one switch (a one-level fat tree, each host
+on one full-duplex link), as the overlap-patterns paper's cluster (Odin, one 288-port InfiniBand
+switch). Its links carry 3.3 GB/s (--beta 3e-10, the studies' torus links 10 GB/s): this machine's core
+computes an FFT plane or a bzip2 block several times faster than the paper's 2 GHz Opterons, and links
+3x slower keep roughly its ratio of computation to communication. A test costs 5 ns per pending request
+(--poll 5e-9; tools/test-cost: one MPI_Testsome costs 1 ns per pending receive on Open MPI here, 5.4
+ns on MPICH) instead of the studies' 0.1 us: the pattern tests a tile's 2p requests after every item.
+Sends are rendezvous (smpi/send-is-detached-thresh:0): SimGrid 3.32 keeps every detached (eager) send
+in flight in one list that each completion walks, and a linear alltoall has p^2 of them (a 128-rank FFT
+took 41 s of host time for 0.4% of simulated time). Their collectives are the single-round algorithms
+(linear alltoall, gather and gatherv), in both variants: under inline progress the pattern's tests, one
+per item, are the only progress, and a binomial gather advances one round per item on every forwarding
+rank (at 64 ranks its 6 rounds took 6 items of 13 ms).
 
-  fft:      tandem-fft3d, blocking against pipelined (auto tile and window, inline progress: the pattern's
-            tests), weak scaling: 16 x-planes of 512 x 32 per rank. 64 ranks only: SimGrid's solver takes
-            more than 15 minutes for one linear alltoall of 512 ranks (261,632 flows at once).
-  compress: tandem-pcompress on made-up data, blocking against pipelined, weak scaling: 32 blocks of
-            250 kB per rank (8 MB). The last tiles' gathers cannot be hidden (under inline progress a
-            tile's data follow its sizes at the test after the next block), so the share of the
-            overhead removed grows with the tiles a rank has: 75% with 8 blocks at 64 ranks.
-  cg:       tandem-cg, classic against pipelined with dedicated collective processes (one per 8 ranks,
-            added on top, sharing their block's first host) and pipelined inline, 8 .. 512 ranks, a fixed
-            grid (strong scaling) and a fixed number of iterations; the crossover in ranks. MPI's own
-            calls outside the solve (the DCPs' setup, the error norm) use Open MPI's algorithms
-            (--selector ompi): SMPI's default allgather is N^2 messages, and each completion walks
-            SimGrid's list of those pending (8 s of host time at 128 ranks + 16 DCPs, over 15 minutes
-            at 256).
+  fft:      tandem-fft3d, blocking against pipelined (inline progress: the pattern's tests), weak
+            scaling: 16 x-planes of 512 x 32 per rank. Tile and window auto up to 256 ranks; past that,
+            the tile and window the model chose up to 256 (4 and 2), in one run: the auto run's first
+            tiles are of one plane, and SimGrid's max-min solver, which shares the links again at each
+            completion of the p^2 flows, takes far longer on many small alltoalls than on a few large
+            ones (128 ranks: 26 s of host time with tiles of one plane, 4 s with tiles of 4; the auto
+            run at 256 ranks 13 minutes, tile 4 and window 2 there 55 s).
+  compress: tandem-pcompress, blocking against pipelined, weak scaling: 32 blocks of 250 kB per rank
+            (8 MB), two inputs: random bytes (the paper's input, which bzip2 cannot shrink) and made-up
+            text (5.6 times smaller). Every rank's streams go to rank 0 over its one link: at 64 ranks
+            the random input's 512 MB take 0.16 s of the ranks' 0.56 s of compression; at 512 ranks its
+            4 GB take 1.2 s, longer than the compression, and no pipeline can hide more than that. The
+            text is the other way: little to hide at 64 ranks (6% of the time), much at 512.
+  cg:       tandem-cg on the studies' torus (1 us per link, 10 GB/s), classic against pipelined with dedicated
+            collective processes (one per 8 ranks, added on top, sharing their block's first host) and
+            pipelined inline, 8 .. 512 ranks, a fixed grid (strong scaling) and a fixed number of
+            iterations; the crossover in ranks. MPI's own calls outside the solve (the DCPs' setup, the
+            error norm) use Open MPI's algorithms (--selector ompi): SMPI's default allgather is N^2
+            messages, and each completion walks SimGrid's list of those pending (8 s of host time at 128
+            ranks + 16 DCPs, over 15 minutes at 256).
   sweep:    tandem-fft3d's pipelined total over tiles and windows at 64 ranks, the auto choice beside.
 
   sim/studies/apps.py [--parts fft,compress,cg,sweep] [--ranks 64,512] [--partial FILE] [--plot-only]
 
-Writes sim/results/apps.csv, apps.md, apps.png and apps_sweep.png.
+Writes sim/results/apps.csv (replacing the rows it redid: the FFT's and the compression's at the sizes
+given), apps.md, apps.png and apps_sweep.png.
 """
 import argparse
 import csv
@@ -52,6 +62,9 @@ SAMPLE = "TANDEM_APP_SAMPLE=3"
 SINGLE_ROUND = ["TANDEM_ALLTOALL=linear", "TANDEM_ALLTOALLV=linear", "TANDEM_GATHER=linear", "TANDEM_GATHERV=linear"]
 SLOW_LINKS = 3e-10  # the FFT's and the compression's links (s per byte): see above
 POLL = 5e-9  # the FFT's and the compression's cost of a test per pending request: see above
+RENDEZVOUS = "smpi/send-is-detached-thresh:0"  # the FFT's and the compression's sends: see above
+FFT_AUTO_MAX_RANKS = 256  # past it, the tile and window the model chose up to it (see above)
+FFT_FIXED = ["--tile", "4", "--window", "2"]
 CSV = os.path.join(common.RESULTS, "apps.csv")
 FIELDS = ["part", "ranks", "dcps", "app", "variant", "progress", "tile", "window", "reps", "total_s", "compute_s",
           "overhead_s", "args"]
@@ -61,18 +74,18 @@ def fft_args(ranks):
     return ["--n", f"{16 * ranks}x{max(512, ranks)}x32"]
 
 
-def compress_args(ranks):
-    return ["--made-up", str(32 * ranks * 250000), "--block", "250000", "--out", "/dev/null"]
+def compress_args(ranks, kind):
+    return ["--made-up", str(32 * ranks * 250000), "--made-up-kind", kind, "--block", "250000", "--out", "/dev/null"]
 
 
 CG_GRID = "1024x1024"
 CG_ITERATIONS = 200
 
 
-def run(part, ranks, app, args, settings=(), dcps=0, tmp=None, beta=None):
-    """One simulated run of the app; its row (or None if the simulation failed), also appended to the
-    partial CSV (a long study that stops keeps what it had)."""
-    row = run_once(part, ranks, app, args, settings, dcps, tmp, beta)
+def run(part, ranks, app, args, settings=(), dcps=0, tmp=None, paper=False):
+    """One simulated run of the app (paper: on the paper's machine, see above); its row (or None if the
+    simulation failed), also appended to the partial CSV (a long study that stops keeps what it had)."""
+    row = run_once(part, ranks, app, args, settings, dcps, tmp, paper)
     if row and PARTIAL:
         new = not os.path.exists(PARTIAL)
         with open(PARTIAL, "a", newline="") as f:
@@ -86,7 +99,7 @@ def run(part, ranks, app, args, settings=(), dcps=0, tmp=None, beta=None):
 PARTIAL = None
 
 
-def run_once(part, ranks, app, args, settings=(), dcps=0, tmp=None, beta=None):
+def run_once(part, ranks, app, args, settings=(), dcps=0, tmp=None, paper=False):
     print(f"{part}: {app} on {ranks} ranks{f' + {dcps} DCPs' if dcps else ''}: {' '.join(args)}", flush=True)
     selector = "ompi" if app == "cg" else None
     try:
@@ -97,12 +110,12 @@ def run_once(part, ranks, app, args, settings=(), dcps=0, tmp=None, beta=None):
                                   app=app, compute_data=app == "cg", selector=selector)
         else:
             saved = dict(common.PLATFORM)
-            if beta:
-                common.PLATFORM["beta"] = beta
-                common.PLATFORM["poll"] = POLL
+            if paper:
+                common.PLATFORM.update(beta=SLOW_LINKS, poll=POLL)
             try:
-                got = common.simulate(TORI[ranks], args, settings=settings, cfg=[dcp.EAGER], app=app,
-                                      compute_data=app == "cg", selector=selector)
+                got = common.simulate(TORI[ranks], args, settings=settings, cfg=[RENDEZVOUS if paper else dcp.EAGER],
+                                      app=app, compute_data=app == "cg", selector=selector,
+                                      fat_tree=f"1;{ranks};1;1" if paper else None)
             finally:
                 common.PLATFORM.clear()
                 common.PLATFORM.update(saved)
@@ -121,15 +134,17 @@ def measure(a, tmp):
     settings = [SAMPLE, "TANDEM_APP_CALIBRATION=" + os.path.join(tmp, "kernels.txt")] + SINGLE_ROUND
     for part in a.parts.split(","):
         if part == "fft":
-            for p in [n for n in ranks if n <= 64]:
-                for variant in ("blocking", "pipelined"):
-                    rows.append(run(part, p, "fft3d", fft_args(p) + ["--variant", variant, "--reps", "3"], settings,
-                                    beta=SLOW_LINKS))
-        elif part == "compress":
             for p in ranks:
-                for variant in ("blocking", "pipelined"):
-                    rows.append(run(part, p, "pcompress", compress_args(p) + ["--variant", variant, "--reps", "3"],
-                                    settings, beta=SLOW_LINKS))
+                for variant in ("blocking", "pipelined"):  # 3 runs: the median is not the first, which plans
+                    fixed = p > FFT_AUTO_MAX_RANKS  # one run: nothing planned, and the simulation is deterministic
+                    more = (FFT_FIXED if variant == "pipelined" else []) + ["--reps", "1"] if fixed else ["--reps", "3"]
+                    rows.append(run(part, p, "fft3d", fft_args(p) + ["--variant", variant] + more, settings, paper=True))
+        elif part == "compress":
+            for kind in ("random", "text"):
+                for p in ranks:
+                    for variant in ("blocking", "pipelined"):
+                        rows.append(run(part, p, "pcompress", compress_args(p, kind) + ["--variant", variant, "--reps", "3"],
+                                        settings, paper=True))
         elif part == "cg":
             cg = ["--grid", CG_GRID, "--rtol", "1e-300", "--max-it", str(CG_ITERATIONS)]
             dcp.TORI.update(TORI)  # its platforms for every size here
@@ -143,10 +158,10 @@ def measure(a, tmp):
                 for window in (1, 2, 4):
                     if tile * window <= 16:
                         rows.append(run(part, p, "fft3d", fft_args(p) + ["--tile", str(tile), "--window", str(window),
-                                                                          "--reps", "3"], settings, beta=SLOW_LINKS))
-            rows.append(run(part, p, "fft3d", fft_args(p) + ["--reps", "3"], settings, beta=SLOW_LINKS))  # auto
+                                                                          "--reps", "3"], settings, paper=True))
+            rows.append(run(part, p, "fft3d", fft_args(p) + ["--reps", "3"], settings, paper=True))  # auto
             rows.append(run(part, p, "fft3d", fft_args(p) + ["--tune", "--reps", "13"], settings,
-                            beta=SLOW_LINKS))  # the tuner
+                            paper=True))  # the tuner
         else:
             raise SystemExit(f"--parts: unknown part {part} (fft, compress, cg, sweep)")
     return [r for r in rows if r]
@@ -156,21 +171,31 @@ def pick(rows, **want):
     return [r for r in rows if all(str(r[k]) == str(v) for k, v in want.items())]
 
 
+def input_of(row):
+    """The compression's input (--made-up-kind), or '' for the FFT."""
+    args = row["args"].split()
+    return args[args.index("--made-up-kind") + 1] if "--made-up-kind" in args else ""
+
+
 def report(rows):
-    lines = ["| app | ranks | blocking s | pipelined s | tile | window | overhead blocking s | overhead pipelined s | "
-             "overhead removed | faster by |", "|---|---|---|---|---|---|---|---|---|---|"]
+    lines = ["FFT and compression on the paper's machine (one switch, 3.3 GB/s links):", "",
+             "| app | input | ranks | blocking s | pipelined s | tile | window | overhead blocking s | "
+             "overhead pipelined s | overhead removed | faster by |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for part, app in (("fft", "fft3d"), ("compress", "pcompress")):
-        for p in sorted({int(r["ranks"]) for r in pick(rows, part=part)}):
-            b, q = pick(rows, part=part, ranks=p, variant="blocking"), pick(rows, part=part, ranks=p, variant="pipelined")
-            if not b or not q:
-                continue
-            b, q = b[0], q[0]
-            tb, tq, ob, oq = (float(b["total_s"]), float(q["total_s"]), float(b["overhead_s"]), float(q["overhead_s"]))
-            lines.append(f"| {app} | {p} | {tb:.4f} | {tq:.4f} | {q['tile']} | {q['window']} | {ob:.4f} | {oq:.4f} | "
-                         f"{100 * (1 - oq / ob):.0f}% | {100 * (1 - tq / tb):.0f}% |")
+        got = pick(rows, part=part)
+        for kind in sorted({input_of(r) for r in got}):
+            for p in sorted({int(r["ranks"]) for r in got}):
+                b = [r for r in pick(got, ranks=p, variant="blocking") if input_of(r) == kind]
+                q = [r for r in pick(got, ranks=p, variant="pipelined") if input_of(r) == kind]
+                if not b or not q:
+                    continue
+                b, q = b[0], q[0]
+                tb, tq, ob, oq = (float(b["total_s"]), float(q["total_s"]), float(b["overhead_s"]), float(q["overhead_s"]))
+                lines.append(f"| {app} | {kind or '-'} | {p} | {tb:.4f} | {tq:.4f} | {q['tile']} | {q['window']} | "
+                             f"{ob:.4f} | {oq:.4f} | {100 * (1 - oq / ob):.0f}% | {100 * (1 - tq / tb):.0f}% |")
     cg = pick(rows, part="cg")
     if cg:
-        lines += ["", f"CG, {CG_GRID} grid, {CG_ITERATIONS} iterations (strong scaling):", "",
+        lines += ["", f"CG on the torus, {CG_GRID} grid, {CG_ITERATIONS} iterations (strong scaling):", "",
                   "| ranks | classic s | pipelined inline s | pipelined + DCPs s | DCPs | DCPs / classic |",
                   "|---|---|---|---|---|---|"]
         crossover = None
@@ -214,11 +239,13 @@ def plot(rows):
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
     ax = axes[0]
     for part, app in (("fft", "fft3d"), ("compress", "pcompress")):
-        for variant, style in (("blocking", "o-"), ("pipelined", "s--")):
-            got = sorted(pick(rows, part=part, variant=variant), key=lambda r: int(r["ranks"]))
-            if got:
-                ax.plot([int(r["ranks"]) for r in got], [float(r["overhead_s"]) * 1e3 for r in got], style,
-                        label=f"{app} {variant}")
+        for kind in sorted({input_of(r) for r in pick(rows, part=part)}):
+            for variant, style in (("blocking", "o-"), ("pipelined", "s--")):
+                got = sorted([r for r in pick(rows, part=part, variant=variant) if input_of(r) == kind],
+                             key=lambda r: int(r["ranks"]))
+                if got:
+                    ax.plot([int(r["ranks"]) for r in got], [float(r["overhead_s"]) * 1e3 for r in got], style,
+                            label=f"{app}{' ' + kind if kind else ''} {variant}")
     cg = pick(rows, part="cg")
     ax2 = axes[1]
     for label, sel in (("classic", lambda r: r["variant"] == "classic"),
@@ -230,7 +257,8 @@ def plot(rows):
     ax.set_xscale("log", base=2)
     ax.set_xlabel("ranks")
     ax.set_ylabel("communication overhead (ms)")
-    ax.set_title("FFT and compression: overhead")
+    ax.set_yscale("log")
+    ax.set_title("FFT and compression (one switch): overhead")
     ax.legend(fontsize=8)
     ax2.set_xscale("log", base=2)
     ax2.set_yscale("log")
@@ -254,7 +282,7 @@ def plot(rows):
         ax.set_xscale("log", base=2)
         ax.set_xlabel("tile (x-planes per alltoallv)")
         ax.set_ylabel("total (ms)")
-        ax.set_title("tandem-fft3d pipelined, 64 ranks (simulated)")
+        ax.set_title("tandem-fft3d pipelined, 64 ranks, one switch (simulated)")
         ax.legend(fontsize=8)
         fig.tight_layout()
         fig.savefig(os.path.join(common.RESULTS, "apps_sweep.png"), dpi=110)
@@ -275,8 +303,10 @@ def main():
         with tempfile.TemporaryDirectory() as tmp:
             rows = measure(a, tmp)
         old = list(csv.DictReader(open(CSV))) if os.path.exists(CSV) else []
-        parts = set(a.parts.split(","))
-        rows = [r for r in old if r["part"] not in parts] + rows
+        parts, ranks = a.parts.split(","), [int(p) for p in a.ranks.split(",")]
+        # what this run redid: the sweep and CG wholly, the FFT and the compression at its sizes
+        redone = lambda r: r["part"] in parts and (r["part"] in ("sweep", "cg") or int(r["ranks"]) in ranks)
+        rows = [r for r in old if not redone(r)] + rows
         with open(CSV, "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=FIELDS)
             w.writeheader()

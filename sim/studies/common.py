@@ -27,10 +27,11 @@ class SimulationFailed(RuntimeError):
     """A simulated run ended in error (SimGrid's message was printed); a study may go on without it."""
 
 
-def simulate(torus, bench_args, settings=(), selector=None, cfg=(), platform=None, app=None, compute_data=False):
+def simulate(torus, bench_args, settings=(), selector=None, cfg=(), platform=None, app=None, compute_data=False,
+             fat_tree=None):
     """tandem-bench (or app: tandem-fft3d, ...) on the torus (sim/run; cfg: SimGrid configuration items),
-    or on platform: (platform file, hostfile, ranks) written beforehand; its CSV rows. Raises
-    SimulationFailed if the run fails."""
+    on the fat tree (SimGrid's notation, '1;64;1;1': one switch), or on platform: (platform file,
+    hostfile, ranks) written beforehand; its CSV rows. Raises SimulationFailed if the run fails."""
     fd, path = tempfile.mkstemp(suffix=".csv")
     os.close(fd)
     cmd = [sys.executable, os.path.join(TOP, "sim", "run"), "--csv", path, "--quiet"]
@@ -41,7 +42,7 @@ def simulate(torus, bench_args, settings=(), selector=None, cfg=(), platform=Non
     if platform:
         cmd += ["--platform", platform[0], "--hostfile", platform[1], "--ranks", str(platform[2])]
     else:
-        cmd += ["--torus", torus]
+        cmd += ["--fat-tree", fat_tree] if fat_tree else ["--torus", torus]
         for key, value in PLATFORM.items():
             cmd += ["--" + key, str(value)]
     for s in settings:
