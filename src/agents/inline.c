@@ -229,8 +229,8 @@ int tdm_inline_block(unsigned long mark, MPI_Request *const *extra, MPI_Status *
     int outcount = 0;
     int rc;
     if (TDM_SIMULATED) {
-        /* Block, and test nothing: SMPI 3.32 keeps a record of each failed test on the rank's actor and
-         * walks them all at every later completion, which made 4096-rank runs quadratic. Its
+        /* Block, and test nothing: SMPI 3.32 keeps each message a test completes in its rank's list of
+         * activities, which every later completion walks: 4096-rank runs were quadratic. Its
          * MPI_Waitsome tests every request left after the first completes, so one MPI_Waitany here,
          * and progress afterwards only moves past the rounds it completed (tdm_exec_advance_settled). */
         rc = MPI_Waitany(n, wait_reqs, &wait_index[0], &wait_status[0]);

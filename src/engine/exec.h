@@ -36,9 +36,10 @@ void tdm_exec_kick(tdm_exec *e);
  * MPI no longer uses the schedule's buffers when the request is released. */
 int tdm_exec_progress(tdm_exec *e);
 /* The same without testing any message: moves past rounds whose messages a wait outside the engine has
- * completed (their handles are MPI_REQUEST_NULL) and posts the next. In simulation, where every failed
- * test costs (SMPI 3.32 keeps a record of each on the rank's actor, and every later completion walks
- * them all), the inline agent's blocking wait advances with this after its MPI_Waitany. */
+ * completed (their handles are MPI_REQUEST_NULL) and posts the next. In simulation, where tests cost
+ * (SMPI 3.32 keeps each message a test completes in its rank's list of activities, and every later
+ * completion walks the list), the inline agent's blocking wait advances with this after its
+ * MPI_Waitany. */
 int tdm_exec_advance_settled(tdm_exec *e);
 
 /* The segment being driven is done (all of the schedule, unless it runs split). */
