@@ -21,11 +21,11 @@ rank (at 64 ranks its 6 rounds took 6 items of 13 ms).
 
   fft:      tandem-fft3d, blocking against pipelined (inline progress: the pattern's tests), weak
             scaling: 16 x-planes of 512 x 32 per rank. Tile and window auto up to 256 ranks; past that,
-            the tile and window the model chose up to 256 (4 and 2), in one run: the auto run's first
-            tiles are of one plane, and SimGrid's max-min solver, which shares the links again at each
-            completion of the p^2 flows, takes far longer on many small alltoalls than on a few large
-            ones (128 ranks: 26 s of host time with tiles of one plane, 4 s with tiles of 4; the auto
-            run at 256 ranks 13 minutes, tile 4 and window 2 there 55 s).
+            the tile and window the model chose up to 256 (4 and 2), in one run: SimGrid's max-min
+            solver, which shares the links again at each completion of the p^2 flows, takes far longer
+            on many small alltoalls and on the runs that plan (128 ranks: 26 s of host time with tiles
+            of one plane, 34 s with tile 4 and the window planned, 6 s with tile 4 and window 2 given;
+            the auto run at 256 ranks 13 minutes, tile 4 and window 2 given 55 s).
   compress: tandem-pcompress, blocking against pipelined, weak scaling: 32 blocks of 250 kB per rank
             (8 MB), two inputs: random bytes (the paper's input, which bzip2 cannot shrink) and made-up
             text (5.6 times smaller). Every rank's streams go to rank 0 over its one link: at 64 ranks
