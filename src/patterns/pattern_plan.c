@@ -6,9 +6,9 @@
  * one item's results; T(n), the model's latency of the collective of a tile of n items
  * (TDM_Model_estimate; the v-forms exchange their sizes first) and T0 its latency for one element
  * (tiles in flight share it; the rest, the bytes, wait for the tile before). For each tile n = 1, 2,
- * 4, ..., N and window W = 1 .. 8, rank 0 replays the run on these costs, as pattern_run.c does it
- * (computation, looks between items, consumption after each start, waits for room in the window), and
- * sends the fastest to the others. A closed form missed what matters at few tiles: the first tile after
+ * 4, ..., N and window W = 1 .. 8, every rank replays the run on these costs (c and u agreed in one
+ * allreduce), as pattern_run.c does it (computation, looks between items, consumption after each
+ * start, waits for room in the window), and takes the fastest. A closed form missed what matters at few tiles: the first tile after
  * the plan has no consumption before it to hide its collective, the last one has.
  *
  * The tuner (spec.tune): each run's time, the slowest rank's, against the best so far; the next run
@@ -160,8 +160,10 @@ static double pipeline_time(const pipeline_costs *k, int tiles)
     return full + (double)(tiles - REPLAY_EXACT) * (full - half) / (REPLAY_EXACT / 2);
 }
 
-/* Rank 0's choice for the items after the first: the tiles 1, 2, 4, ... and the windows 1 .. 8 where
- * they are auto, else the spec's. */
+/* The choice for the items after the first: the tiles 1, 2, 4, ... and the windows 1 .. 8 where
+ * they are auto, else the spec's. Every rank makes it from the same agreed inputs (as the tuner does),
+ * so one allreduce plans the run: ranks leave it together, where a reduce and a broadcast would send
+ * them into the pipeline one tree level apart. */
 static void choose(const struct tdm_pattern *pt, double c, double u, int *best_tile, int *best_window)
 {
     int rest = pt->items_max - pt->tile, most = tdm_pattern_max_tile(pt); /* after the first tile */
@@ -197,17 +199,14 @@ static void choose(const struct tdm_pattern *pt, double c, double u, int *best_t
 
 int tdm_pattern_plan(struct tdm_pattern *pt, double compute_seconds, double consume_seconds)
 {
-    double mine[2] = {compute_seconds, -consume_seconds}, most[2] = {0, 0}; /* the slowest compute, the least consume */
-    int rc = TDM_Reduce(mine, most, 2, MPI_DOUBLE, MPI_MAX, 0, pt->sizes_comm);
-    int chosen[2] = {1, 1};
-    if (rc == MPI_SUCCESS && pt->rank == 0)
-        choose(pt, most[0], -most[1], &chosen[0], &chosen[1]);
-    if (rc == MPI_SUCCESS)
-        rc = TDM_Bcast(chosen, 2, MPI_INT, 0, pt->sizes_comm);
+    double agreed[2] = {compute_seconds, -consume_seconds}; /* the slowest compute, the least consume */
+    int rc = TDM_Allreduce(MPI_IN_PLACE, agreed, 2, MPI_DOUBLE, MPI_MAX, pt->sizes_comm);
     if (rc != MPI_SUCCESS)
         return rc;
-    pt->tile = chosen[0] > 0 ? chosen[0] : 1;
-    pt->window = chosen[1] > 0 ? chosen[1] : 1;
+    int tile = 1, window = 1;
+    choose(pt, agreed[0], -agreed[1], &tile, &window);
+    pt->tile = tile > 0 ? tile : 1;
+    pt->window = window > 0 ? window : 1;
     pt->plan_tile = pt->plan_window = 0;
     return MPI_SUCCESS;
 }
