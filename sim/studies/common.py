@@ -105,9 +105,9 @@ def merge_csv(name, rows, key):
     """Writes rows over the committed CSV: rows measured now replace those of the same key, the others
     stay (so a study can be run one scale at a time). Returns all rows."""
     path = os.path.join(RESULTS, name + ".csv")
-    fresh = {tuple(str(r[k]) for k in key) for r in rows}
+    fresh = {tuple(str(r.get(k, "")) for k in key) for r in rows}  # a key column added later: empty before
     kept = [r for r in (read_csv(name) if os.path.exists(path) else [])
-            if tuple(str(r[k]) for k in key) not in fresh]
+            if tuple(str(r.get(k, "")) for k in key) not in fresh]
     merged = kept + rows
     write_csv(name, merged)
     print("CSV:", path)

@@ -12,16 +12,26 @@ messages started at once, a poll per client message at the DCP) beside it: it kn
 
 Job size (--ranks 8,64,512: tori 2x2x2, 4x4x4, 8x8x8) with K = ranks / R DCPs (--ratio R) shows the
 application-side overhead per operation against the number of ranks, and --overhead O charges every
-message O seconds of CPU time at its sender and its receiver (SimGrid's smpi/os and smpi/or): the
-application's side of a call through its DCP is then two messages' worth. tandem-bench's computation
+message O seconds of CPU time at its sender and its receiver (SimGrid's smpi/os, smpi/ois and
+smpi/or; --receive-overhead R makes the receiver's R): the application's side of a call through its
+DCP is then a send and a receive. This machine's 1-byte o_s and o_r, as tandem-model loggp measures
+them (docs/simulation.md), are --overhead 1.7e-7 --receive-overhead 5.3e-7. tandem-bench's computation
 sweep gives the overhead against the computation inserted between start and wait.
+
+--topologies torus-dims is the torus with Tandem told what it is (TANDEM_TORUS_DIMS and TANDEM_LOGGP,
+as sim/run tells it on its own platforms; the torus and fat-tree rows ran without, on Tandem's default
+selection): a communicator of all the hosts' ranks in host order then runs the torus bucket
+algorithms, the application's for inline progress and, at 1:1, the DCPs' own. --segment sets the
+DCPs' segment (TANDEM_DCP_SEGMENT); at 1 MiB the bucket wants segments of 256 KiB, where 64 KiB ones
+each take a bucket of their own (slower in simulated time, and unfinished after 15 minutes of host
+time at 64 ranks).
 
 Small messages go eagerly (smpi/async-small-thresh 64 KiB, in every run of this study): SMPI's
 default starts a message only when its receive is posted, which a DCP probing for its clients'
 messages one at a time would pay once per client; real MPIs deliver small messages before that.
 
-  sim/studies/dcp.py [--topologies torus,fat-tree] [--ranks 512] [--dcps 8,64|none | --ratio 8]
-                     [--sizes 8,1M] [--overhead 0] [--no-baseline] [--plot-only]
+  sim/studies/dcp.py [--topologies torus,fat-tree,torus-dims] [--ranks 512] [--dcps 8,64|none | --ratio 8]
+                     [--sizes 8,1M] [--overhead 0] [--receive-overhead R] [--segment BYTES] [--no-baseline] [--plot-only]
 
 Writes sim/results/dcp.csv, .md and .png.
 """
@@ -40,19 +50,43 @@ FAT_TREES = {512: "2;16,32;1,16;1,1"}
 EAGER = "smpi/async-small-thresh:65536"
 
 
-def platform(topology, ranks, overhead, tmp):
+def cpu_of(row):
+    """A row's CPU time per message, (at the sender, at the receiver): receive_overhead_s is left empty
+    where the two are equal (and in rows from before it was a column)."""
+    sent = float(row["message_overhead_s"])
+    return sent, float(row.get("receive_overhead_s") or sent)
+
+
+def cpu_label(cpu):
+    return f"{cpu[0] * 1e6:.2f}" if cpu[0] == cpu[1] else f"{cpu[0] * 1e6:.2f} / {cpu[1] * 1e6:.2f}"
+
+
+def platform(topology, ranks, cpu, tmp):
     """The topology's platform for `ranks` application ranks, hosts of two cores (an application rank
-    and maybe a DCP)."""
+    and maybe a DCP); cpu: the CPU time of a message at its sender and at its receiver."""
+    topology = topology.replace("-dims", "")
     shapes = TORI if topology == "torus" else FAT_TREES
     if ranks not in shapes:
         raise SystemExit(f"--ranks {ranks}: the {topology} study knows {sorted(shapes)}")
-    xml = os.path.join(tmp, f"{topology}{ranks}o{overhead:g}.xml")
+    xml = os.path.join(tmp, f"{topology}{ranks}o{cpu[0]:g}-{cpu[1]:g}.xml")
     cmd = [os.path.join(common.TOP, "sim", "make-platform"), topology, shapes[ranks], "-o", xml,
            "--ranks-per-host", "2"]
-    for key, value in dict(common.PLATFORM, overhead=overhead).items():
+    for key, value in dict(common.PLATFORM, overhead=cpu[0]).items():
         cmd += ["--" + key, str(value)]
+    cmd += ["--send-overhead", str(cpu[0]), "--receive-overhead", str(cpu[1])]
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
     return xml
+
+
+def told(topology, ranks, cpu):
+    """torus-dims: Tandem is told the torus (TANDEM_TORUS_DIMS: a communicator of all the hosts' ranks in
+    host order, the application's or the DCPs' at 1:1, runs the torus bucket algorithms) and the
+    platform's parameters (TANDEM_LOGGP), as sim/run tells it on its own platforms."""
+    if topology != "torus-dims":
+        return []
+    p = common.PLATFORM
+    return [f"TANDEM_TORUS_DIMS={TORI[ranks]}",
+            f"TANDEM_LOGGP={p['alpha'] + cpu[0] + cpu[1]:g},{p['beta']:g},{p['gamma']:g},{p['alpha']:g}"]
 
 
 def hostfile(ranks, dcps, tmp):
@@ -79,17 +113,22 @@ def measure(a):
                               [int(k) for k in a.dcps.split(",")])
                 if any(k < 1 or ranks % k for k in dcp_counts):
                     raise SystemExit(f"--dcps, --ratio: DCP counts must divide {ranks}")
-                xml = platform(topology, ranks, a.overhead, tmp)
+                cpu = (a.overhead, a.overhead if a.receive_overhead is None else a.receive_overhead)
+                xml = platform(topology, ranks, cpu, tmp)
                 for n in sizes:
                     runs = [] if a.no_baseline else [(0, "mpi-blocking,tandem-inline+test", [])]
-                    runs += [(k, "tandem-dcp", ["TANDEM_PROGRESS=dcp", f"TANDEM_DCP_COUNT={k}"]) for k in dcp_counts]
+                    segment = [f"TANDEM_DCP_SEGMENT={a.segment}"] if a.segment else []
+                    runs += [(k, "tandem-dcp", ["TANDEM_PROGRESS=dcp", f"TANDEM_DCP_COUNT={k}"] + segment)
+                             for k in dcp_counts]
                     for k, modes, settings in runs:
-                        print(f"{topology}, {ranks} ranks, {n} bytes, {k} DCPs, overhead {a.overhead:g} s", flush=True)
+                        print(f"{topology}, {ranks} ranks, {n} bytes, {k} DCPs, CPU per message {cpu_label(cpu)} us",
+                              flush=True)
                         try:
                             got = common.simulate(None, ["--overlap", "--collectives", "allreduce", "--sizes", str(n),
                                                          "--reps", "1", "--iters", "2", "--tests", "10", "--modes",
                                                          modes],
-                                                  settings=settings, selector="ompi", cfg=[EAGER],
+                                                  settings=told(topology, ranks, cpu) + settings,
+                                                  selector="ompi", cfg=[EAGER],
                                                   platform=(xml, hostfile(ranks, k, tmp), ranks + k))
                         except common.SimulationFailed as e:
                             a.failed.append(f"{topology} {ranks} ranks {n} B {k} DCPs: {e}")
@@ -97,14 +136,17 @@ def measure(a):
                         for r in got:
                             r["topology"] = topology
                             r["dcps"] = k
-                            r["message_overhead_s"] = a.overhead  # sim/run knows only its own platforms'
+                            r["message_overhead_s"] = cpu[0]  # sim/run knows only its own platforms'
+                            r["receive_overhead_s"] = cpu[1] if cpu[1] != cpu[0] else ""
+                            r["dcp_segment"] = a.segment if k else ""
                         rows += got
     return rows
 
 
-def model_latency(nbytes, dcps, ranks=APP_RANKS, overhead=0.0):
+def model_latency(nbytes, dcps, ranks=APP_RANKS, cpu=(0.0, 0.0)):
     """tandem-model dcp's latency of the allreduce through dcps DCPs added to `ranks` ranks, every message
-    costing `overhead` of CPU time at each end."""
+    costing cpu's CPU time at its sender and its receiver (the model takes their mean at both)."""
+    overhead = (cpu[0] + cpu[1]) / 2
     p = common.PLATFORM
     # as sim/run tells Tandem: alpha is a latency that messages started at once share (a DCP blocks for
     # its messages: it pays no polls)
@@ -119,9 +161,9 @@ def model_latency(nbytes, dcps, ranks=APP_RANKS, overhead=0.0):
     return None
 
 
-def summary(rows, topology, nbytes, mode, dcps, ranks=APP_RANKS, overhead=0.0):
+def summary(rows, topology, nbytes, mode, dcps, ranks=APP_RANKS, cpu=(0.0, 0.0)):
     mine = [r for r in rows if r["topology"] == topology and int(r["bytes"]) == nbytes and r["mode"] == mode and
-            int(r["dcps"]) == dcps and int(r["ranks"]) == ranks and float(r["message_overhead_s"]) == overhead]
+            int(r["dcps"]) == dcps and int(r["ranks"]) == ranks and cpu_of(r) == cpu]
     if not mine:
         return None
     mine.sort(key=lambda r: float(r["tcomp_s"]))
@@ -153,20 +195,19 @@ def report(rows):
                        ["topology", "bytes", "mode", "DCPs", "ratio", "latency", "latency / blocking",
                         "model latency", "overhead floor", "largest Tcomp", "overlap there"], lines)
     lines = []
-    for topology, n, overhead, ranks, k in sorted({(r["topology"], int(r["bytes"]), float(r["message_overhead_s"]),
-                                                    int(r["ranks"]), int(r["dcps"])) for r in rows
-                                                   if r["mode"] == "tandem-dcp"}):
-        s = summary(rows, topology, n, "tandem-dcp", k, ranks, overhead)
-        blocking = summary(rows, topology, n, "mpi-blocking", 0, ranks, overhead)
-        model = model_latency(n, k, ranks, overhead)
-        lines.append([topology, n, f"{overhead * 1e6:.2f}", ranks, k, f"1:{ranks // k}", f"{s['latency'] * 1e6:.1f}",
+    for topology, n, cpu, ranks, k in sorted({(r["topology"], int(r["bytes"]), cpu_of(r), int(r["ranks"]),
+                                               int(r["dcps"])) for r in rows if r["mode"] == "tandem-dcp"}):
+        s = summary(rows, topology, n, "tandem-dcp", k, ranks, cpu)
+        blocking = summary(rows, topology, n, "mpi-blocking", 0, ranks, cpu)
+        model = model_latency(n, k, ranks, cpu)
+        lines.append([topology, n, cpu_label(cpu), ranks, k, f"1:{ranks // k}", f"{s['latency'] * 1e6:.1f}",
                       f"{model * 1e6:.1f}" if model else "-",
                       f"{blocking['latency'] * 1e6:.1f}" if blocking else "-", f"{s['floor'] * 1e6:.2f}",
                       " ".join(f"{o * 1e6:.2f}" for _, o in s["sweep"]), f"{s['overlap']:.0f}%"])
     common.write_table("dcp_scaling", "Iallreduce through DCPs against the job's size and the CPU time each message "
                        "costs (SMPI; simulated us; the application's overhead per operation at each computation "
                        "of tandem-bench's sweep, smallest first)",
-                       ["topology", "bytes", "CPU per message", "application ranks", "DCPs", "ratio", "latency",
+                       ["topology", "bytes", "CPU per message (send / receive)", "application ranks", "DCPs", "ratio", "latency",
                         "model latency", "blocking latency", "overhead floor", "overhead at each Tcomp", "overlap at the largest"],
                        lines)
 
@@ -175,22 +216,22 @@ def plot(rows):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    main = [r for r in rows if int(r["ranks"]) == APP_RANKS and float(r["message_overhead_s"]) == 0]
+    main = [r for r in rows if int(r["ranks"]) == APP_RANKS and cpu_of(r) == (0.0, 0.0)]
     topologies = sorted({r["topology"] for r in main})
     sizes = sorted({int(r["bytes"]) for r in main})
-    scaling = sorted({(r["topology"], int(r["bytes"]), float(r["message_overhead_s"])) for r in rows
+    scaling = sorted({(r["topology"], int(r["bytes"]), cpu_of(r)) for r in rows
                       if r["mode"] == "tandem-dcp" and int(r["ranks"]) != APP_RANKS})
     fig, axes = plt.subplots(len(topologies) + bool(scaling), len(sizes),
                              figsize=(5 * len(sizes), 3.6 * (len(topologies) + bool(scaling))), squeeze=False)
     if scaling:  # the application's overhead per operation against the job's size
         ax = axes[-1][0]
-        for topology, n, overhead in scaling:
+        for topology, n, cpu in scaling:
             got = sorted({(int(r["ranks"]), int(r["dcps"])) for r in rows if r["mode"] == "tandem-dcp" and
                           r["topology"] == topology and int(r["bytes"]) == n and
-                          float(r["message_overhead_s"]) == overhead})
-            points = [(ranks, summary(rows, topology, n, "tandem-dcp", k, ranks, overhead)) for ranks, k in got]
+                          cpu_of(r) == cpu})
+            points = [(ranks, summary(rows, topology, n, "tandem-dcp", k, ranks, cpu)) for ranks, k in got]
             ax.plot([ranks for ranks, _ in points], [s["floor"] * 1e6 for _, s in points], "o-",
-                    label=f"{topology}, {n} B, {overhead * 1e6:g} us CPU per message")
+                    label=f"{topology}, {n} B, {cpu_label(cpu)} us CPU per message")
         ax.set_xscale("log", base=2)
         ax.set_xlabel("application ranks (DCPs 1:8)")
         ax.set_ylabel("application overhead, simulated us")
@@ -200,23 +241,23 @@ def plot(rows):
         for extra in axes[-1][1:]:
             extra.axis("off")
         # the latency against K where each message costs CPU time: the optimum, with the model
-        costly = sorted({(r["topology"], int(r["bytes"]), float(r["message_overhead_s"])) for r in rows
+        costly = sorted({(r["topology"], int(r["bytes"]), cpu_of(r)) for r in rows
                          if r["mode"] == "tandem-dcp" and int(r["ranks"]) == APP_RANKS and
-                         float(r["message_overhead_s"]) > 0})
+                         cpu_of(r) != (0.0, 0.0)})
         if costly and len(axes[-1]) > 1:
             ax = axes[-1][1]
             ax.axis("on")
-            for topology, n, overhead in costly:
+            for topology, n, cpu in costly:
                 ks = sorted({int(r["dcps"]) for r in rows if r["mode"] == "tandem-dcp" and r["topology"] == topology and
                              int(r["bytes"]) == n and int(r["ranks"]) == APP_RANKS and
-                             float(r["message_overhead_s"]) == overhead})
-                got = [(k, summary(rows, topology, n, "tandem-dcp", k, APP_RANKS, overhead)) for k in ks]
-                label = f"{topology}, {n} B, {overhead * 1e6:g} us CPU per message"
+                             cpu_of(r) == cpu})
+                got = [(k, summary(rows, topology, n, "tandem-dcp", k, APP_RANKS, cpu)) for k in ks]
+                label = f"{topology}, {n} B, {cpu_label(cpu)} us CPU per message"
                 ax.plot(ks, [s["latency"] * 1e6 for _, s in got], "o-", label=f"through K DCPs ({label})")
-                modelled = [(k, model_latency(n, k, APP_RANKS, overhead)) for k in ks]
+                modelled = [(k, model_latency(n, k, APP_RANKS, cpu)) for k in ks]
                 modelled = [(k, m) for k, m in modelled if m]
                 ax.plot([k for k, _ in modelled], [m * 1e6 for _, m in modelled], "s:", label="model")
-                blocking = summary(rows, topology, n, "mpi-blocking", 0, APP_RANKS, overhead)
+                blocking = summary(rows, topology, n, "mpi-blocking", 0, APP_RANKS, cpu)
                 if blocking:
                     ax.axhline(blocking["latency"] * 1e6, linestyle=":", color="k", label="mpi-blocking")
             ax.set_xscale("log", base=2)
@@ -249,15 +290,18 @@ def plot(rows):
 
 
 def arguments(ap):
-    ap.add_argument("--topologies", default="torus", help="torus and/or fat-tree")
+    ap.add_argument("--topologies", default="torus",
+                    help="torus, fat-tree, torus-dims (the torus, Tandem told its dimensions and parameters)")
+    ap.add_argument("--segment", type=int, default=0, help="TANDEM_DCP_SEGMENT of the DCP runs (default: Tandem's)")
     ap.add_argument("--ranks", default=str(APP_RANKS), help="application ranks: 8, 64, 512 (fat tree: 512)")
     ap.add_argument("--dcps", default="8,64", help="DCP counts (divisors of the ranks), or none (the baselines)")
     ap.add_argument("--ratio", type=int, default=0, help="instead of --dcps: ranks / R DCPs")
     ap.add_argument("--sizes", default="8", help="bytes: 8 and/or 1M")
     ap.add_argument("--overhead", type=float, default=0.0, help="CPU time per message at each end, s")
+    ap.add_argument("--receive-overhead", type=float, help="the receiver's instead (--overhead: the sender's), s")
     ap.add_argument("--no-baseline", action="store_true", help="leave out the runs without DCPs")
 
 
 if __name__ == "__main__":
-    common.run_study("dcp", __doc__, ("topology", "ranks", "message_overhead_s", "bytes", "mode", "dcps", "tcomp_s"),
+    common.run_study("dcp", __doc__, ("topology", "ranks", "message_overhead_s", "receive_overhead_s", "bytes", "mode", "dcps", "tcomp_s"),
                      arguments, measure, report, plot)
