@@ -20,12 +20,8 @@ per item, are the only progress, and a binomial gather advances one round per it
 rank (at 64 ranks its 6 rounds took 6 items of 13 ms).
 
   fft:      tandem-fft3d, blocking against pipelined (inline progress: the pattern's tests), weak
-            scaling: 16 x-planes of 512 x 32 per rank. Tile and window auto up to 256 ranks; past that,
-            the tile and window the model chose up to 256 (4 and 2), in one run: SimGrid's max-min
-            solver, which shares the links again at each completion of the p^2 flows, takes far longer
-            on many small alltoalls and on the runs that plan (128 ranks: 26 s of host time with tiles
-            of one plane, 34 s with tile 4 and the window planned, 6 s with tile 4 and window 2 given;
-            the auto run at 256 ranks 13 minutes, tile 4 and window 2 given 55 s).
+            scaling: 16 x-planes of 512 x 32 per rank, tile and window auto, 3 runs (the median is not the
+            first, which plans).
   compress: tandem-pcompress, blocking against pipelined, weak scaling: 32 blocks of 250 kB per rank
             (8 MB), two inputs: random bytes (the paper's input, which bzip2 cannot shrink) and made-up
             text (5.6 times smaller). Every rank's streams go to rank 0 over its one link: at 64 ranks
@@ -63,8 +59,6 @@ SINGLE_ROUND = ["TANDEM_ALLTOALL=linear", "TANDEM_ALLTOALLV=linear", "TANDEM_GAT
 SLOW_LINKS = 3e-10  # the FFT's and the compression's links (s per byte): see above
 POLL = 5e-9  # the FFT's and the compression's cost of a test per pending request: see above
 RENDEZVOUS = "smpi/send-is-detached-thresh:0"  # the FFT's and the compression's sends: see above
-FFT_AUTO_MAX_RANKS = 256  # past it, the tile and window the model chose up to it (see above)
-FFT_FIXED = ["--tile", "4", "--window", "2"]
 CSV = os.path.join(common.RESULTS, "apps.csv")
 FIELDS = ["part", "ranks", "dcps", "app", "variant", "progress", "tile", "window", "reps", "total_s", "compute_s",
           "overhead_s", "args"]
@@ -136,9 +130,8 @@ def measure(a, tmp):
         if part == "fft":
             for p in ranks:
                 for variant in ("blocking", "pipelined"):  # 3 runs: the median is not the first, which plans
-                    fixed = p > FFT_AUTO_MAX_RANKS  # one run: nothing planned, and the simulation is deterministic
-                    more = (FFT_FIXED if variant == "pipelined" else []) + ["--reps", "1"] if fixed else ["--reps", "3"]
-                    rows.append(run(part, p, "fft3d", fft_args(p) + ["--variant", variant] + more, settings, paper=True))
+                    rows.append(run(part, p, "fft3d", fft_args(p) + ["--variant", variant, "--reps", "3"], settings,
+                                    paper=True))
         elif part == "compress":
             for kind in ("random", "text"):
                 for p in ranks:
