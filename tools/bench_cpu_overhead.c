@@ -177,7 +177,7 @@ static void cpu_one(const bench_collective *c, long bytes, const bench_options *
     double copy = 0, reduce = 0; /* per byte, over this rank's vector */
     if (table.nsizes)
         measure_local((double)bytes * (c->per_rank_blocks ? size : 1), &copy, &reduce);
-    tdm_cpu_costs costs = {reduce, copy, engine_call};
+    tdm_cpu_costs costs = {reduce, copy, engine_call, TDM_DEFAULT_EAGER_LIMIT};
     size_t prefix = strlen(c->name);
     const char *ran = !strncmp(algorithm, c->name, prefix) && algorithm[prefix] == '_' ? algorithm + prefix + 1 : NULL;
     if (ran && !strcmp(ran, "dcp")) /* through DCPs: the application's messages, whatever they run */
@@ -266,7 +266,7 @@ int bench_cpu_overhead(bench_options *o)
         if (table.nsizes)
             printf("model: CPU time of Tandem's schedules, o_s and o_r per message from TANDEM_LOGGP's table, copies\n"
                    "and reductions at the speed measured here on the call's vector, %.3g s per call (Tandem's own,\n"
-                   "measured on MPI_COMM_SELF); share of the model's latency (its rounds by the table)\n", engine_call);
+                   "measured on MPI_COMM_SELF); share of the model's latency (every rank's rounds replayed on the table)\n", engine_call);
         else
             printf("model: none (TANDEM_LOGGP names no table of tandem-model loggp --save)\n");
         csv = fopen(o->csv_path, "w");

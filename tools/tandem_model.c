@@ -26,11 +26,12 @@
  *       tandem-bench's model column and --loggp.
  *
  *   tandem-model overhead --collective C [--algorithm A] --ranks P [--dims DIMS] [--bytes N] [--loggp FILE]
- *                         [--copy C] [--call S] [--agent inline|thread|split|dcp] [--json]
+ *                         [--copy C] [--call S] [--eager-limit B] [--agent inline|thread|split|dcp] [--json]
  *       from every rank's schedule as Tandem builds it (the algorithm it selects, or A), each rank's
  *       CPU time (o_s(s) and o_r(s) per message from the LogGP table of FILE, gamma per byte reduced,
- *       C per byte copied, S per call) against the collective's latency (its rounds timed by the table,
- *       or without one its LogGP cost), the share, and the time each agent leaves to the application
+ *       C per byte copied, S per call) against the collective's latency (every rank's rounds replayed
+ *       on the table's times, messages above B bytes waiting for their receive, schedule_timeline.h;
+ *       or without a table its LogGP cost), the share, and the time each agent leaves to the application
  *       thread (cpu_overhead.h).
  *
  *   tandem-model [COMMAND] --help
@@ -70,7 +71,7 @@ typedef struct {
     int nsizes;
     const char *algorithm; /* overhead */
     int kind;
-    double copy, call; /* overhead: seconds per byte copied, per call */
+    double copy, call, eager_limit; /* overhead: seconds per byte copied, per call; bytes */
     int agent;         /* overhead: the agent asked about (an index of agent_names), -1: all */
     tdm_loggp_params table; /* --loggp's LogGP table, if it has one (table.nsizes) */
     double compute, overhead, segment; /* dcp */
@@ -80,7 +81,7 @@ typedef struct {
  * reductions. */
 static const model_options defaults = {.collective = "allreduce", .bytes = 1 << 20, .m = {1e-6, 1e-10, 2.5e-10, 0},
                                        .reps = 21, .overhead = 5e-7, .segment = TDM_DCP_DEFAULT_SEGMENT,
-                                       .kind = TDM_COLL_ALLREDUCE, .agent = -1};
+                                       .kind = TDM_COLL_ALLREDUCE, .agent = -1, .eager_limit = TDM_DEFAULT_EAGER_LIMIT};
 
 /*
  * The options: a table per command, which the parser reads and --help prints, so that the help lists
@@ -263,6 +264,11 @@ static int set_call(model_options *o, const char *name, const char *value)
     return number_value(name, value, "seconds", 0, &o->call);
 }
 
+static int set_eager_limit(model_options *o, const char *name, const char *value)
+{
+    return number_value(name, value, "bytes", 0, &o->eager_limit);
+}
+
 static int set_unidirectional(model_options *o, const char *name, const char *value)
 {
     (void)name, (void)value;
@@ -378,6 +384,7 @@ static const model_option overhead_options[] = {
     {"--gamma", "G", set_gamma, "seconds per byte reduced (default 2.5e-10)"},
     {"--copy", "C", set_copy, "seconds per byte copied (default 0)"},
     {"--call", "S", set_call, "seconds of the engine's own per call on each rank (default 0)"},
+    {"--eager-limit", "B", set_eager_limit, "bytes: a longer message starts once its receive is posted (default 4096; SMPI's: 0)"},
     {"--agent", "A", set_agent, "inline, thread, split or dcp: what that agent leaves to the application (default all)"},
     {"--json", NULL, set_json, "every rank's counts and times, as JSON"},
 };
@@ -414,7 +421,7 @@ static const model_command commands[] = {
     {"overhead",
      "tandem-model overhead [--collective C] [--algorithm A] --ranks P [--bytes N]\n"
      "                           [--dims DIMS] [--loggp FILE | --alpha A --beta B --gamma G] [--copy C] [--call S]\n"
-     "                           [--agent A] [--json]",
+     "                           [--eager-limit B] [--agent A] [--json]",
      "each rank's CPU time in a collective against its latency, and what each agent leaves to the application",
      OPTIONS(overhead_options), overhead, 1},
     {"loggp", "mpirun -n 2 tandem-model loggp [--sizes LIST] [--reps R] [--save FILE] [--json]",
@@ -725,7 +732,7 @@ static int overhead(const model_options *o)
     tdm_rank_work *work = calloc((size_t)p, sizeof *work);
     const tdm_loggp_params *table = o->table.nsizes ? &o->table : NULL;
     tdm_cpu_estimate e;
-    tdm_cpu_costs costs = {o->m.gamma, o->copy, o->call};
+    tdm_cpu_costs costs = {o->m.gamma, o->copy, o->call, o->eager_limit};
     tdm_torus torus;
     if (o->dims) {
         tdm_torus_parse(o->dims, &torus); /* set_dims checked it */

@@ -13,9 +13,11 @@ left in the calls (the overlap method: simulation has no CPU clock). Test calls 
 the price of polling for it.
 
 The model (`tandem-model overhead`) counts the CPU time of the algorithm the simulation ran from a LogGP
-table that `tandem-model loggp` measured on a simulated pair of these hosts, and times its rounds by
-it on the same torus (a message k links away arrives (k - 1) L later; sends on different links go side
-by side); it does not know contention.
+table that `tandem-model loggp` measured on a simulated pair of these hosts (sizes around SMPI's 64 KiB
+switch, where o_r falls to nothing, measured), and replays every rank's rounds on it on the same torus
+(a message k links away arrives (k - 1) L later; sends on different links go side by side; a message
+starts once its receive is posted, as SMPI starts them by default: --eager-limit 0); it does not know
+contention.
 Sizes are the whole vector; allgather and alltoall pass the bench a rank's block of vector / ranks
 (8 bytes at least). Copies cost nothing in simulation, as in the model.
 
@@ -71,7 +73,7 @@ def loggp_table(a, tmp):
     model = os.path.join(common.TOP, "build-sim", "tools", "tandem-model")
     subprocess.run(["smpirun", "-np", "2", "-platform", xml, "-hostfile", hosts, "--log=root.thresh:warning",
                     "--cfg=smpi/async-small-thresh:65536", model, "loggp", "--reps", "3", "--sizes",
-                    "1,64,1K,16K,256K,1M,4M,64M", "--save", table], check=True, stdout=subprocess.DEVNULL)
+                    "1,64,1K,16K,32K,64K,128K,256K,1M,4M,64M", "--save", table], check=True, stdout=subprocess.DEVNULL)
     # SMPI charges MPI_Reduce_local nothing (gamma measured 0): Tandem charges the platform's gamma itself
     lines = [f"gamma {p['gamma']:g}\n" if line.startswith("gamma ") else line for line in open(table)]
     open(table, "w").writelines(lines)
@@ -83,7 +85,7 @@ def model_share(collective, algorithm, dims, nbytes, table):
     name = algorithm[len(collective) + 1:] if algorithm.startswith(collective + "_") else algorithm
     out = subprocess.run([common.tandem_model(), "overhead", "--collective", collective, "--algorithm", name,
                           "--ranks", str(common.ranks_of(dims)), "--dims", dims, "--bytes", str(nbytes), "--loggp",
-                          table, "--json"],
+                          table, "--eager-limit", "0", "--json"],  # SMPI starts each message at its receive
                          check=True, stdout=subprocess.PIPE, text=True).stdout
     m = json.loads(out)
     return m["algorithm"], m["cpu_most"], m["latency"]

@@ -22,7 +22,7 @@ int TDM_Model_estimate(const char *collective, MPI_Comm comm, double bytes, doub
         return tdm_mpi_error(fn, "MPI_Comm_size(comm)", rc);
     if (!(bytes >= 0))
         return tdm_error(fn, MPI_ERR_ARG, "bytes is %g; expected 0 or more (argument bytes)", bytes);
-    tdm_cpu_costs costs = {tdm_global.loggp.gamma, 0, 0};
+    tdm_cpu_costs costs = {tdm_global.loggp.gamma, 0, 0, TDM_DEFAULT_EAGER_LIMIT};
     tdm_cpu_estimate e;
     rc = tdm_cpu_estimate_of(collective, NULL, p, bytes, &tdm_global.loggp, NULL, NULL, &costs, NULL, &e);
     if (rc == MPI_ERR_ARG && tdm_select_kind(collective) < 0)

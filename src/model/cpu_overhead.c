@@ -2,6 +2,7 @@
 
 #include "../select/select.h"
 #include "schedule_cost.h"
+#include "schedule_timeline.h"
 
 #include <stdlib.h>
 
@@ -103,37 +104,27 @@ static int hops(const tdm_torus *t, int a, int b)
     return n > 1 ? n : 1;
 }
 
-double tdm_round_time_measured(const tdm_schedule *s, int round, double elem_bytes, const tdm_loggp_params *p,
-                               const tdm_cpu_costs *c, const tdm_torus *t)
+void tdm_action_cost_of(const tdm_schedule *s, int first, int end, int i, double elem_bytes,
+                        const tdm_loggp_params *p, const tdm_cpu_costs *c, const tdm_torus *t, tdm_action_cost *out)
 {
-    double cpu = 0, after = 0, arrive = 0, port = 0, link[2 * TDM_TORUS_MAX_DIMS] = {0};
-    int first = round > 0 ? s->round_end[round - 1] : 0, end = s->round_end[round];
-    for (int i = first; i < end; i++) {
-        const tdm_action *a = &s->actions[i];
-        double bytes = bytes_of(a, elem_bytes), local = 0;
-        switch (a->kind) {
-        case TDM_ACT_SEND: /* sends on different links of a torus go out side by side */
-            cpu += table_at(p, bytes, AT_O_S);
-            *(a->link >= 0 && a->link < 2 * TDM_TORUS_MAX_DIMS ? &link[a->link] : &port) += table_at(p, bytes, AT_GAP);
-            break;
-        case TDM_ACT_RECV: { /* the pair measured is one link apart: each further link adds L */
-            cpu += table_at(p, bytes, AT_O_R);
-            double one_way = table_at(p, bytes, AT_ONE_WAY) + (hops(t, s->rank, a->peer) - 1) * p->L;
-            arrive = one_way > arrive ? one_way : arrive;
-            break;
+    const tdm_action *a = &s->actions[i];
+    double bytes = bytes_of(a, elem_bytes);
+    memset(out, 0, sizeof *out);
+    switch (a->kind) {
+    case TDM_ACT_SEND:
+    case TDM_ACT_RECV: /* the pair measured is one link apart: each further link adds L */
+        out->cpu = table_at(p, bytes, a->kind == TDM_ACT_SEND ? AT_O_S : AT_O_R);
+        if (a->kind == TDM_ACT_SEND) { /* the gap's part that grows with the bytes: the rest is per message */
+            double bytes_part = table_at(p, bytes, AT_GAP) - table_at(p, 0, AT_GAP);
+            out->gap = bytes_part > 0 ? bytes_part : 0;
         }
-        case TDM_ACT_REDUCE: local = bytes * a->repeat * c->gamma; break;
-        case TDM_ACT_COPY: local = bytes * a->repeat * c->copy; break;
-        }
-        cpu += local;
-        if (local > 0 && reads_received(s, first, end, a))
-            after += local;
+        out->one_way = table_at(p, bytes, AT_ONE_WAY) + (p ? (hops(t, s->rank, a->peer) - 1) * p->L : 0);
+        break;
+    case TDM_ACT_REDUCE: out->cpu = bytes * a->repeat * c->gamma; break;
+    case TDM_ACT_COPY: out->cpu = bytes * a->repeat * c->copy; break;
     }
-    double inject = port;
-    for (int l = 0; l < 2 * TDM_TORUS_MAX_DIMS; l++)
-        inject = link[l] > inject ? link[l] : inject;
-    double wire = (inject > arrive ? inject : arrive) + after;
-    return cpu > wire ? cpu : wire;
+    out->after_receives = (a->kind == TDM_ACT_REDUCE || a->kind == TDM_ACT_COPY) && out->cpu > 0 &&
+                          reads_received(s, first, end, a);
 }
 
 /* Through a dedicated collective process a rank sends its data and receives its answer, a message each
@@ -152,15 +143,15 @@ static void dcp_messages(tdm_coll_kind kind, int p, double bytes, double *in, do
     }
 }
 
-/* Every rank's work, and with a table every round's time, as tdm_cost_schedules builds each rank's
- * schedule. */
+/* Every rank's work, and with a table its program on the timeline, as tdm_cost_schedules builds each
+ * rank's schedule. */
 typedef struct {
     const tdm_loggp_params *table;
     const tdm_cpu_costs *costs;
     const tdm_torus *torus;
     tdm_rank_work *work;
-    double *slowest; /* per round: the slowest rank's time */
-    int rounds, cap, failed;
+    tdm_timeline *timeline;
+    int failed;
 } work_context;
 
 static void count_work(const tdm_schedule *s, const tdm_round_load *loads, void *context)
@@ -168,23 +159,8 @@ static void count_work(const tdm_schedule *s, const tdm_round_load *loads, void 
     (void)loads;
     work_context *c = context;
     tdm_rank_work_of(s, 0, c->table, &c->work[s->rank]); /* bytes: each action's datatype */
-    if (!c->table)
-        return;
-    if (s->nrounds > c->cap) {
-        int cap = s->nrounds * 2;
-        double *grown = realloc(c->slowest, sizeof(double) * (size_t)cap);
-        if (!grown) {
-            c->failed = 1;
-            return;
-        }
-        memset(grown + c->cap, 0, sizeof(double) * (size_t)(cap - c->cap));
-        c->slowest = grown, c->cap = cap;
-    }
-    for (int r = 0; r < s->nrounds; r++) {
-        double t = tdm_round_time_measured(s, r, 0, c->table, c->costs, c->torus);
-        c->slowest[r] = t > c->slowest[r] ? t : c->slowest[r];
-    }
-    c->rounds = s->nrounds > c->rounds ? s->nrounds : c->rounds;
+    if (c->timeline && tdm_timeline_add(c->timeline, s, 0, c->table, c->costs, c->torus) != MPI_SUCCESS)
+        c->failed = 1;
 }
 
 int tdm_cpu_estimate_of(const char *collective, const char *algorithm, int p, double bytes, const tdm_loggp *m,
@@ -215,11 +191,14 @@ int tdm_cpu_estimate_of(const char *collective, const char *algorithm, int p, do
         build = chosen->build, out->algorithm = chosen->name;
     }
     tdm_rank_work *own = work ? NULL : calloc((size_t)p, sizeof *own);
-    work_context context = {table && table->nsizes ? table : NULL, costs, torus, work ? work : own, NULL, 0, 0, 0};
+    work_context context = {table && table->nsizes ? table : NULL, costs, torus, work ? work : own, NULL, 0};
+    if (context.table)
+        context.timeline = tdm_timeline_new(p);
     tdm_schedule_cost cost;
     rc = !build ? MPI_ERR_ARG
-         : !context.work ? MPI_ERR_NO_MEM
-                         : tdm_cost_schedules(build, &c.a, c.elem_bytes, m, &cost, count_work, &context);
+         : !context.work || (context.table && !context.timeline)
+             ? MPI_ERR_NO_MEM
+             : tdm_cost_schedules(build, &c.a, c.elem_bytes, m, &cost, count_work, &context);
     if (rc == MPI_SUCCESS && context.failed)
         rc = MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS) {
@@ -232,17 +211,15 @@ int tdm_cpu_estimate_of(const char *collective, const char *algorithm, int p, do
         }
         out->mean = sum / p;
         out->latency = cost.time;
-        if (context.table) { /* the rounds as the table measured messages */
-            out->latency = costs->call;
-            for (int r = 0; r < context.rounds; r++)
-                out->latency += context.slowest[r];
-        }
+        double replayed = 0;
+        if (context.table && (rc = tdm_timeline_latency(context.timeline, &replayed)) == MPI_SUCCESS)
+            out->latency = costs->call + replayed; /* every rank's rounds, messages as the table measured them */
         double in, answer;
         dcp_messages(kind, p, bytes, &in, &answer);
         out->through_dcp = tdm_loggp_overhead_at(context.table, in, 0) + tdm_loggp_overhead_at(context.table, answer, 1);
     }
     free(own);
-    free(context.slowest);
+    tdm_timeline_free(context.timeline);
     tdm_call_args_free(&c);
     return rc;
 }

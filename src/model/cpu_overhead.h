@@ -29,10 +29,16 @@ double tdm_loggp_overhead_at(const tdm_loggp_params *p, double bytes, int receiv
 void tdm_rank_work_of(const tdm_schedule *s, double elem_bytes, const tdm_loggp_params *p, tdm_rank_work *w);
 
 /* The CPU's costs besides messages: seconds per byte reduced (gamma) and per byte copied, and per call,
- * the engine's own (starting the call's schedule, progressing and completing it, its messages aside). */
+ * the engine's own (starting the call's schedule, progressing and completing it, its messages aside);
+ * and the MPI's eager limit: a message of more bytes starts only once its receive is posted (a
+ * rendezvous; SMPI by default starts every message so, an eager limit of 0). */
 typedef struct tdm_cpu_costs {
-    double gamma, copy, call;
+    double gamma, copy, call, eager_limit;
 } tdm_cpu_costs;
+
+/* Open MPI's shared-memory eager limit (btl_vader_eager_limit), the default of tandem-model and of
+ * tandem-bench --cpu-overhead's model. */
+#define TDM_DEFAULT_EAGER_LIMIT 4096
 
 /* Its CPU time: the messages' overheads, the reductions, the copies and the call. */
 static inline double tdm_rank_cpu(const tdm_rank_work *w, const tdm_cpu_costs *c)
@@ -40,24 +46,26 @@ static inline double tdm_rank_cpu(const tdm_rank_work *w, const tdm_cpu_costs *c
     return w->send_cpu + w->recv_cpu + w->reduced_bytes * c->gamma + w->copied_bytes * c->copy + c->call;
 }
 
-/* A round of s by the table: its rank's CPU time (o_s and o_r of its messages, its reductions and
- * copies; the call's cost aside), or, if longer, the time its messages take to go out (the gaps of its sends) or
- * to arrive (the one-way time of a lone message, half the round trip measured: on shared memory the
- * receive's copy is both o_r and the transfer, which o_s + L + (s - 1) G + o_r would count twice),
- * followed by the reductions and copies that read what the round receives (the others, a pipeline's
- * segments of the round before, overlap its messages). On a torus t (NULL: none) a message crossing k
- * links arrives (k - 1) L later than the pair's, and sends on different links go out side by side.
- * Bytes as tdm_rank_work_of counts them. */
-double tdm_round_time_measured(const tdm_schedule *s, int round, double elem_bytes, const tdm_loggp_params *p,
-                               const tdm_cpu_costs *c, const tdm_torus *t);
+/* What action i of round [first, end) of s costs by the table: its CPU time (o_s, o_r, or a reduction's
+ * or copy's time), a send's time on its link (what its bytes add to the gap: the gap of the smallest
+ * size is a per-message cost, the sender's o_s or the receiver's o_r, which the CPUs' times already
+ * count; on SMPI, which has no gap of its own, it is max(o_s, o_r)), a message's one-way time to or from its peer
+ * (half the round trip measured, o_s and o_r included; each torus link past the first adds L), and
+ * whether a reduction or copy reads what its round receives (it then waits for the message). */
+typedef struct tdm_action_cost {
+    double cpu, gap, one_way;
+    int after_receives;
+} tdm_action_cost;
+void tdm_action_cost_of(const tdm_schedule *s, int first, int end, int i, double elem_bytes,
+                        const tdm_loggp_params *p, const tdm_cpu_costs *c, const tdm_torus *t, tdm_action_cost *out);
 
 /* A collective's CPU time on p ranks by the model: every rank's schedule built (by `algorithm`, or NULL:
  * the library's choice for the call) and counted. */
 typedef struct tdm_cpu_estimate {
     const char *algorithm; /* the one costed */
-    double latency;        /* with a table, its rounds' times by it (tdm_round_time_measured), the slowest
-                            * rank's in each, and the call's cost; without, the LogGP cost of its schedules
-                            * (schedule_cost.h) */
+    double latency;        /* with a table, every rank's rounds replayed on their messages' times by it
+                            * (schedule_timeline.h), and the call's cost; without, the LogGP cost of its
+                            * schedules (schedule_cost.h) */
     double most, mean;     /* CPU seconds: the busiest rank's, the mean over the ranks */
     int busiest;
     double through_dcp;    /* an application rank's through a dedicated collective process: its data

@@ -1,0 +1,159 @@
+/*
+ * The timeline model of a collective's latency (src/model/schedule_timeline.h) on schedules built by
+ * hand and costs worked out by hand. The table has one size: o_s 0.1, o_r 0.3, a one-way time of 1.0
+ * (o_s and o_r included: 0.9 from a send's departure to its arrival, its receive's o_r overlapping),
+ * and a gap of 0.3 that does not grow with the bytes (the link is never busy), unless said.
+ *
+ * chain: 0 -> 1 -> 2, a round each: rank 1's send leaves at 1.0 + 0.1, arrives at 2.0.
+ * receives: rank 0 receives from 1, 2 and 3 at once; all arrive at 1.0, and each takes o_r of its CPU
+ *   in turn: 1.0, 1.3, 1.6.
+ * rendezvous: rank 1 receives from 2 (round 0), then from 0 (round 1), which sent at once. Eager, 0's
+ *   message has arrived when its receive is posted at 1.0: done at 1.0 + 0.3. Above the eager limit it
+ *   starts only then: 1.0 + 0.9 = 1.9.
+ * links: two sends of 1000 bytes (one-way 2.0, gap 1.3: their bytes hold a link 1.0) from rank 0, on
+ *   one port: the second leaves at 0.1 + 1.0 = 1.1, arrives at 1.1 + 1.9 = 3.0; on two torus links,
+ *   side by side: it leaves at 0.2 and arrives at 2.1.
+ * unmatched: a receive that no send matches is an error, not a hang.
+ */
+#include "../src/model/schedule_timeline.h"
+
+#include <math.h>
+#include <stdio.h>
+
+static int checks, failures;
+static double buf[1000];
+
+static void expect(int ok, const char *what)
+{
+    checks++;
+    if (!ok) {
+        failures++;
+        fprintf(stderr, "FAIL: %s\n", what);
+    }
+}
+
+static tdm_loggp_params table(int growing_gap)
+{
+    tdm_loggp_params p = {.L = 0.5, .o_s = 0.1, .o_r = 0.3, .g = 0.3, .nsizes = growing_gap ? 2 : 1};
+    p.size[0] = (tdm_loggp_size){.bytes = 8, .rtt = {2.0, 0}, .gap = {0.3, 0}, .o_s = {0.1, 0}, .o_r = {0.3, 0}};
+    p.size[1] = (tdm_loggp_size){.bytes = 1000, .rtt = {4.0, 0}, .gap = {1.3, 0}, .o_s = {0.1, 0}, .o_r = {0.3, 0}};
+    return p;
+}
+
+typedef struct {
+    int p;
+    tdm_schedule s[4];
+} job;
+
+static void begin(job *j, int p)
+{
+    j->p = p;
+    for (int r = 0; r < p; r++)
+        tdm_sched_init(&j->s[r], "by hand", r, p);
+}
+
+/* The job's latency, or -1 if the timeline refused it. */
+static double latency_of(job *j, int growing_gap, double eager_limit, int *rc)
+{
+    tdm_loggp_params p = table(growing_gap);
+    tdm_cpu_costs c = {.gamma = 0, .copy = 0, .call = 0, .eager_limit = eager_limit};
+    tdm_timeline *tl = tdm_timeline_new(j->p);
+    double latency = -1;
+    *rc = MPI_ERR_NO_MEM;
+    if (tl) {
+        *rc = MPI_SUCCESS;
+        for (int r = 0; r < j->p && *rc == MPI_SUCCESS; r++)
+            *rc = tdm_sched_finish(&j->s[r]) == MPI_SUCCESS ? tdm_timeline_add(tl, &j->s[r], 8, &p, &c, NULL)
+                                                            : MPI_ERR_INTERN;
+        if (*rc == MPI_SUCCESS)
+            *rc = tdm_timeline_latency(tl, &latency);
+        tdm_timeline_free(tl);
+    }
+    for (int r = 0; r < j->p; r++)
+        tdm_sched_destroy(&j->s[r]);
+    return *rc == MPI_SUCCESS ? latency : -1;
+}
+
+static void expect_latency(job *j, int growing_gap, double eager_limit, double want, const char *what)
+{
+    int rc;
+    double got = latency_of(j, growing_gap, eager_limit, &rc);
+    if (rc != MPI_SUCCESS || fabs(got - want) > 1e-9)
+        fprintf(stderr, "%s: got %.12g (rc %d), expected %.12g\n", what, got, rc, want);
+    expect(rc == MPI_SUCCESS && fabs(got - want) <= 1e-9, what);
+}
+
+static void chain(void)
+{
+    job j;
+    begin(&j, 3);
+    tdm_sched_send(&j.s[0], buf, 1, MPI_DOUBLE, 1);
+    tdm_sched_recv(&j.s[1], buf, 1, MPI_DOUBLE, 0);
+    tdm_sched_round(&j.s[1]);
+    tdm_sched_send(&j.s[1], buf, 1, MPI_DOUBLE, 2);
+    tdm_sched_recv(&j.s[2], buf, 1, MPI_DOUBLE, 1);
+    expect_latency(&j, 0, 1e9, 2.0, "chain 0 -> 1 -> 2");
+}
+
+static void receives_in_turn(void)
+{
+    job j;
+    begin(&j, 4);
+    for (int r = 1; r < 4; r++) {
+        tdm_sched_recv(&j.s[0], buf + r, 1, MPI_DOUBLE, r);
+        tdm_sched_send(&j.s[r], buf, 1, MPI_DOUBLE, 0);
+    }
+    expect_latency(&j, 0, 1e9, 1.6, "three receives at once, o_r each in turn");
+}
+
+static void rendezvous(double eager_limit, double want, const char *what)
+{
+    job j;
+    begin(&j, 3);
+    tdm_sched_send(&j.s[0], buf, 1, MPI_DOUBLE, 1);
+    tdm_sched_recv(&j.s[1], buf, 1, MPI_DOUBLE, 2);
+    tdm_sched_round(&j.s[1]);
+    tdm_sched_recv(&j.s[1], buf + 1, 1, MPI_DOUBLE, 0);
+    tdm_sched_send(&j.s[2], buf, 1, MPI_DOUBLE, 1);
+    expect_latency(&j, 0, eager_limit, want, what);
+}
+
+static void links(int side_by_side, double want, const char *what)
+{
+    job j;
+    begin(&j, 3);
+    for (int peer = 1; peer < 3; peer++) {
+        if (side_by_side)
+            tdm_sched_send_on_link(&j.s[0], buf, 125, MPI_DOUBLE, peer, peer);
+        else
+            tdm_sched_send(&j.s[0], buf, 125, MPI_DOUBLE, peer);
+        tdm_sched_recv(&j.s[peer], buf, 125, MPI_DOUBLE, 0);
+    }
+    expect_latency(&j, 1, 1e9, want, what);
+}
+
+static void unmatched(void)
+{
+    job j;
+    begin(&j, 2);
+    tdm_sched_recv(&j.s[0], buf, 1, MPI_DOUBLE, 1);
+    tdm_sched_send(&j.s[1], buf, 1, MPI_DOUBLE, 0);
+    tdm_sched_round(&j.s[1]);
+    tdm_sched_recv(&j.s[1], buf, 1, MPI_DOUBLE, 0); /* no send of rank 0 matches it */
+    int rc;
+    latency_of(&j, 0, 1e9, &rc);
+    expect(rc == MPI_ERR_INTERN, "a receive no send matches: MPI_ERR_INTERN");
+}
+
+int main(void)
+{
+    chain();
+    receives_in_turn();
+    rendezvous(1e9, 1.3, "eager: arrived before its receive");
+    rendezvous(0, 1.9, "rendezvous: starts when its receive is posted");
+    links(0, 3.0, "two sends on one port: the second waits for the first's bytes");
+    links(1, 2.1, "two sends on two links: side by side");
+    unmatched();
+    printf("%d checks, %d failures\n", checks, failures);
+    return failures ? 1 : 0;
+}
