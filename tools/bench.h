@@ -104,13 +104,16 @@ int bench_timed_is_tandem(int mode);
 /* Sets the computation up (o->compute) and calibrates it; says which modes run (--modes, and what this
  * job can: threads, dcp progress) and why the others cannot. 0 if --modes names an unknown mode (said). */
 int bench_timed_setup(const bench_options *o, int available[BENCH_NTIMED], const char *why[BENCH_NTIMED]);
+/* Seconds per MPI_Wtime call, measured by bench_timed_setup (clock_cost.h): taken out of the times. */
+double bench_clock_read(void);
 /* The computation of `seconds` on this core, in its calibrated units. */
 long bench_work_for(double seconds);
 const char *bench_compute_description(void);
 /* Makes the mode's agent Tandem's progress (inline, thread, split; dcp is the job's). */
 int bench_timed_progress(int mode);
 /* iters times: start, compute `work` (cut in test_calls pieces with a test after each in the "+test"
- * modes), wait; after a warm-up. The slowest rank's averages. */
+ * modes), wait; after a warm-up. The slowest rank's averages, less the clock's own cost (the reads that
+ * time each call). */
 bench_sample bench_timed_point(int mode, const bench_collective *c, bench_buffers *b, long work, int iters,
                                int test_calls);
 /* The computation's own time, alone (the slowest rank's), whole or cut in `pieces`. */

@@ -260,9 +260,10 @@ int bench_cpu_overhead(bench_options *o)
                    local > cores ? "  ** OVERSUBSCRIBED **" : "");
         bench_say_dcps(local, cores);
         printf("MPI: %s\ncomputation: %s\n", version, bench_compute_description());
-        printf("seconds per call, medians over %d repetitions, slowest rank; cpu ovh = the thread's CPU clock in\n"
-               "start + wait where it slept, else the overhead floor under computation; share = cpu ovh / latency\n",
-               o->reps);
+        printf("seconds per call, medians over %d repetitions, slowest rank, less the clock's own %.3g s per read;\n"
+               "cpu ovh = the thread's CPU clock in start + wait where it slept, else the overhead floor under\n"
+               "computation; share = cpu ovh / latency\n",
+               o->reps, bench_clock_read());
         if (table.nsizes)
             printf("model: CPU time of Tandem's schedules, o_s and o_r per message from TANDEM_LOGGP's table, copies\n"
                    "and reductions at the speed measured here on the call's vector, %.3g s per call (Tandem's own,\n"

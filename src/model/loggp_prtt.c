@@ -1,5 +1,6 @@
 #include "loggp_prtt.h"
 
+#include "../base/clock_cost.h"
 #include "../base/smpi_support.h"
 
 #include <math.h>
@@ -16,35 +17,41 @@ int tdm_loggp_default_sizes(double *sizes)
     return n;
 }
 
-/* Busy for `seconds` (in simulation, charged as computation). */
-static void compute_for(double seconds)
+/* Busy for `seconds` (in simulation, charged as computation). Returns how long it kept the CPU: it reads
+ * the clock until `seconds` passed, which overshoots by up to a read, and the halves of its first and
+ * last reads outside what they measure add one read's cost, `clock`. */
+static double compute_for(double seconds, double clock)
 {
     if (TDM_SIMULATED) {
         tdm_smpi_execute(seconds);
-        return;
+        return seconds;
     }
-    double end = MPI_Wtime() + seconds;
-    while (MPI_Wtime() < end)
-        ;
+    double start = MPI_Wtime(), now;
+    do
+        now = MPI_Wtime();
+    while (now < start + seconds);
+    return now - start + clock;
 }
 
 /* PRTT(n, d, s) as rank 0 times it; rank 1 serves (0 there). The sends are MPI_Isend, completed
  * together after the last (as a schedule's are): a message's transfer may overlap the computation
- * after it, what the CPU must do for it (posting it, a shared-memory copy) may not. */
-static double prtt(MPI_Comm comm, int rank, char *buf, char *reply, int bytes, int n, double d)
+ * after it, what the CPU must do for it (posting it, a shared-memory copy) may not. The computations'
+ * overshoot of d is taken out, and the clock's own cost (`clock`, one read's per timed interval). */
+static double prtt(MPI_Comm comm, int rank, char *buf, char *reply, int bytes, int n, double d, double clock)
 {
     if (rank == CLIENT) {
         MPI_Request sends[TDM_LOGGP_MAX_TRAIN];
+        double overshoot = 0;
         double t0 = MPI_Wtime();
         for (int i = 0; i < n; i++) {
             MPI_Isend(buf, bytes, MPI_BYTE, SERVER, TAG, comm, &sends[i]);
             if (i < n - 1 && d > 0)
-                compute_for(d);
+                overshoot += compute_for(d, clock) - d;
         }
         for (int i = 0; i < n; i++)
             MPI_Wait(&sends[i], MPI_STATUS_IGNORE);
         MPI_Recv(reply, bytes, MPI_BYTE, SERVER, TAG, comm, MPI_STATUS_IGNORE);
-        return MPI_Wtime() - t0;
+        return MPI_Wtime() - t0 - clock - overshoot;
     }
     if (rank == SERVER) { /* (its reply is sent as the client's messages are) */
         MPI_Request r;
@@ -57,8 +64,8 @@ static double prtt(MPI_Comm comm, int rank, char *buf, char *reply, int bytes, i
 }
 
 /* Rank 1's time in MPI for a message of rank 0's that had `wait` seconds of rank 1's computation to
- * arrive: in MPI_Irecv before it and MPI_Wait after it (0 on rank 0). */
-static double receive_overhead(MPI_Comm comm, int rank, char *buf, int bytes, double wait)
+ * arrive: in MPI_Irecv before it and MPI_Wait after it, less the clock's cost in each (0 on rank 0). */
+static double receive_overhead(MPI_Comm comm, int rank, char *buf, int bytes, double wait, double clock)
 {
     double t = 0;
     if (rank == CLIENT) {
@@ -68,11 +75,11 @@ static double receive_overhead(MPI_Comm comm, int rank, char *buf, int bytes, do
         MPI_Request r;
         double t0 = MPI_Wtime();
         MPI_Irecv(buf, bytes, MPI_BYTE, CLIENT, TAG, comm, &r);
-        t = MPI_Wtime() - t0;
-        compute_for(wait);
+        t = MPI_Wtime() - t0 - clock;
+        compute_for(wait, clock);
         t0 = MPI_Wtime();
         MPI_Wait(&r, MPI_STATUS_IGNORE);
-        t += MPI_Wtime() - t0;
+        t += MPI_Wtime() - t0 - clock;
         MPI_Send(NULL, 0, MPI_BYTE, CLIENT, TAG, comm);
     }
     return t;
@@ -106,23 +113,23 @@ static tdm_measured summarize(double *v, int n)
     } while (0)
 
 static void measure_size(MPI_Comm comm, int rank, int reps, int n, char *buf, char *reply, int bytes, double *times,
-                         tdm_loggp_size *at)
+                         double clock, tdm_loggp_size *at)
 {
     at->bytes = bytes;
-    REPEAT(at->rtt, reps, CLIENT, prtt(comm, rank, buf, reply, bytes, 1, 0));
+    REPEAT(at->rtt, reps, CLIENT, prtt(comm, rank, buf, reply, bytes, 1, 0, clock));
     tdm_measured train;
-    REPEAT(train, reps, CLIENT, prtt(comm, rank, buf, reply, bytes, n, 0));
+    REPEAT(train, reps, CLIENT, prtt(comm, rank, buf, reply, bytes, n, 0, clock));
     at->gap.median = (train.median - at->rtt.median) / (n - 1);
     at->gap.spread = train.spread / (n - 1);
     /* spaced wider than a message's gap, the network idles between them: what remains is the sender's */
     double d = 2 * (at->gap.median > at->rtt.median ? at->gap.median : at->rtt.median);
     tdm_measured spaced;
-    REPEAT(spaced, reps, CLIENT, prtt(comm, rank, buf, reply, bytes, n, d));
+    REPEAT(spaced, reps, CLIENT, prtt(comm, rank, buf, reply, bytes, n, d, clock));
     at->o_s.median = (spaced.median - at->rtt.median) / (n - 1) - d;
     at->o_s.spread = spaced.spread / (n - 1);
-    REPEAT(at->o_r, reps, SERVER, receive_overhead(comm, rank, buf, bytes, 2 * at->rtt.median));
-    if (at->o_s.median < 0) /* below the noise */
-        at->o_s.median = 0;
+    REPEAT(at->o_r, reps, SERVER, receive_overhead(comm, rank, buf, bytes, 2 * at->rtt.median, clock));
+    at->o_s.median = fmax(0, at->o_s.median); /* below the noise */
+    at->o_r.median = fmax(0, at->o_r.median);
 }
 
 /* G: the least-squares slope of gap(s) over the sizes from 256 KiB (the two largest if fewer), past the
@@ -164,11 +171,12 @@ int tdm_loggp_prtt_measure(MPI_Comm comm, int reps, int train, const double *siz
     memset(reply, 2, largest);
     memset(p, 0, sizeof *p);
     p->nsizes = n;
+    double clock = tdm_wtime_cost(); /* rank 0's and rank 1's own, as each times */
     /* once untimed: the first messages between two ranks set up their connection, and the first size's
      * round trip came out 70% above the next one's */
-    measure_size(comm, rank, reps, train, buf, reply, (int)sizes[0], times, &p->size[0]);
+    measure_size(comm, rank, reps, train, buf, reply, (int)sizes[0], times, clock, &p->size[0]);
     for (int i = 0; i < n; i++)
-        measure_size(comm, rank, reps, train, buf, reply, (int)sizes[i], times, &p->size[i]);
+        measure_size(comm, rank, reps, train, buf, reply, (int)sizes[i], times, clock, &p->size[i]);
     const tdm_loggp_size *one = &p->size[0];
     p->o_s = one->o_s.median;
     p->o_r = one->o_r.median;

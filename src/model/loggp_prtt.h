@@ -15,7 +15,8 @@
  * Over MPI, a train's messages are MPI_Isend, completed together after the last (as a schedule's are),
  * and a receive an MPI_Irecv completed by MPI_Wait: o_s(s) and o_r(s) are the times the CPUs spend on a
  * message that computation cannot hide (posting it, a copy in shared memory, progress a rendezvous
- * needs), its transfer being free to overlap the computation.
+ * needs), its transfer being free to overlap the computation. Timed intervals leave out the clock's own
+ * cost (clock_cost.h) and the computation's overshoot of d: both are as large as a small message's o.
  */
 #ifndef TANDEM_LOGGP_PRTT_H
 #define TANDEM_LOGGP_PRTT_H
