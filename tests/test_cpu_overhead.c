@@ -7,6 +7,7 @@
  */
 #include "harness.h"
 
+#include "../src/base/state.h"
 #include "../src/core/request.h"
 #include "../src/model/cpu_overhead.h"
 
@@ -80,6 +81,32 @@ static int start(int k, int n, MPI_Comm comm, TDM_Request *req)
     }
 }
 
+/* The model builds a call as the library does, in lanes if the library does (the torus bucket's chains on
+ * the network's torus, TANDEM_TORUS_DIMS): its counts of this rank's work against the call's live
+ * schedules', for the allgather on the torus of N ints a block (blocks of bytes in the model: 4000 split
+ * among lanes and sub-colors as 1000 ints do; 7 ints would not). Returns 1 if the call ran in lanes. */
+static int against_model(struct tdm_request *req, int n, const tdm_rank_work *live)
+{
+    const tdm_schedule *s = req->exec.sched;
+    const char *prefix = "allgather_torus_bucket";
+    if (n != N || strncmp(s->algorithm, prefix, strlen(prefix)) != 0)
+        return 0;
+    tdm_torus torus = {.ndims = s->torus_ndims};
+    memcpy(torus.dims, s->torus_dims, sizeof(int) * (size_t)s->torus_ndims);
+    tdm_rank_work work[MAX_RANKS];
+    tdm_cpu_costs costs = {0};
+    tdm_cpu_estimate e;
+    int rc = tdm_cpu_estimate_of("allgather", s->algorithm + strlen("allgather_"), size, (double)n * sizeof(int),
+                                 &tdm_global.loggp, &torus, NULL, &costs, work, &e);
+    const tdm_rank_work *m = &work[rank];
+    check(rc == MPI_SUCCESS && m->sends == live->sends && m->recvs == live->recvs &&
+              m->sent_bytes == live->sent_bytes && m->received_bytes == live->received_bytes,
+          "%s of %d ints, rank %d: the model counts %d sends (%.0f B), %d receives (%.0f B); the live schedules "
+          "%d (%.0f B), %d (%.0f B)", s->algorithm, n, rank, m->sends, m->sent_bytes, m->recvs, m->received_bytes,
+          live->sends, live->sent_bytes, live->recvs, live->received_bytes);
+    return req->lane_next != NULL;
+}
+
 int main(int argc, char **argv)
 {
     harness_init("test_cpu_overhead", &argc, &argv);
@@ -109,6 +136,7 @@ int main(int argc, char **argv)
     if (f)
         fclose(f);
     const int lengths[] = {1, 7, N}; /* ints per block */
+    int in_lanes = 0;
     for (int l = 0; l < 3 && size <= MAX_RANKS; l++)
         for (int k = 0; k < NCALLS; k++) {
             TDM_Request req = NULL;
@@ -123,6 +151,7 @@ int main(int argc, char **argv)
                 w.sends += lane.sends, w.recvs += lane.recvs, w.sent_bytes += lane.sent_bytes;
                 w.received_bytes += lane.received_bytes, w.reduced_bytes += lane.reduced_bytes;
             }
+            in_lanes += against_model(req, lengths[l], &w);
             CHECK_TDM(TDM_Wait(&req, MPI_STATUS_IGNORE));
             check(w.sends == seen.sends && w.recvs == seen.recvs && w.sent_bytes == seen.sent &&
                       w.received_bytes == seen.received && w.reduced_bytes == seen.reduced,
@@ -131,5 +160,7 @@ int main(int argc, char **argv)
                   names[k], lengths[l], rank, w.sends, w.sent_bytes, w.recvs, w.received_bytes, w.reduced_bytes,
                   seen.sends, seen.sent, seen.recvs, seen.received, seen.reduced);
         }
+    const char *torus = getenv("TANDEM_TORUS_DIMS");
+    check(!torus || in_lanes, "TANDEM_TORUS_DIMS=%s: no allgather ran in lanes: the model's lanes untested", torus);
     return harness_finish();
 }

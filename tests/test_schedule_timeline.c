@@ -13,6 +13,15 @@
  * links: two sends of 1000 bytes (one-way 2.0, gap 1.3: their bytes hold a link 1.0) from rank 0, on
  *   one port: the second leaves at 0.1 + 1.0 = 1.1, arrives at 1.1 + 1.9 = 3.0; on two torus links,
  *   side by side: it leaves at 0.2 and arrives at 2.1.
+ * sharing: rank 0 sends 1000 bytes to 1 and then 8 to 2; rank 2 then sends 8 to 1, which receives it
+ *   after 0's. On the port the short message waits for the long one's bytes: it arrives at 1.1 + 0.9,
+ *   rank 2's at 2.1 + 0.9 = 3.0. On one torus link the two share it: the short one arrives at 0.2 +
+ *   0.9 = 1.1 (its bytes take none of the link), the long one at 0.1 + 1.9 = 2.0, rank 2's at 2.1,
+ *   which rank 1 receives after the long one's o_r: at 2.3.
+ * a dimension of two ranks: rank 0 sends 1000 bytes to rank 1 each way (links 0 and 1). One link: both
+ *   end at 0.1 + 2 x 1.0, arriving at 1.1 + 1.9 = 3.0, received by 3.3; two would give 2.0 and 2.1: 2.3.
+ * routes: unnamed sends on a ring of 4 take their first hop's link: to 1 and to 3, two links (as
+ *   "links", 2.1); to 1 and to 2 (2 hops, +L: the tie goes up), one link shared: 3.0 and 3.0 + 0.5.
  * unmatched: a receive that no send matches is an error, not a hang.
  */
 #include "../src/model/schedule_timeline.h"
@@ -53,7 +62,7 @@ static void begin(job *j, int p)
 }
 
 /* The job's latency, or -1 if the timeline refused it. */
-static double latency_of(job *j, int growing_gap, double eager_limit, int *rc)
+static double latency_on(job *j, int growing_gap, double eager_limit, const tdm_torus *t, int *rc)
 {
     tdm_loggp_params p = table(growing_gap);
     tdm_cpu_costs c = {.gamma = 0, .copy = 0, .call = 0, .eager_limit = eager_limit};
@@ -63,7 +72,7 @@ static double latency_of(job *j, int growing_gap, double eager_limit, int *rc)
     if (tl) {
         *rc = MPI_SUCCESS;
         for (int r = 0; r < j->p && *rc == MPI_SUCCESS; r++)
-            *rc = tdm_sched_finish(&j->s[r]) == MPI_SUCCESS ? tdm_timeline_add(tl, &j->s[r], 8, &p, &c, NULL)
+            *rc = tdm_sched_finish(&j->s[r]) == MPI_SUCCESS ? tdm_timeline_add(tl, &j->s[r], 8, &p, &c, t)
                                                             : MPI_ERR_INTERN;
         if (*rc == MPI_SUCCESS)
             *rc = tdm_timeline_latency(tl, &latency);
@@ -72,6 +81,20 @@ static double latency_of(job *j, int growing_gap, double eager_limit, int *rc)
     for (int r = 0; r < j->p; r++)
         tdm_sched_destroy(&j->s[r]);
     return *rc == MPI_SUCCESS ? latency : -1;
+}
+
+static double latency_of(job *j, int growing_gap, double eager_limit, int *rc)
+{
+    return latency_on(j, growing_gap, eager_limit, NULL, rc);
+}
+
+static void expect_latency_on(job *j, int growing_gap, const tdm_torus *t, double want, const char *what)
+{
+    int rc;
+    double got = latency_on(j, growing_gap, 1e9, t, &rc);
+    if (rc != MPI_SUCCESS || fabs(got - want) > 1e-9)
+        fprintf(stderr, "%s: got %.12g (rc %d), expected %.12g\n", what, got, rc, want);
+    expect(rc == MPI_SUCCESS && fabs(got - want) <= 1e-9, what);
 }
 
 static void expect_latency(job *j, int growing_gap, double eager_limit, double want, const char *what)
@@ -132,6 +155,48 @@ static void links(int side_by_side, double want, const char *what)
     expect_latency(&j, 1, 1e9, want, what);
 }
 
+static void sharing(int on_link, double want, const char *what)
+{
+    job j;
+    begin(&j, 3);
+    tdm_sched_send_on_link(&j.s[0], buf, 125, MPI_DOUBLE, 1, on_link ? 0 : -1);
+    tdm_sched_send_on_link(&j.s[0], buf, 1, MPI_DOUBLE, 2, on_link ? 0 : -1);
+    tdm_sched_recv(&j.s[2], buf, 1, MPI_DOUBLE, 0);
+    tdm_sched_round(&j.s[2]);
+    tdm_sched_send(&j.s[2], buf, 1, MPI_DOUBLE, 1);
+    tdm_sched_recv(&j.s[1], buf, 125, MPI_DOUBLE, 0);
+    tdm_sched_round(&j.s[1]);
+    tdm_sched_recv(&j.s[1], buf + 200, 1, MPI_DOUBLE, 2);
+    expect_latency(&j, 1, 1e9, want, what);
+}
+
+static void dimension_of_two(int length, double want, const char *what)
+{
+    job j;
+    begin(&j, 2);
+    for (int direction = 0; direction < 2; direction++) {
+        tdm_sched_send_on_link(&j.s[0], buf, 125, MPI_DOUBLE, 1, direction);
+        tdm_sched_recv(&j.s[1], buf + 200 * direction, 125, MPI_DOUBLE, 0);
+    }
+    j.s[0].torus_ndims = 1, j.s[0].torus_dims[0] = length;
+    expect_latency(&j, 1, 1e9, want, what);
+}
+
+static void routes(int second_peer, double want, const char *what)
+{
+    job j;
+    begin(&j, 4);
+    for (int peer = 1; peer < 4; peer++) {
+        int to = peer == 1 || peer == second_peer;
+        if (to) {
+            tdm_sched_send(&j.s[0], buf, 125, MPI_DOUBLE, peer);
+            tdm_sched_recv(&j.s[peer], buf, 125, MPI_DOUBLE, 0);
+        }
+    }
+    tdm_torus ring = {.ndims = 1, .dims = {4}};
+    expect_latency_on(&j, 1, &ring, want, what);
+}
+
 static void unmatched(void)
 {
     job j;
@@ -153,6 +218,12 @@ int main(void)
     rendezvous(0, 1.9, "rendezvous: starts when its receive is posted");
     links(0, 3.0, "two sends on one port: the second waits for the first's bytes");
     links(1, 2.1, "two sends on two links: side by side");
+    sharing(0, 3.0, "a short message after a long one on the port: it waits for the long one's bytes");
+    sharing(1, 2.3, "a short message and a long one on one torus link: they share it");
+    dimension_of_two(2, 3.3, "both ways along a dimension of two ranks: one link");
+    dimension_of_two(4, 2.3, "both ways along a dimension of four ranks: two links");
+    routes(3, 2.1, "unnamed sends on a ring, to 1 and 3: the first hops' links, side by side");
+    routes(2, 3.5, "unnamed sends on a ring, to 1 and 2: one first link, shared");
     unmatched();
     printf("%d checks, %d failures\n", checks, failures);
     return failures ? 1 : 0;

@@ -1,5 +1,6 @@
 #include "cpu_overhead.h"
 
+#include "../base/state.h"
 #include "../select/select.h"
 #include "schedule_cost.h"
 #include "schedule_timeline.h"
@@ -181,15 +182,16 @@ int tdm_cpu_estimate_of(const char *collective, const char *algorithm, int p, do
     if (torus) { /* the network's torus, not the grid */
         c.a.torus_ndims = torus->ndims;
         memcpy(c.a.torus_dims, torus->dims, sizeof c.a.torus_dims);
+        c.a.torus_network = 1;
     }
-    tdm_algorithm_fn build = NULL;
-    if (algorithm) {
-        build = tdm_select_builder(collective, algorithm);
-        out->algorithm = algorithm;
-    } else {
-        const tdm_algorithm *chosen = tdm_select(&c.a);
-        build = chosen->build, out->algorithm = chosen->name;
-    }
+    /* the lanes the library builds the call in (the torus bucket's chains: TANDEM_BUCKET_CHAINS, else by
+     * size on the network's torus), each with its messages */
+    c.a.bucket_chains = tdm_global.bucket_chains;
+    const tdm_algorithm *alg = algorithm ? tdm_select_named(collective, algorithm) : tdm_select(&c.a);
+    tdm_algorithm_fn build = alg ? alg->build : NULL;
+    out->algorithm = algorithm ? algorithm : alg->name;
+    int per_thread;
+    c.a.lanes = alg ? tdm_select_lanes(alg, &c.a, TDM_MAX_LANES, &per_thread) : 1;
     tdm_rank_work *own = work ? NULL : calloc((size_t)p, sizeof *own);
     work_context context = {table && table->nsizes ? table : NULL, costs, torus, work ? work : own, NULL, 0};
     if (context.table)

@@ -57,6 +57,31 @@ static int grow_rounds(double **slowest, int *cap, int need)
     return 1;
 }
 
+/* Rank a->rank's schedule into s: built once, or, in lanes, each lane into lane[] (which keeps the
+ * buffers) and their rounds side by side into s. */
+static int build_rank(tdm_algorithm_fn build, tdm_coll_args *a, tdm_schedule *s, tdm_schedule lane[TDM_MAX_LANES])
+{
+    if (a->lanes <= 1)
+        return build(s, a);
+    int rounds = 0, rc = MPI_SUCCESS;
+    for (int l = 0; l < a->lanes; l++) {
+        tdm_sched_init(&lane[l], "costed", a->rank, a->size);
+        a->lane = l;
+        if (rc == MPI_SUCCESS)
+            rc = build(&lane[l], a);
+        rounds = lane[l].nrounds > rounds ? lane[l].nrounds : rounds;
+    }
+    for (int r = 0; r < rounds && rc == MPI_SUCCESS; r++) {
+        for (int l = 0; l < a->lanes; l++)
+            if (r < lane[l].nrounds)
+                tdm_sched_append_round(s, &lane[l], r);
+        tdm_sched_round(s);
+    }
+    s->torus_ndims = lane[0].torus_ndims, s->torus_form = lane[0].torus_form; /* its sends' links name them */
+    memcpy(s->torus_dims, lane[0].torus_dims, sizeof s->torus_dims);
+    return rc == MPI_SUCCESS ? tdm_sched_finish(s) : rc;
+}
+
 int tdm_cost_schedules(tdm_algorithm_fn build, const tdm_coll_args *args, double elem_bytes, const tdm_loggp *m,
                        tdm_schedule_cost *cost, tdm_schedule_visitor visit, void *context)
 {
@@ -66,9 +91,9 @@ int tdm_cost_schedules(tdm_algorithm_fn build, const tdm_coll_args *args, double
     for (int rank = 0; rank < args->size && rc == MPI_SUCCESS; rank++) {
         tdm_coll_args a = *args;
         a.rank = rank;
-        tdm_schedule s;
+        tdm_schedule s, lane[TDM_MAX_LANES];
         tdm_sched_init(&s, "costed", rank, a.size);
-        rc = build(&s, &a);
+        rc = build_rank(build, &a, &s, lane);
         tdm_round_load *loads = rc == MPI_SUCCESS ? malloc(sizeof *loads * (size_t)(s.nrounds + 1)) : NULL;
         if (rc == MPI_SUCCESS && (!loads || !grow_rounds(&slowest, &cap, s.nrounds)))
             rc = MPI_ERR_NO_MEM;
@@ -91,6 +116,8 @@ int tdm_cost_schedules(tdm_algorithm_fn build, const tdm_coll_args *args, double
         }
         free(loads);
         tdm_sched_destroy(&s);
+        for (int l = 0; a.lanes > 1 && l < a.lanes; l++)
+            tdm_sched_destroy(&lane[l]);
     }
     for (int r = 0; r < cost->rounds; r++)
         cost->time += slowest[r];

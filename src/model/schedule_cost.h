@@ -43,7 +43,9 @@ typedef void (*tdm_schedule_visitor)(const tdm_schedule *s, const tdm_round_load
 
 /*
  * Builds the schedule of every rank of args->size with build (args as for rank 0; the rank is set for
- * each) and costs them. MPI_SUCCESS, or the builder's error.
+ * each) and costs them. A call built in lanes (args->lanes > 1) is costed as one schedule per rank
+ * whose round k holds round k of every lane: the lanes advance side by side, on one CPU. MPI_SUCCESS,
+ * or the builder's error.
  */
 int tdm_cost_schedules(tdm_algorithm_fn build, const tdm_coll_args *args, double elem_bytes, const tdm_loggp *m,
                        tdm_schedule_cost *cost, tdm_schedule_visitor visit, void *context);

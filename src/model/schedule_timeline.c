@@ -11,7 +11,8 @@ typedef struct {
     int kind, peer, link, seq; /* seq: the message's number among those from its sender to its receiver */
     int rendezvous;            /* a message above the eager limit: it starts once its receive is posted */
     double cpu, gap, one_way;
-    double posted; /* a receive, in the replay: when its rank posted it */
+    double posted;    /* in the replay: when its rank posted it */
+    double departure; /* a send, in the replay: when it leaves (on its link, its bytes' time before it arrives) */
 } tl_op;
 
 typedef struct {
@@ -37,6 +38,7 @@ struct tdm_timeline {
     double *departure, *flight; /* a send's: when it left its rank, and its time from there to arrival */
     size_t slots;
     tl_arrival *scratch; /* a round's receives */
+    tl_op **sharing;     /* a round's sends on one link */
     int scratch_cap;
 };
 
@@ -69,7 +71,38 @@ void tdm_timeline_free(tdm_timeline *tl)
     free(tl->departure);
     free(tl->flight);
     free(tl->scratch);
+    free(tl->sharing);
     free(tl);
+}
+
+/* The link a send takes, 2 * dimension + 1 if toward lower coordinates, dimensions as the schedule's
+ * (the torus's longer than 1, row-major): the one it names; else, on a torus, the first hop of
+ * dimension-ordered routing (the fastest-varying dimension first, the shorter way, as SimGrid's torus
+ * routes); else the port, which all such sends share. A dimension of two ranks has one link: either way
+ * the neighbour is the same rank. */
+static int link_of(const tdm_schedule *s, const tdm_action *a, const tdm_torus *t)
+{
+    if (a->link >= 0 && a->link < PORT) {
+        int dim = a->link / 2;
+        return dim < s->torus_ndims && s->torus_dims[dim] == 2 ? a->link & ~1 : a->link;
+    }
+    if (!t || a->kind != TDM_ACT_SEND)
+        return PORT;
+    int from = s->rank, to = a->peer, dim = 0, hop = -1;
+    for (int d = 0; d < t->ndims; d++)
+        dim += t->dims[d] > 1;
+    for (int d = t->ndims - 1; d >= 0; d--) {
+        int len = t->dims[d], x = from % len, y = to % len;
+        from /= len, to /= len;
+        if (len == 1)
+            continue;
+        dim--;
+        if (x != y && hop < 0) {
+            int up = (y - x + len) % len; /* steps toward higher coordinates */
+            hop = len == 2 ? 2 * dim : 2 * dim + (up > len - up);
+        }
+    }
+    return hop >= 0 && hop < PORT ? hop : PORT;
 }
 
 int tdm_timeline_add(tdm_timeline *tl, const tdm_schedule *s, double elem_bytes, const tdm_loggp_params *p,
@@ -90,7 +123,7 @@ int tdm_timeline_add(tdm_timeline *tl, const tdm_schedule *s, double elem_bytes,
             tdm_action_cost cost;
             tdm_action_cost_of(s, first, end, i, elem_bytes, p, c, t, &cost);
             tl_op *op = &k->ops[i];
-            *op = (tl_op){.peer = a->peer, .link = a->link >= 0 && a->link < PORT ? a->link : PORT, .cpu = cost.cpu,
+            *op = (tl_op){.peer = a->peer, .link = link_of(s, a, t), .cpu = cost.cpu,
                           .gap = cost.gap, .one_way = cost.one_way,
                           .rendezvous = (elem_bytes > 0 ? elem_bytes : size) * (double)a->count > c->eager_limit};
             switch (a->kind) {
@@ -122,8 +155,16 @@ static size_t slot_of(const tdm_timeline *tl, uint64_t key)
     return i;
 }
 
+static int by_gap(const void *a, const void *b)
+{
+    double x = (*(tl_op *const *)a)->gap, y = (*(tl_op *const *)b)->gap;
+    return (x > y) - (x < y);
+}
+
 /* Rank r's sends of its round, made one after the other from its start, and its local work that does
- * not wait for the round's receives. */
+ * not wait for the round's receives. A send holds its link for its gap's bytes part: on the port, one
+ * after the other; a torus link's sends of the round share it evenly from the first one's start, as a
+ * network's flows do (n equal messages all end at n gaps), so each ends its gap before its share ends. */
 static void post_round(tdm_timeline *tl, int r)
 {
     tl_rank *k = &tl->ranks[r];
@@ -140,12 +181,39 @@ static void post_round(tdm_timeline *tl, int r)
         if (op->kind != OP_SEND)
             continue;
         cpu += op->cpu;
-        double out = cpu > link_free[op->link] ? cpu : link_free[op->link]; /* the link may still be busy */
-        link_free[op->link] = out + op->gap;
-        done = link_free[op->link] > done ? link_free[op->link] : done;
+        op->posted = cpu;
+        if (op->link == PORT) {
+            double out = cpu > link_free[PORT] ? cpu : link_free[PORT]; /* the port may still be busy */
+            link_free[PORT] = out + op->gap;
+            op->departure = out;
+        }
+    }
+    for (int l = 0; l < PORT; l++) { /* the torus links' sends, sharing */
+        int n = 0;
+        for (int i = first; i < end; i++)
+            if (k->ops[i].kind == OP_SEND && k->ops[i].link == l)
+                tl->sharing[n++] = &k->ops[i];
+        if (!n)
+            continue;
+        double start = tl->sharing[0]->posted, before = 0;
+        qsort(tl->sharing, (size_t)n, sizeof *tl->sharing, by_gap);
+        for (int j = 0; j < n; j++) { /* the j-th shortest ends when it and the longer ones sent its bytes */
+            double ends = start + before + (n - j) * tl->sharing[j]->gap;
+            before += tl->sharing[j]->gap;
+            double leaves = ends - tl->sharing[j]->gap;
+            tl->sharing[j]->departure = leaves > tl->sharing[j]->posted ? leaves : tl->sharing[j]->posted;
+        }
+        link_free[l] = start + before;
+    }
+    for (int i = first; i < end; i++) {
+        tl_op *op = &k->ops[i];
+        if (op->kind != OP_SEND)
+            continue;
+        double left = op->departure + op->gap;
+        done = left > done ? left : done;
         size_t slot = slot_of(tl, key_of(tl, r, op->peer, op->seq));
         tl->keys[slot] = key_of(tl, r, op->peer, op->seq);
-        tl->departure[slot] = out, tl->flight[slot] = op->one_way - op->cpu; /* one_way: from the send's start */
+        tl->departure[slot] = op->departure, tl->flight[slot] = op->one_way - op->cpu; /* one_way: from its start */
     }
     k->posted_cpu = cpu, k->sends_done = done, k->posted = 1;
 }
@@ -190,27 +258,30 @@ static int finish_round(tdm_timeline *tl, int r)
 int tdm_timeline_latency(tdm_timeline *tl, double *latency)
 {
     size_t sends = 0;
-    int busiest_round = 1;
+    int busiest_round = 1, busiest_sends = 1;
     for (int r = 0; r < tl->p; r++) {
         tl_rank *k = &tl->ranks[r];
         if (!k->added)
             return MPI_ERR_INTERN;
         k->round = k->posted = 0, k->start = 0;
         for (int i = 0, round = 0; round < k->nrounds; round++) {
-            int receives = 0;
+            int receives = 0, round_sends = 0;
             for (; i < k->round_end[round]; i++)
-                sends += k->ops[i].kind == OP_SEND, receives += k->ops[i].kind == OP_RECV;
+                round_sends += k->ops[i].kind == OP_SEND, receives += k->ops[i].kind == OP_RECV;
+            sends += (size_t)round_sends;
             busiest_round = receives > busiest_round ? receives : busiest_round;
+            busiest_sends = round_sends > busiest_sends ? round_sends : busiest_sends;
         }
     }
     for (tl->slots = 16; tl->slots < 2 * sends; tl->slots *= 2)
         ;
-    free(tl->keys), free(tl->departure), free(tl->flight), free(tl->scratch);
+    free(tl->keys), free(tl->departure), free(tl->flight), free(tl->scratch), free(tl->sharing);
     tl->keys = calloc(tl->slots, sizeof *tl->keys);
     tl->departure = malloc(sizeof *tl->departure * tl->slots);
     tl->flight = malloc(sizeof *tl->flight * tl->slots);
     tl->scratch = malloc(sizeof *tl->scratch * (size_t)busiest_round);
-    if (!tl->keys || !tl->departure || !tl->flight || !tl->scratch)
+    tl->sharing = malloc(sizeof *tl->sharing * (size_t)busiest_sends);
+    if (!tl->keys || !tl->departure || !tl->flight || !tl->scratch || !tl->sharing)
         return MPI_ERR_NO_MEM;
     /* Passes over the ranks, each taking every rank as far as its messages allow; one that moves none
      * means a receive that no send matches. */

@@ -142,6 +142,17 @@ void tdm_sched_map_peers(tdm_schedule *s, const int *peers)
             s->actions[i].peer = peers[s->actions[i].peer];
 }
 
+void tdm_sched_append_round(tdm_schedule *s, const tdm_schedule *src, int round)
+{
+    for (int i = tdm_sched_round_begin(src, round); i < tdm_sched_round_end(src, round); i++) {
+        tdm_action *a = append(s);
+        if (!a)
+            return;
+        *a = src->actions[i];
+        s->open_round_messages += a->kind == TDM_ACT_SEND || a->kind == TDM_ACT_RECV;
+    }
+}
+
 void tdm_sched_send(tdm_schedule *s, const void *buf, int count, MPI_Datatype type, int peer)
 {
     add_message(s, TDM_ACT_SEND, buf, NULL, count, type, peer);

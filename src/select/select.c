@@ -234,13 +234,19 @@ const char *tdm_select_names(const char *collective)
     return buf;
 }
 
-tdm_algorithm_fn tdm_select_builder(const char *collective, const char *algorithm)
+const tdm_algorithm *tdm_select_named(const char *collective, const char *algorithm)
 {
     int k = collective && algorithm ? find_collective(collective) : -1;
     for (int i = 0; k >= 0 && i < tables[k].nalgs; i++)
         if (strcmp(tables[k].algs[i].name, algorithm) == 0)
-            return tables[k].algs[i].build;
+            return &tables[k].algs[i];
     return NULL;
+}
+
+tdm_algorithm_fn tdm_select_builder(const char *collective, const char *algorithm)
+{
+    const tdm_algorithm *alg = tdm_select_named(collective, algorithm);
+    return alg ? alg->build : NULL;
 }
 
 int tdm_select_force(const char *fn, const char *collective, const char *algorithm)

@@ -35,7 +35,9 @@ const char *tdm_select_names(const char *collective);
 int tdm_select_lanes(const tdm_algorithm *alg, const tdm_coll_args *a, int most, int *per_thread);
 /* The collective named ("allreduce", "neighbor_alltoallw"): its tdm_coll_kind, or -1. */
 int tdm_select_kind(const char *collective);
-/* The builder of an algorithm by its names ("allreduce", "ring"); NULL if unknown. */
+/* An algorithm by its names ("allreduce", "ring"); NULL if unknown. */
+const tdm_algorithm *tdm_select_named(const char *collective, const char *algorithm);
+/* Its builder; NULL if unknown. */
 tdm_algorithm_fn tdm_select_builder(const char *collective, const char *algorithm);
 
 /* TANDEM_TORUS_DIMS, read at TDM_Init. */
