@@ -26,12 +26,18 @@ DCPs' segment (TANDEM_DCP_SEGMENT); at 1 MiB the bucket wants segments of 256 Ki
 each take a bucket of their own (slower in simulated time, and unfinished after 15 minutes of host
 time at 64 ranks).
 
-Small messages go eagerly (smpi/async-small-thresh 64 KiB, in every run of this study): SMPI's
+Small messages go eagerly (smpi/async-small-thresh 64 KiB) unless --rendezvous: SMPI's
 default starts a message only when its receive is posted, which a DCP probing for its clients'
 messages one at a time would pay once per client; real MPIs deliver small messages before that.
+--rendezvous keeps SMPI's default (the rows' topology ends in "+rendezvous"): at 1:1 each DCP's
+schedule posts its receives as it starts, so it loses little there, and SimGrid simulates the
+torus bucket's small eager sends among 1024 processes too slowly to finish. --latency-only times the
+latency alone with tandem-bench's latency part (3 calls a run instead of the sweep's 27; the tables
+show no overhead or overlap for those rows).
 
   sim/studies/dcp.py [--topologies torus,fat-tree,torus-dims] [--ranks 512] [--dcps 8,64|none | --ratio 8]
-                     [--sizes 8,1M] [--overhead 0] [--receive-overhead R] [--segment BYTES] [--no-baseline] [--plot-only]
+                     [--sizes 8,1M] [--overhead 0] [--receive-overhead R] [--segment BYTES] [--rendezvous]
+                     [--latency-only] [--no-baseline] [--plot-only]
 
 Writes sim/results/dcp.csv, .md and .png.
 """
@@ -61,10 +67,15 @@ def cpu_label(cpu):
     return f"{cpu[0] * 1e6:.2f}" if cpu[0] == cpu[1] else f"{cpu[0] * 1e6:.2f} / {cpu[1] * 1e6:.2f}"
 
 
+def platform_of(topology):
+    """The simulated network of a row's topology: torus-dims and +rendezvous are ways to run on it."""
+    return topology.replace("+rendezvous", "").replace("-dims", "")
+
+
 def platform(topology, ranks, cpu, tmp):
     """The topology's platform for `ranks` application ranks, hosts of two cores (an application rank
     and maybe a DCP); cpu: the CPU time of a message at its sender and at its receiver."""
-    topology = topology.replace("-dims", "")
+    topology = platform_of(topology)
     shapes = TORI if topology == "torus" else FAT_TREES
     if ranks not in shapes:
         raise SystemExit(f"--ranks {ranks}: the {topology} study knows {sorted(shapes)}")
@@ -82,7 +93,7 @@ def told(topology, ranks, cpu):
     """torus-dims: Tandem is told the torus (TANDEM_TORUS_DIMS: a communicator of all the hosts' ranks in
     host order, the application's or the DCPs' at 1:1, runs the torus bucket algorithms) and the
     platform's parameters (TANDEM_LOGGP), as sim/run tells it on its own platforms."""
-    if topology != "torus-dims":
+    if not topology.startswith("torus-dims"):
         return []
     p = common.PLATFORM
     return [f"TANDEM_TORUS_DIMS={TORI[ranks]}",
@@ -108,6 +119,7 @@ def measure(a):
     a.failed = []
     with tempfile.TemporaryDirectory() as tmp:
         for topology in a.topologies.split(","):
+            topology += "+rendezvous" if a.rendezvous else ""
             for ranks in [int(n) for n in a.ranks.split(",")]:
                 dcp_counts = ([ranks // a.ratio] if a.ratio else [] if a.dcps == "none" else
                               [int(k) for k in a.dcps.split(",")])
@@ -116,23 +128,26 @@ def measure(a):
                 cpu = (a.overhead, a.overhead if a.receive_overhead is None else a.receive_overhead)
                 xml = platform(topology, ranks, cpu, tmp)
                 for n in sizes:
-                    runs = [] if a.no_baseline else [(0, "mpi-blocking,tandem-inline+test", [])]
+                    baseline = "mpi-blocking,tandem" if a.latency_only else "mpi-blocking,tandem-inline+test"
+                    runs = [] if a.no_baseline else [(0, baseline, [])]
                     segment = [f"TANDEM_DCP_SEGMENT={a.segment}"] if a.segment else []
-                    runs += [(k, "tandem-dcp", ["TANDEM_PROGRESS=dcp", f"TANDEM_DCP_COUNT={k}"] + segment)
-                             for k in dcp_counts]
+                    runs += [(k, "tandem" if a.latency_only else "tandem-dcp",
+                              ["TANDEM_PROGRESS=dcp", f"TANDEM_DCP_COUNT={k}"] + segment) for k in dcp_counts]
                     for k, modes, settings in runs:
                         print(f"{topology}, {ranks} ranks, {n} bytes, {k} DCPs, CPU per message {cpu_label(cpu)} us",
                               flush=True)
+                        part = [] if a.latency_only else ["--overlap", "--tests", "10"]
                         try:
-                            got = common.simulate(None, ["--overlap", "--collectives", "allreduce", "--sizes", str(n),
-                                                         "--reps", "1", "--iters", "2", "--tests", "10", "--modes",
-                                                         modes],
+                            got = common.simulate(None, part + ["--collectives", "allreduce", "--sizes", str(n),
+                                                                "--reps", "1", "--iters", "2", "--modes", modes],
                                                   settings=told(topology, ranks, cpu) + settings,
-                                                  selector="ompi", cfg=[EAGER],
+                                                  selector="ompi", cfg=[] if a.rendezvous else [EAGER],
                                                   platform=(xml, hostfile(ranks, k, tmp), ranks + k))
                         except common.SimulationFailed as e:
                             a.failed.append(f"{topology} {ranks} ranks {n} B {k} DCPs: {e}")
                             continue
+                        if a.latency_only:
+                            got = [latency_row(r, k) for r in got]
                         for r in got:
                             r["topology"] = topology
                             r["dcps"] = k
@@ -141,6 +156,14 @@ def measure(a):
                             r["dcp_segment"] = a.segment if k else ""
                         rows += got
     return rows
+
+
+def latency_row(r, dcps):
+    """A row of tandem-bench's latency part as one of --overlap's at Tcomp 0, without what only the sweep
+    measures (the overhead, the overlap): mode tandem is Tandem through the DCPs, or inline without."""
+    mode = r["mode"] if r["mode"] != "tandem" else "tandem-dcp" if dcps else "tandem-inline"
+    return {"collective": r["collective"], "bytes": r["bytes"], "ranks": r["ranks"], "mode": mode, "tcomp_s": 0,
+            "pure_s": r["median_s"], "overhead_s": "", "overlap_pct": "", "part": "latency"}
 
 
 def model_latency(nbytes, dcps, ranks=APP_RANKS, cpu=(0.0, 0.0)):
@@ -166,10 +189,18 @@ def summary(rows, topology, nbytes, mode, dcps, ranks=APP_RANKS, cpu=(0.0, 0.0))
             int(r["dcps"]) == dcps and int(r["ranks"]) == ranks and cpu_of(r) == cpu]
     if not mine:
         return None
-    mine.sort(key=lambda r: float(r["tcomp_s"]))
-    return {"latency": float(mine[0]["pure_s"]), "floor": min(float(r["overhead_s"]) for r in mine),
-            "overlap": float(mine[-1]["overlap_pct"]), "tcomp": float(mine[-1]["tcomp_s"]),
-            "sweep": [(float(r["tcomp_s"]), float(r["overhead_s"])) for r in mine]}
+    swept = [r for r in mine if r.get("part") != "latency"]  # a sweep's rows if any, else --latency-only's
+    mine = sorted(swept or mine, key=lambda r: float(r["tcomp_s"]))
+    return {"latency": float(mine[0]["pure_s"]),
+            "floor": min(float(r["overhead_s"]) for r in swept) if swept else None,
+            "overlap": float(swept[-1]["overlap_pct"]) if swept else None,
+            "tcomp": float(swept[-1]["tcomp_s"]) if swept else None,
+            "sweep": [(float(r["tcomp_s"]), float(r["overhead_s"])) for r in swept]}
+
+
+def shown(value, form, scale=1.0):
+    """A summary's value for a table: '-' where the run did not measure it."""
+    return "-" if value is None else format(value * scale, form)
 
 
 def report(rows):
@@ -177,7 +208,7 @@ def report(rows):
     for topology in sorted({r["topology"] for r in rows}):
         for n in sorted({int(r["bytes"]) for r in rows if r["topology"] == topology}):
             blocking = summary(rows, topology, n, "mpi-blocking", 0)
-            cases = [("mpi-blocking", 0), ("tandem-inline+test", 0)]
+            cases = [("mpi-blocking", 0), ("tandem-inline+test", 0), ("tandem-inline", 0)]
             cases += [("tandem-dcp", k) for k in sorted({int(r["dcps"]) for r in rows if int(r["dcps"]) > 0})]
             for mode, k in cases:
                 s = summary(rows, topology, n, mode, k)
@@ -187,8 +218,8 @@ def report(rows):
                 lines.append([topology, n, mode, k or "-", f"1:{APP_RANKS // k}" if k else "-",
                               f"{s['latency'] * 1e6:.1f}",
                               f"{s['latency'] / blocking['latency']:.2f}" if blocking else "-",
-                              f"{model * 1e6:.1f}" if model else "-", f"{s['floor'] * 1e6:.2f}",
-                              f"{s['tcomp'] * 1e6:.0f}", f"{s['overlap']:.0f}%"])
+                              f"{model * 1e6:.1f}" if model else "-", shown(s["floor"], ".2f", 1e6),
+                              shown(s["tcomp"], ".0f", 1e6), shown(s["overlap"], ".0f") + "%" * bool(s["sweep"])])
     common.write_table("dcp", f"Iallreduce among {APP_RANKS} application ranks through K dedicated collective "
                        "processes (SMPI; simulated us; DCPs added on top, one on the host of each block's first "
                        "rank; no CPU time per message)",
@@ -202,8 +233,9 @@ def report(rows):
         model = model_latency(n, k, ranks, cpu)
         lines.append([topology, n, cpu_label(cpu), ranks, k, f"1:{ranks // k}", f"{s['latency'] * 1e6:.1f}",
                       f"{model * 1e6:.1f}" if model else "-",
-                      f"{blocking['latency'] * 1e6:.1f}" if blocking else "-", f"{s['floor'] * 1e6:.2f}",
-                      " ".join(f"{o * 1e6:.2f}" for _, o in s["sweep"]), f"{s['overlap']:.0f}%"])
+                      f"{blocking['latency'] * 1e6:.1f}" if blocking else "-", shown(s["floor"], ".2f", 1e6),
+                      " ".join(f"{o * 1e6:.2f}" for _, o in s["sweep"]) or "-",
+                      shown(s["overlap"], ".0f") + "%" * bool(s["sweep"])])
     common.write_table("dcp_scaling", "Iallreduce through DCPs against the job's size and the CPU time each message "
                        "costs (SMPI; simulated us; the application's overhead per operation at each computation "
                        "of tandem-bench's sweep, smallest first)",
@@ -230,6 +262,7 @@ def plot(rows):
                           r["topology"] == topology and int(r["bytes"]) == n and
                           cpu_of(r) == cpu})
             points = [(ranks, summary(rows, topology, n, "tandem-dcp", k, ranks, cpu)) for ranks, k in got]
+            points = [(ranks, s) for ranks, s in points if s["floor"] is not None]
             ax.plot([ranks for ranks, _ in points], [s["floor"] * 1e6 for _, s in points], "o-",
                     label=f"{topology}, {n} B, {cpu_label(cpu)} us CPU per message")
         ax.set_xscale("log", base=2)
@@ -275,8 +308,11 @@ def plot(rows):
             got = [(k, s) for k, s in got if s]
             if got:
                 ax.plot([k for k, _ in got], [s["latency"] * 1e6 for _, s in got], "o-", label="through K DCPs")
-                ax.plot([k for k, _ in got], [s["floor"] * 1e6 for _, s in got], "s--", label="application overhead")
-            for mode, style in (("mpi-blocking", "k:"), ("tandem-inline+test", "g-.")):
+                swept = [(k, s) for k, s in got if s["floor"] is not None]
+                if swept:
+                    ax.plot([k for k, _ in swept], [s["floor"] * 1e6 for _, s in swept], "s--",
+                            label="application overhead")
+            for mode, style in (("mpi-blocking", "k:"), ("tandem-inline+test", "g-."), ("tandem-inline", "g-.")):
                 s = summary(rows, topology, n, mode, 0)
                 if s:
                     ax.axhline(s["latency"] * 1e6, linestyle=style[1:], color=style[0], label=mode)
@@ -299,9 +335,14 @@ def arguments(ap):
     ap.add_argument("--sizes", default="8", help="bytes: 8 and/or 1M")
     ap.add_argument("--overhead", type=float, default=0.0, help="CPU time per message at each end, s")
     ap.add_argument("--receive-overhead", type=float, help="the receiver's instead (--overhead: the sender's), s")
+    ap.add_argument("--rendezvous", action="store_true",
+                    help="every message starts at its receive (SMPI's default), not small ones eagerly")
+    ap.add_argument("--latency-only", action="store_true",
+                    help="the latency alone (tandem-bench's latency part: a few calls, not --overlap's sweep)")
     ap.add_argument("--no-baseline", action="store_true", help="leave out the runs without DCPs")
 
 
 if __name__ == "__main__":
-    common.run_study("dcp", __doc__, ("topology", "ranks", "message_overhead_s", "receive_overhead_s", "bytes", "mode", "dcps", "tcomp_s"),
+    common.run_study("dcp", __doc__, ("topology", "ranks", "message_overhead_s", "receive_overhead_s", "bytes", "mode", "dcps", "tcomp_s",
+                                      "part"),
                      arguments, measure, report, plot)
