@@ -125,13 +125,23 @@ if(TARGET tandem-model)
     tandem_tool_test(tandem_model_loggp_bad_sizes_${id} [1-9]
       "tandem-model loggp: --sizes wants .*sizes.* not '${bad}'" $<TARGET_FILE:tandem-model> loggp --sizes ${bad})
   endforeach()
-  # the machine's parameters, measured between two ranks and saved
+  tandem_tool_test(tandem_model_loggp_late_mpi_thread [1-9] "tandem-model loggp: --mpi-thread single must be the first option"
+    $<TARGET_FILE:tandem-model> loggp --reps 3 --mpi-thread single)
+  tandem_tool_test(tandem_model_loggp_bad_mpi_thread [1-9] "tandem-model loggp: --mpi-thread wants single, not 'double'"
+    $<TARGET_FILE:tandem-model> loggp --mpi-thread double)
+  # the machine's parameters, measured between two ranks and saved (at the thread level asked for)
+  add_test(NAME tandem_model_loggp_single
+    COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 ${tandem_preflags} $<TARGET_FILE:tandem-model> loggp
+            --mpi-thread single --reps 3 --sizes 1,64)
+  set_tests_properties(tandem_model_loggp_single PROPERTIES TIMEOUT 300
+    ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
+    PASS_REGULAR_EXPRESSION "LogGP between ranks 0 and 1 of 2, medians of 3, at MPI_THREAD_SINGLE")
   add_test(NAME tandem_model_loggp
     COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 ${tandem_preflags} $<TARGET_FILE:tandem-model> loggp
             --reps 3 --save ${CMAKE_CURRENT_BINARY_DIR}/loggp.txt)
   set_tests_properties(tandem_model_loggp PROPERTIES TIMEOUT 300
     ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
-    PASS_REGULAR_EXPRESSION "alpha [0-9.e-]+\nbeta [0-9.e-]+\ngamma [0-9.e-]+\n.*saved in")
+    PASS_REGULAR_EXPRESSION "at MPI_THREAD_MULTIPLE.*alpha [0-9.e-]+\nbeta [0-9.e-]+\ngamma [0-9.e-]+\n.*saved in")
 
   # --help lists every option: tandem-bench and tandem-model print it from the table their parser
   # reads, so that it cannot miss one; these tests see that it prints, exits 0 and names the options.
