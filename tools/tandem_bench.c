@@ -27,6 +27,7 @@
  * skipped for it.
  */
 #include "bench.h"
+#include "mpi_thread_option.h"
 
 #include "../src/base/smpi_support.h"
 #include "../src/model/collective_costs.h"
@@ -239,10 +240,9 @@ static int set_help(bench_options *o, const char *name, const char *value)
 static int set_mpi_thread(bench_options *o, const char *name, const char *value)
 {
     (void)o;
-    if (strcmp(value, "single"))
-        say("%s wants single, not '%s'", name, value);
-    else
-        say("%s single must be the first option", name);
+    char why[128];
+    tdm_mpi_thread_misplaced(name, value, why, sizeof why);
+    say("%s", why);
     return 0;
 }
 
@@ -558,13 +558,10 @@ int main(int argc, char **argv)
     /* --mpi-thread single: the program initializes MPI itself with MPI_THREAD_SINGLE (as an application
      * using only inline progress may), instead of TDM_Init asking for MPI_THREAD_MULTIPLE, which makes
      * some MPIs' own calls slower. Must come first. */
-    if (argc > 2 && !strcmp(argv[1], "--mpi-thread") && !strcmp(argv[2], "single")) {
+    if (tdm_take_mpi_thread_single(&argc, &argv, 1)) {
         int provided;
         own_mpi = 1;
         MPI_Init_thread(&argc, &argv, MPI_THREAD_SINGLE, &provided);
-        argv[2] = argv[0];
-        argc -= 2;
-        argv += 2;
     }
     if (TDM_Init(&argc, &argv) != MPI_SUCCESS) {
         fprintf(stderr, "tandem-bench: %s\n", TDM_Last_error());

@@ -38,6 +38,7 @@
  *       every option, printed from the tables the parser reads.
  */
 #include "../src/model/collective_costs.h"
+#include "mpi_thread_option.h"
 #include "../src/agents/dcp_protocol.h"
 #include "../src/model/dcp_model.h"
 #include "../src/model/loggp.h"
@@ -368,10 +369,9 @@ static const model_option dcp_options[] = {
 static int set_mpi_thread(model_options *o, const char *name, const char *value)
 {
     (void)o;
-    if (strcmp(value, "single"))
-        say("%s wants single, not '%s'", name, value);
-    else
-        say("%s single must be the first option", name);
+    char why[128];
+    tdm_mpi_thread_misplaced(name, value, why, sizeof why);
+    say("%s", why);
     return 0;
 }
 
@@ -899,15 +899,8 @@ int main(int argc, char **argv)
      * the one, 0.10 us at the other here). */
     if (cmd->mpi) {
         int level = MPI_THREAD_SINGLE, provided;
-        if (cmd->run == loggp) {
-            level = MPI_THREAD_MULTIPLE;
-            if (argc > 3 && !strcmp(argv[2], "--mpi-thread") && !strcmp(argv[3], "single")) {
-                level = MPI_THREAD_SINGLE;
-                argv[2] = argv[0], argv[3] = argv[1]; /* the two words out */
-                argc -= 2;
-                argv += 2;
-            }
-        }
+        if (cmd->run == loggp)
+            level = tdm_take_mpi_thread_single(&argc, &argv, 2) ? MPI_THREAD_SINGLE : MPI_THREAD_MULTIPLE;
         MPI_Init_thread(&argc, &argv, level, &provided);
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     }
