@@ -129,18 +129,32 @@ static double measure_engine_call(void)
     return slowest > 0 ? slowest : 0;
 }
 
+/* Where the model's table came from: TANDEM_LOGGP's file, or measured by this run. */
+static int table_measured_here;
+
+/* The model's parameters: TANDEM_LOGGP's, as the library read them (its schedules are built with them),
+ * and the table of its file. Without TANDEM_LOGGP, the table is measured here first, between ranks 0
+ * and 1 as tandem-model loggp measures it: seconds before the sweep, in this process, at its thread
+ * level (this machine's speed changes by minutes, and a table measured apart may not match). */
 static void model_setup(int inline_available)
 {
     const char *setting = getenv("TANDEM_LOGGP");
     model = tdm_loggp_defaults();
     table.nsizes = 0;
-    if (!setting || !*setting || !tdm_loggp_parse_setting(setting, &model))
-        return;
-    FILE *in = fopen(setting, "r"); /* a file of tandem-model loggp --save: its table */
-    if (in && !tdm_loggp_prtt_read(in, &table))
-        table.nsizes = 0;
-    if (in)
-        fclose(in);
+    if (!setting || !*setting) {
+        double sizes[TDM_LOGGP_MAX_SIZES];
+        int n = tdm_loggp_default_sizes(sizes);
+        table_measured_here = size >= 2 && !TDM_SIMULATED &&
+                              tdm_loggp_prtt_measure(bench_world, 21, 16, sizes, n, &table) == MPI_SUCCESS;
+        if (!table_measured_here)
+            table.nsizes = 0;
+    } else if (tdm_loggp_parse_setting(setting, &model)) {
+        FILE *in = fopen(setting, "r"); /* a file of tandem-model loggp --save: its table */
+        if (in && !tdm_loggp_prtt_read(in, &table))
+            table.nsizes = 0;
+        if (in)
+            fclose(in);
+    }
     if (table.nsizes && inline_available)
         engine_call = measure_engine_call();
 }
@@ -298,12 +312,15 @@ int bench_cpu_overhead(bench_options *o)
                "computation; share = cpu ovh / latency\n",
                o->reps, bench_clock_read());
         if (table.nsizes)
-            printf("model: CPU time of Tandem's schedules, o_s and o_r per message from TANDEM_LOGGP's table, copies\n"
+            printf("model: CPU time of Tandem's schedules, o_s and o_r per message from %s, copies\n"
                    "and reductions at the speed measured here on the call's vector, %.3g s per call (Tandem's own: the\n"
                    "time in a barrier's calls less in the same messages' bare, on pairs of ranks); share of the model's\n"
-                   "latency (every rank's rounds replayed on the table)\n", engine_call);
+                   "latency (every rank's rounds replayed on the table)\n",
+                   table_measured_here ? "a LogGP table measured by this run (TANDEM_LOGGP unset)" : "TANDEM_LOGGP's table",
+                   engine_call);
         else
-            printf("model: none (TANDEM_LOGGP names no table of tandem-model loggp --save)\n");
+            printf("model: none (TANDEM_LOGGP names no table of tandem-model loggp --save%s)\n",
+                   TDM_SIMULATED ? "; a simulated run measures none itself" : "");
         csv = fopen(o->csv_path, "w");
         if (!csv)
             fprintf(stderr, "tandem-bench: cannot write %s\n", o->csv_path);
