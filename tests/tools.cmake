@@ -120,6 +120,11 @@ if(TARGET tandem-model)
   tandem_tool_test(tandem_model_overhead_bad_algorithm [1-9] "--algorithm ring: not one of bcast's .auto binomial"
     $<TARGET_FILE:tandem-model> overhead --collective bcast --algorithm ring --ranks 4)
   tandem_tool_test(tandem_model_overhead_no_ranks [1-9] "needs --ranks, 2 or more" $<TARGET_FILE:tandem-model> overhead)
+  # a buffer past INT_MAX elements: an allgather's holds a block per rank, a bcast's one vector
+  tandem_tool_test(tandem_model_overhead_too_many [1-9] "--bytes 1000000000: more than INT_MAX elements in a buffer"
+    $<TARGET_FILE:tandem-model> overhead --collective allgather --ranks 4 --bytes 1000000000)
+  tandem_tool_test(tandem_model_overhead_large_bcast 0 "bcast .* on 64 ranks, 1000000000 bytes"
+    $<TARGET_FILE:tandem-model> overhead --collective bcast --algorithm binomial --ranks 64 --bytes 1000000000)
   foreach(bad "4,16" "1,64,16" "1,2x" "1")
     string(MAKE_C_IDENTIFIER "${bad}" id)
     tandem_tool_test(tandem_model_loggp_bad_sizes_${id} [1-9]

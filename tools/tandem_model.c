@@ -763,7 +763,7 @@ static int overhead(const model_options *o)
         if (rc == MPI_ERR_ARG && o->algorithm && !tdm_select_builder(o->collective, o->algorithm))
             say("--algorithm %s: not one of %s's (%s)", o->algorithm, o->collective, tdm_select_names(o->collective));
         else if (rc == MPI_ERR_COUNT || rc == MPI_ERR_ARG)
-            say("--bytes %.0f: %s", o->bytes, rc == MPI_ERR_COUNT ? "more than INT_MAX elements in all" : "too few for one element");
+            say("--bytes %.0f: %s", o->bytes, rc == MPI_ERR_COUNT ? "more than INT_MAX elements in a buffer" : "too few for one element");
         else
             say("building the schedules failed (MPI error %d)", rc);
         free(work);

@@ -10,6 +10,14 @@ static int is_reduction(tdm_coll_kind k)
            k == TDM_COLL_REDUCE_SCATTER || k == TDM_COLL_REDUCE_SCATTER_BLOCK;
 }
 
+/* The collectives whose buffers hold a block per rank: the others' hold one vector. */
+static int has_blocks(tdm_coll_kind k)
+{
+    return k == TDM_COLL_GATHER || k == TDM_COLL_GATHERV || k == TDM_COLL_SCATTER || k == TDM_COLL_SCATTERV ||
+           k == TDM_COLL_ALLGATHER || k == TDM_COLL_ALLGATHERV || k == TDM_COLL_REDUCE_SCATTER_BLOCK ||
+           k == TDM_COLL_ALLTOALL || k == TDM_COLL_ALLTOALLV;
+}
+
 void tdm_call_args_free(tdm_call_args *c)
 {
     free(c->send), free(c->recv), free(c->counts), free(c->displs);
@@ -26,7 +34,8 @@ int tdm_call_args_init(tdm_call_args *c, tdm_coll_kind kind, int p, double bytes
     double n = bytes / c->elem_bytes; /* elements: of the vector or of a block */
     if (n < 1 && kind != TDM_COLL_BARRIER)
         return MPI_ERR_ARG;
-    if (n * p > INT_MAX)
+    int blocks = has_blocks(kind) ? p : 1;
+    if (n > INT_MAX || n * blocks > INT_MAX)
         return MPI_ERR_COUNT;
     int count = (int)n;
     tdm_coll_args *a = &c->a;
@@ -52,7 +61,7 @@ int tdm_call_args_init(tdm_call_args *c, tdm_coll_kind kind, int p, double bytes
     a->torus_ndims = 2;
     a->torus_dims[0] = p / rows;
     a->torus_dims[1] = rows;
-    size_t total = (size_t)count * (size_t)p * (size_t)size + 1;
+    size_t total = (size_t)count * (size_t)blocks * (size_t)size + 1;
     c->send = malloc(total);
     c->recv = malloc(total);
     c->counts = malloc(sizeof(int) * (size_t)p);
@@ -61,8 +70,8 @@ int tdm_call_args_init(tdm_call_args *c, tdm_coll_kind kind, int p, double bytes
         tdm_call_args_free(c);
         return MPI_ERR_NO_MEM;
     }
-    for (int r = 0; r < p; r++)
-        c->counts[r] = count, c->displs[r] = r * count;
+    for (int r = 0; r < p; r++) /* (a single vector's calls read no displacements) */
+        c->counts[r] = count, c->displs[r] = blocks > 1 ? r * count : 0;
     a->sendbuf = c->send;
     a->recvbuf = c->recv;
     a->sendcounts = a->recvcounts = c->counts;
