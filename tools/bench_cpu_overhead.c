@@ -14,8 +14,9 @@
  *     with test calls (mpi+test).
  * The CPU overhead is the clock's where the thread slept in the calls (its CPU time under 90% of the
  * latency), else the overlap method's, but never more than the clock's (the table says which); its
- * share is that of the mode's latency. With TANDEM_LOGGP naming a table of tandem-model loggp, the model's CPU time
- * (cpu_overhead.h) stands beside Tandem's inline and dcp modes, for the algorithm the call ran.
+ * share is that of the mode's latency. The model's CPU time (cpu_overhead.h) stands beside Tandem's
+ * inline and dcp modes, for the algorithm the call ran, on the LogGP table of TANDEM_LOGGP's file or,
+ * without TANDEM_LOGGP, on one this run measures first (model_setup).
  *
  *   mpirun -np 2 tandem-bench --cpu-overhead [--collectives allreduce,bcast] [--sizes 8,1K,64K,1M]
  *                             [--reps 5] [--modes ...] [--compute busy|sleep] [--tests 10] [--csv FILE]
