@@ -18,10 +18,17 @@
  *   rank 2's at 2.1 + 0.9 = 3.0. On one torus link the two share it: the short one arrives at 0.2 +
  *   0.9 = 1.1 (its bytes take none of the link), the long one at 0.1 + 1.9 = 2.0, rank 2's at 2.1,
  *   which rank 1 receives after the long one's o_r: at 2.3.
- * a dimension of two ranks: rank 0 sends 1000 bytes to rank 1 each way (links 0 and 1). One link: both
- *   end at 0.1 + 2 x 1.0, arriving at 1.1 + 1.9 = 3.0, received by 3.3; two would give 2.0 and 2.1: 2.3.
+ * a dimension of two ranks: rank 0 sends 1000 bytes to rank 1 each way (links 0 and 1). One link: the
+ *   first alone from 0.1, then both at half speed from 0.2: the first ends at 2.0, the second at 2.1,
+ *   arriving at 2.9 and 3.0, received by 3.2; two would give 2.0 and 2.1: 2.3.
  * routes: unnamed sends on a ring of 4 take their first hop's link: to 1 and to 3, two links (as
  *   "links", 2.1); to 1 and to 2 (2 hops, +L: the tie goes up), one link shared: 3.0 and 3.0 + 0.5.
+ * past the first hop: on a bidirectional ring of 4, ranks 0 and 1 each send 1000 bytes to 2; 0's route
+ *   (0 -> 1 -> 2) shares 1's link up with 1's message. Both from 0.1 at half speed: through at 2.1, a
+ *   delay of 1.0; they arrive at 0.1 + 1.9 + 1.0 = 3.0 and (one hop more) 3.5, the latency. From 3
+ *   instead of 1 (3 -> 2, another link) nothing is shared: 2.0 and 2.5.
+ * both ways: ranks 0 and 1 send 1000 bytes to each other. A unidirectional ring has one link between
+ *   them, shared: both arrive at 3.0; a bidirectional one a link each way: 2.0.
  * unmatched: a receive that no send matches is an error, not a hang.
  */
 #include "../src/model/schedule_timeline.h"
@@ -197,6 +204,31 @@ static void routes(int second_peer, double want, const char *what)
     expect_latency_on(&j, 1, &ring, want, what);
 }
 
+static void past_first_hop(int other, double want, const char *what)
+{
+    job j;
+    begin(&j, 4);
+    int senders[2] = {0, other};
+    for (int i = 0; i < 2; i++) {
+        tdm_sched_send(&j.s[senders[i]], buf, 125, MPI_DOUBLE, 2);
+        tdm_sched_recv(&j.s[2], buf + 200 * i, 125, MPI_DOUBLE, senders[i]);
+    }
+    tdm_torus ring = {.ndims = 1, .dims = {4}, .bidirectional = 1};
+    expect_latency_on(&j, 1, &ring, want, what);
+}
+
+static void both_ways(int bidirectional, double want, const char *what)
+{
+    job j;
+    begin(&j, 4);
+    for (int r = 0; r < 2; r++) {
+        tdm_sched_send(&j.s[r], buf, 125, MPI_DOUBLE, 1 - r);
+        tdm_sched_recv(&j.s[r], buf + 200, 125, MPI_DOUBLE, 1 - r);
+    }
+    tdm_torus ring = {.ndims = 1, .dims = {4}, .bidirectional = bidirectional};
+    expect_latency_on(&j, 1, &ring, want, what);
+}
+
 static void unmatched(void)
 {
     job j;
@@ -220,10 +252,14 @@ int main(void)
     links(1, 2.1, "two sends on two links: side by side");
     sharing(0, 3.0, "a short message after a long one on the port: it waits for the long one's bytes");
     sharing(1, 2.3, "a short message and a long one on one torus link: they share it");
-    dimension_of_two(2, 3.3, "both ways along a dimension of two ranks: one link");
+    dimension_of_two(2, 3.2, "both ways along a dimension of two ranks: one link");
     dimension_of_two(4, 2.3, "both ways along a dimension of four ranks: two links");
     routes(3, 2.1, "unnamed sends on a ring, to 1 and 3: the first hops' links, side by side");
     routes(2, 3.5, "unnamed sends on a ring, to 1 and 2: one first link, shared");
+    past_first_hop(1, 3.5, "0 -> 2 and 1 -> 2 on a ring: the link past 0's first hop shared");
+    past_first_hop(3, 2.5, "0 -> 2 and 3 -> 2 on a ring: no link shared");
+    both_ways(0, 3.0, "0 <-> 1 on a unidirectional ring: one link, shared");
+    both_ways(1, 2.0, "0 <-> 1 on a bidirectional ring: a link each way");
     unmatched();
     printf("%d checks, %d failures\n", checks, failures);
     return failures ? 1 : 0;

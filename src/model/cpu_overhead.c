@@ -4,6 +4,7 @@
 #include "../select/select.h"
 #include "schedule_cost.h"
 #include "schedule_timeline.h"
+#include "torus_route.h"
 
 #include <stdlib.h>
 
@@ -94,14 +95,7 @@ static int reads_received(const tdm_schedule *s, int first, int end, const tdm_a
 /* Links between two ranks of the torus (row-major coordinates, as MPI_Cart numbers them); 1 without one. */
 static int hops(const tdm_torus *t, int a, int b)
 {
-    if (!t)
-        return 1;
-    int n = 0;
-    for (int d = t->ndims - 1; d >= 0; d--) {
-        int len = t->dims[d], x = a % len, y = b % len, gap = x > y ? x - y : y - x;
-        n += gap < len - gap ? gap : len - gap;
-        a /= len, b /= len;
-    }
+    int n = t ? tdm_torus_route(t, a, b, NULL, 0) : 1;
     return n > 1 ? n : 1;
 }
 

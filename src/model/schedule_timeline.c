@@ -1,18 +1,30 @@
 #include "schedule_timeline.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "torus_route.h"
+
 enum { OP_SEND, OP_RECV, OP_LOCAL, OP_LOCAL_AFTER_RECEIVES };
-#define PORT (2 * TDM_TORUS_MAX_DIMS) /* sends that name no torus link share one port */
+#define PORT (2 * TDM_TORUS_MAX_DIMS) /* without a torus, sends that name no link share one port */
+#define ROUTED (-1)                   /* on a torus, a send takes the links of its route */
+#define MAX_PASSES 30 /* replays at most, each sharing the links by the one before's starts */
+/* After the first, each replay moves the sends' delays half way to what the one before's sharing gives:
+ * taken whole, a pairwise alltoall swings between a crowded pass and a spread one without settling. */
+#define DAMPING 0.5
 
 typedef struct {
     int kind, peer, link, seq; /* seq: the message's number among those from its sender to its receiver */
     int rendezvous;            /* a message above the eager limit: it starts once its receive is posted */
     double cpu, gap, one_way;
     double posted;    /* in the replay: when its rank posted it */
-    double departure; /* a send, in the replay: when it leaves (on its link, its bytes' time before it arrives) */
+    double departure; /* a send, in the replay: when it leaves its rank (on the port, after those before) */
+    double start;     /* a send, in the replay: when its bytes start (a rendezvous: once its receive is posted) */
+    double delay;     /* a send: how much longer than its gap its bytes take on links it shares, by the last
+                       * replay's starts */
+    double end;       /* a send, while links are shared: when its bytes are through the slowest of them */
 } tl_op;
 
 typedef struct {
@@ -29,17 +41,26 @@ typedef struct {
     double arrival, cpu;
 } tl_arrival;
 
+typedef struct {
+    double finish; /* virtual time: the link's service per flow when this flow is through */
+    tl_op *op;
+} tl_flow;
+
 struct tdm_timeline {
     int p;
     tl_rank *ranks;
     int *sent_to, *received_from; /* per peer, while a rank is added: its messages so far */
-    /* every send made: its arrival at its peer, by (sender, receiver, seq); open addressing */
+    tdm_torus torus;              /* the ranks' network (torus.ndims 0: none) */
+    /* every send made in the replay, by (sender, receiver, seq); open addressing */
     uint64_t *keys;
-    double *departure, *flight; /* a send's: when it left its rank, and its time from there to arrival */
+    tl_op **sent;
     size_t slots;
+    int slot_bits;
     tl_arrival *scratch; /* a round's receives */
-    tl_op **sharing;     /* a round's sends on one link */
-    int scratch_cap;
+    /* the links that sends share: link l carries uses[use_first[l] .. use_first[l + 1]) */
+    int nlinks, *use_first;
+    tl_op **uses;
+    tl_flow *heap; /* one link's flows under way */
 };
 
 tdm_timeline *tdm_timeline_new(int p)
@@ -58,6 +79,12 @@ tdm_timeline *tdm_timeline_new(int p)
     return tl;
 }
 
+static void free_replay(tdm_timeline *tl)
+{
+    free(tl->keys), free(tl->sent), free(tl->scratch), free(tl->use_first), free(tl->uses), free(tl->heap);
+    tl->keys = NULL, tl->sent = NULL, tl->scratch = NULL, tl->use_first = NULL, tl->uses = NULL, tl->heap = NULL;
+}
+
 void tdm_timeline_free(tdm_timeline *tl)
 {
     if (!tl)
@@ -67,42 +94,19 @@ void tdm_timeline_free(tdm_timeline *tl)
     free(tl->ranks);
     free(tl->sent_to);
     free(tl->received_from);
-    free(tl->keys);
-    free(tl->departure);
-    free(tl->flight);
-    free(tl->scratch);
-    free(tl->sharing);
+    free_replay(tl);
     free(tl);
 }
 
-/* The link a send takes, 2 * dimension + 1 if toward lower coordinates, dimensions as the schedule's
- * (the torus's longer than 1, row-major): the one it names; else, on a torus, the first hop of
- * dimension-ordered routing (the fastest-varying dimension first, the shorter way, as SimGrid's torus
- * routes); else the port, which all such sends share. A dimension of two ranks has one link: either way
- * the neighbour is the same rank. */
-static int link_of(const tdm_schedule *s, const tdm_action *a, const tdm_torus *t)
+/* Without a torus, the link a send takes, 2 * dimension + 1 if toward lower coordinates, dimensions as
+ * the schedule's (the torus's longer than 1, row-major): the one it names, else the port. A dimension
+ * of two ranks has one link: either way the neighbour is the same rank. */
+static int link_of(const tdm_schedule *s, const tdm_action *a)
 {
-    if (a->link >= 0 && a->link < PORT) {
-        int dim = a->link / 2;
-        return dim < s->torus_ndims && s->torus_dims[dim] == 2 ? a->link & ~1 : a->link;
-    }
-    if (!t || a->kind != TDM_ACT_SEND)
+    if (a->link < 0 || a->link >= PORT)
         return PORT;
-    int from = s->rank, to = a->peer, dim = 0, hop = -1;
-    for (int d = 0; d < t->ndims; d++)
-        dim += t->dims[d] > 1;
-    for (int d = t->ndims - 1; d >= 0; d--) {
-        int len = t->dims[d], x = from % len, y = to % len;
-        from /= len, to /= len;
-        if (len == 1)
-            continue;
-        dim--;
-        if (x != y && hop < 0) {
-            int up = (y - x + len) % len; /* steps toward higher coordinates */
-            hop = len == 2 ? 2 * dim : 2 * dim + (up > len - up);
-        }
-    }
-    return hop >= 0 && hop < PORT ? hop : PORT;
+    int dim = a->link / 2;
+    return dim < s->torus_ndims && s->torus_dims[dim] == 2 ? a->link & ~1 : a->link;
 }
 
 int tdm_timeline_add(tdm_timeline *tl, const tdm_schedule *s, double elem_bytes, const tdm_loggp_params *p,
@@ -113,6 +117,8 @@ int tdm_timeline_add(tdm_timeline *tl, const tdm_schedule *s, double elem_bytes,
     k->round_end = malloc(sizeof(int) * (size_t)(s->nrounds ? s->nrounds : 1));
     if (!k->ops || !k->round_end)
         return MPI_ERR_NO_MEM;
+    if (t)
+        tl->torus = *t;
     for (int round = 0; round < s->nrounds; round++) {
         int first = tdm_sched_round_begin(s, round), end = tdm_sched_round_end(s, round);
         for (int i = first; i < end; i++) {
@@ -123,7 +129,7 @@ int tdm_timeline_add(tdm_timeline *tl, const tdm_schedule *s, double elem_bytes,
             tdm_action_cost cost;
             tdm_action_cost_of(s, first, end, i, elem_bytes, p, c, t, &cost);
             tl_op *op = &k->ops[i];
-            *op = (tl_op){.peer = a->peer, .link = link_of(s, a, t), .cpu = cost.cpu,
+            *op = (tl_op){.peer = a->peer, .link = t ? ROUTED : link_of(s, a), .cpu = cost.cpu,
                           .gap = cost.gap, .one_way = cost.one_way,
                           .rendezvous = (elem_bytes > 0 ? elem_bytes : size) * (double)a->count > c->eager_limit};
             switch (a->kind) {
@@ -149,29 +155,20 @@ static uint64_t key_of(const tdm_timeline *tl, int sender, int receiver, int seq
 
 static size_t slot_of(const tdm_timeline *tl, uint64_t key)
 {
-    size_t i = (size_t)(key * 0x9E3779B97F4A7C15ull) & (tl->slots - 1);
+    size_t i = (size_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - tl->slot_bits)); /* the product's high bits */
     while (tl->keys[i] && tl->keys[i] != key)
         i = (i + 1) & (tl->slots - 1);
     return i;
 }
 
-static int by_gap(const void *a, const void *b)
-{
-    double x = (*(tl_op *const *)a)->gap, y = (*(tl_op *const *)b)->gap;
-    return (x > y) - (x < y);
-}
-
 /* Rank r's sends of its round, made one after the other from its start, and its local work that does
- * not wait for the round's receives. A send holds its link for its gap's bytes part: on the port, one
- * after the other; a torus link's sends of the round share it evenly from the first one's start, as a
- * network's flows do (n equal messages all end at n gaps), so each ends its gap before its share ends. */
+ * not wait for the round's receives. On the port a send leaves once the sends before it have sent
+ * their bytes; on links, at once (sharing them is the replays' concern). */
 static void post_round(tdm_timeline *tl, int r)
 {
     tl_rank *k = &tl->ranks[r];
     int first = k->round ? k->round_end[k->round - 1] : 0, end = k->round_end[k->round];
-    double cpu = k->start, done = k->start, link_free[PORT + 1];
-    for (int l = 0; l <= PORT; l++)
-        link_free[l] = k->start;
+    double cpu = k->start, done = k->start, port_free = k->start;
     for (int i = first; i < end; i++) {
         tl_op *op = &k->ops[i];
         if (op->kind == OP_LOCAL)
@@ -181,39 +178,17 @@ static void post_round(tdm_timeline *tl, int r)
         if (op->kind != OP_SEND)
             continue;
         cpu += op->cpu;
-        op->posted = cpu;
+        op->posted = op->departure = cpu;
         if (op->link == PORT) {
-            double out = cpu > link_free[PORT] ? cpu : link_free[PORT]; /* the port may still be busy */
-            link_free[PORT] = out + op->gap;
-            op->departure = out;
+            op->departure = cpu > port_free ? cpu : port_free; /* the port may still be busy */
+            port_free = op->departure + op->gap;
         }
-    }
-    for (int l = 0; l < PORT; l++) { /* the torus links' sends, sharing */
-        int n = 0;
-        for (int i = first; i < end; i++)
-            if (k->ops[i].kind == OP_SEND && k->ops[i].link == l)
-                tl->sharing[n++] = &k->ops[i];
-        if (!n)
-            continue;
-        double start = tl->sharing[0]->posted, before = 0;
-        qsort(tl->sharing, (size_t)n, sizeof *tl->sharing, by_gap);
-        for (int j = 0; j < n; j++) { /* the j-th shortest ends when it and the longer ones sent its bytes */
-            double ends = start + before + (n - j) * tl->sharing[j]->gap;
-            before += tl->sharing[j]->gap;
-            double leaves = ends - tl->sharing[j]->gap;
-            tl->sharing[j]->departure = leaves > tl->sharing[j]->posted ? leaves : tl->sharing[j]->posted;
-        }
-        link_free[l] = start + before;
-    }
-    for (int i = first; i < end; i++) {
-        tl_op *op = &k->ops[i];
-        if (op->kind != OP_SEND)
-            continue;
-        double left = op->departure + op->gap;
+        op->start = op->departure; /* a rendezvous's, once its receive is posted: finish_round's */
+        double left = op->departure + op->gap + op->delay;
         done = left > done ? left : done;
         size_t slot = slot_of(tl, key_of(tl, r, op->peer, op->seq));
         tl->keys[slot] = key_of(tl, r, op->peer, op->seq);
-        tl->departure[slot] = op->departure, tl->flight[slot] = op->one_way - op->cpu; /* one_way: from its start */
+        tl->sent[slot] = op;
     }
     k->posted_cpu = cpu, k->sends_done = done, k->posted = 1;
 }
@@ -239,10 +214,10 @@ static int finish_round(tdm_timeline *tl, int r)
         size_t slot = slot_of(tl, key_of(tl, op->peer, r, op->seq));
         if (!tl->keys[slot])
             return 0;
-        double start = tl->departure[slot];
-        if (op->rendezvous && op->posted > start)
-            start = op->posted;
-        tl->scratch[n++] = (tl_arrival){start + tl->flight[slot], op->cpu};
+        tl_op *send = tl->sent[slot];
+        send->start = send->rendezvous && op->posted > send->departure ? op->posted : send->departure;
+        /* one_way: from the send's start, its o_s included */
+        tl->scratch[n++] = (tl_arrival){send->start + send->one_way - send->cpu + send->delay, op->cpu};
     }
     qsort(tl->scratch, (size_t)n, sizeof *tl->scratch, by_arrival);
     for (int i = 0; i < n; i++)
@@ -255,36 +230,13 @@ static int finish_round(tdm_timeline *tl, int r)
     return 1;
 }
 
-int tdm_timeline_latency(tdm_timeline *tl, double *latency)
+/* Every rank's rounds from time 0, by the sends' delays: passes over the ranks, each taking every rank
+ * as far as its messages allow; one that moves none means a receive that no send matches. */
+static int replay(tdm_timeline *tl, double *latency)
 {
-    size_t sends = 0;
-    int busiest_round = 1, busiest_sends = 1;
-    for (int r = 0; r < tl->p; r++) {
-        tl_rank *k = &tl->ranks[r];
-        if (!k->added)
-            return MPI_ERR_INTERN;
-        k->round = k->posted = 0, k->start = 0;
-        for (int i = 0, round = 0; round < k->nrounds; round++) {
-            int receives = 0, round_sends = 0;
-            for (; i < k->round_end[round]; i++)
-                round_sends += k->ops[i].kind == OP_SEND, receives += k->ops[i].kind == OP_RECV;
-            sends += (size_t)round_sends;
-            busiest_round = receives > busiest_round ? receives : busiest_round;
-            busiest_sends = round_sends > busiest_sends ? round_sends : busiest_sends;
-        }
-    }
-    for (tl->slots = 16; tl->slots < 2 * sends; tl->slots *= 2)
-        ;
-    free(tl->keys), free(tl->departure), free(tl->flight), free(tl->scratch), free(tl->sharing);
-    tl->keys = calloc(tl->slots, sizeof *tl->keys);
-    tl->departure = malloc(sizeof *tl->departure * tl->slots);
-    tl->flight = malloc(sizeof *tl->flight * tl->slots);
-    tl->scratch = malloc(sizeof *tl->scratch * (size_t)busiest_round);
-    tl->sharing = malloc(sizeof *tl->sharing * (size_t)busiest_sends);
-    if (!tl->keys || !tl->departure || !tl->flight || !tl->scratch || !tl->sharing)
-        return MPI_ERR_NO_MEM;
-    /* Passes over the ranks, each taking every rank as far as its messages allow; one that moves none
-     * means a receive that no send matches. */
+    memset(tl->keys, 0, sizeof *tl->keys * tl->slots);
+    for (int r = 0; r < tl->p; r++)
+        tl->ranks[r].round = tl->ranks[r].posted = 0, tl->ranks[r].start = 0;
     int running = tl->p;
     *latency = 0;
     while (running > 0) {
@@ -308,4 +260,181 @@ int tdm_timeline_latency(tdm_timeline *tl, double *latency)
             return MPI_ERR_INTERN;
     }
     return MPI_SUCCESS;
+}
+
+/* The links rank r's send op crosses into links (room for max): on the torus its route; without, the
+ * link it names, but none on the port (its queue is post_round's). How many it crosses. */
+static int links_of(const tdm_timeline *tl, int r, const tl_op *op, int *links, int max)
+{
+    if (op->gap <= 0) /* its bytes take no link's time */
+        return 0;
+    if (tl->torus.ndims)
+        return tdm_torus_route(&tl->torus, r, op->peer, links, max);
+    if (op->link == PORT)
+        return 0;
+    if (max > 0)
+        links[0] = r * PORT + op->link;
+    return 1;
+}
+
+enum { MAX_ROUTE = 64 * TDM_TORUS_MAX_DIMS };
+
+/* Which sends cross which link (use_first, uses), and room for one link's flows. */
+static int index_links(tdm_timeline *tl)
+{
+    int route[MAX_ROUTE], busiest = 0;
+    tl->nlinks = tl->torus.ndims ? tdm_torus_links(&tl->torus) : tl->p * PORT;
+    tl->use_first = calloc((size_t)tl->nlinks + 1, sizeof *tl->use_first);
+    if (!tl->use_first)
+        return MPI_ERR_NO_MEM;
+    for (int pass = 0; pass < 2; pass++) { /* count, then fill */
+        for (int r = 0; r < tl->p; r++)
+            for (int i = 0; i < tl->ranks[r].nops; i++) {
+                tl_op *op = &tl->ranks[r].ops[i];
+                op->delay = 0;
+                if (op->kind != OP_SEND)
+                    continue;
+                int n = links_of(tl, r, op, route, MAX_ROUTE);
+                for (int h = 0; h < n && h < MAX_ROUTE; h++) {
+                    if (pass == 0)
+                        tl->use_first[route[h] + 1]++;
+                    else
+                        tl->uses[tl->use_first[route[h]]++] = op;
+                }
+            }
+        if (pass == 0) {
+            for (int l = 0; l < tl->nlinks; l++) {
+                int n = tl->use_first[l + 1];
+                busiest = n > busiest ? n : busiest;
+                tl->use_first[l + 1] += tl->use_first[l];
+            }
+            tl->uses = malloc(sizeof *tl->uses * (size_t)(tl->use_first[tl->nlinks] + 1));
+            tl->heap = malloc(sizeof *tl->heap * (size_t)(busiest + 1));
+            if (!tl->uses || !tl->heap)
+                return MPI_ERR_NO_MEM;
+        }
+    }
+    /* filling moved each link's first use to the next link's: back by one */
+    memmove(tl->use_first + 1, tl->use_first, sizeof *tl->use_first * (size_t)tl->nlinks);
+    tl->use_first[0] = 0;
+    return MPI_SUCCESS;
+}
+
+static int by_start(const void *a, const void *b)
+{
+    double x = (*(tl_op *const *)a)->start, y = (*(tl_op *const *)b)->start;
+    return (x > y) - (x < y);
+}
+
+/* A binary heap of a link's flows under way, the first through on top. */
+static void heap_push(tl_flow *h, int *n, tl_flow f)
+{
+    int i = (*n)++;
+    for (; i > 0 && h[(i - 1) / 2].finish > f.finish; i = (i - 1) / 2)
+        h[i] = h[(i - 1) / 2];
+    h[i] = f;
+}
+
+static tl_flow heap_pop(tl_flow *h, int *n)
+{
+    tl_flow top = h[0], last = h[--*n];
+    int i = 0;
+    for (int child; (child = 2 * i + 1) < *n; i = child) {
+        if (child + 1 < *n && h[child + 1].finish < h[child].finish)
+            child++;
+        if (h[child].finish >= last.finish)
+            break;
+        h[i] = h[child];
+    }
+    h[i] = last;
+    return top;
+}
+
+/* The sends over link l, each from its start with its gap's bytes, share it evenly (processor sharing,
+ * as a network's flows do: n flows at once each move at 1/n of its speed); each send's end becomes the
+ * latest of its own and when it is through here. Virtual time counts each flow's service so far. */
+static void share_link(tdm_timeline *tl, int l)
+{
+    tl_op **flows = tl->uses + tl->use_first[l];
+    int n = tl->use_first[l + 1] - tl->use_first[l], under_way = 0, next = 0;
+    qsort(flows, (size_t)n, sizeof *flows, by_start);
+    double now = 0, served = 0; /* served: the service each flow under way has had since virtual time 0 */
+    while (next < n || under_way) {
+        double through = under_way ? now + (tl->heap[0].finish - served) * under_way : 0;
+        if (next < n && (!under_way || flows[next]->start <= through)) {
+            if (under_way)
+                served += (flows[next]->start - now) / under_way;
+            now = flows[next]->start;
+            heap_push(tl->heap, &under_way, (tl_flow){served + flows[next]->gap, flows[next]});
+            next++;
+        } else {
+            tl_flow f = heap_pop(tl->heap, &under_way);
+            now = through, served = f.finish;
+            if (now > f.op->end)
+                f.op->end = now;
+        }
+    }
+}
+
+/* Every link shared by the last replay's starts; each send's delay moved by damping toward what that
+ * gives. The largest change of one. */
+static double share_links(tdm_timeline *tl, double damping)
+{
+    for (int r = 0; r < tl->p; r++)
+        for (int i = 0; i < tl->ranks[r].nops; i++)
+            tl->ranks[r].ops[i].end = 0;
+    for (int l = 0; l < tl->nlinks; l++)
+        share_link(tl, l);
+    double change = 0;
+    for (int r = 0; r < tl->p; r++)
+        for (int i = 0; i < tl->ranks[r].nops; i++) {
+            tl_op *op = &tl->ranks[r].ops[i];
+            if (op->kind != OP_SEND || op->end <= 0)
+                continue;
+            double delay = op->end - op->start - op->gap;
+            delay = delay > 0 ? delay : 0;
+            delay = op->delay + damping * (delay - op->delay);
+            change = fabs(delay - op->delay) > change ? fabs(delay - op->delay) : change;
+            op->delay = delay;
+        }
+    return change;
+}
+
+int tdm_timeline_latency(tdm_timeline *tl, double *latency)
+{
+    size_t sends = 0;
+    int busiest_round = 1;
+    for (int r = 0; r < tl->p; r++) {
+        tl_rank *k = &tl->ranks[r];
+        if (!k->added)
+            return MPI_ERR_INTERN;
+        for (int i = 0, round = 0; round < k->nrounds; round++) {
+            int receives = 0;
+            for (; i < k->round_end[round]; i++)
+                sends += k->ops[i].kind == OP_SEND, receives += k->ops[i].kind == OP_RECV;
+            busiest_round = receives > busiest_round ? receives : busiest_round;
+        }
+    }
+    free_replay(tl);
+    for (tl->slots = 16, tl->slot_bits = 4; tl->slots < 2 * sends; tl->slots *= 2, tl->slot_bits++)
+        ;
+    tl->keys = malloc(sizeof *tl->keys * tl->slots);
+    tl->sent = malloc(sizeof *tl->sent * tl->slots);
+    tl->scratch = malloc(sizeof *tl->scratch * (size_t)busiest_round);
+    if (!tl->keys || !tl->sent || !tl->scratch)
+        return MPI_ERR_NO_MEM;
+    int rc = index_links(tl);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    /* Replays until the links' sharing settles: the delays, or the latency they give, stop moving. */
+    rc = replay(tl, latency);
+    for (int pass = 1; rc == MPI_SUCCESS && pass < MAX_PASSES && tl->use_first[tl->nlinks] > 0; pass++) {
+        double before = *latency;
+        if (share_links(tl, pass == 1 ? 1 : DAMPING) <= 1e-4 * before)
+            break;
+        rc = replay(tl, latency);
+        if (fabs(*latency - before) <= 1e-3 * before)
+            break;
+    }
+    return rc;
 }

@@ -6,12 +6,19 @@
  * a leaf of a binomial broadcast waits for each level above it.
  *
  * Costs come from a table measured by `tandem-model loggp` (loggp_prtt.h), as for the CPU overhead:
- * a send takes o_s(s) of its rank's CPU and then its link for what its bytes add to the gap g(s) (sends
- * on different torus links side by side); its data reach the peer one-way(s) after the send began, (k - 1) L later across
- * k torus links, where o_r(s) of the receiver's CPU completes it (one-way(s) is half the round trip
- * measured, o_s and o_r included), or, if it has more bytes than the eager limit, one-way(s) after both
- * the send began and the receive was posted; a reduction or copy takes the CPU when its rank reaches
- * it, or, if it reads what its round receives, after the receives.
+ * a send takes o_s(s) of its rank's CPU; its data reach the peer one-way(s) after the send began, (k - 1) L
+ * later across k torus links, where o_r(s) of the receiver's CPU completes it (one-way(s) is half the
+ * round trip measured, o_s and o_r included), or, if it has more bytes than the eager limit, one-way(s)
+ * after both the send began and the receive was posted; a reduction or copy takes the CPU when its rank
+ * reaches it, or, if it reads what its round receives, after the receives.
+ *
+ * Links: on a torus a message crosses the links of its route (torus_route.h), which every rank's
+ * messages share; without one, a send takes the link it names, else its rank's port. What its bytes add
+ * to the gap g(s) is its time on a link alone. Messages on a link at once share it evenly (processor
+ * sharing, as a network's flows do), and a message is through when it is through its slowest link; on
+ * a port they go one after the other. Who shares a link depends on when messages start, which depends on
+ * how long those before took: the ranks are replayed again, each replay sharing the links by the starts
+ * of the one before (its delays moved half way, after the first), until the latency settles.
  */
 #ifndef TANDEM_SCHEDULE_TIMELINE_H
 #define TANDEM_SCHEDULE_TIMELINE_H
