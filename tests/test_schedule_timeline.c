@@ -29,6 +29,10 @@
  *   instead of 1 (3 -> 2, another link) nothing is shared: 2.0 and 2.5.
  * both ways: ranks 0 and 1 send 1000 bytes to each other. A unidirectional ring has one link between
  *   them, shared: both arrive at 3.0; a bidirectional one a link each way: 2.0.
+ * reduction first: ranks 0 and 1 swap 8 bytes (round 0: both arrive at 1.0), then each reduces what
+ *   came (1.0 of CPU), sends the result and receives again, rank 0 into the buffer it just reduced.
+ *   The reduction runs when reached, before the send: sends at 2.1, arrivals at 3.0, on both ranks
+ *   alike (taking rank 0's reduction to wait for its round's receive made it 4.0).
  * unmatched: a receive that no send matches is an error, not a hang.
  */
 #include "../src/model/schedule_timeline.h"
@@ -38,6 +42,7 @@
 
 static int checks, failures;
 static double buf[1000];
+static double gamma_per_byte; /* the reductions' cost: 0 but in "reduction first" */
 
 static void expect(int ok, const char *what)
 {
@@ -72,7 +77,7 @@ static void begin(job *j, int p)
 static double latency_on(job *j, int growing_gap, double eager_limit, const tdm_torus *t, int *rc)
 {
     tdm_loggp_params p = table(growing_gap);
-    tdm_cpu_costs c = {.gamma = 0, .copy = 0, .call = 0, .eager_limit = eager_limit};
+    tdm_cpu_costs c = {.gamma = gamma_per_byte, .copy = 0, .call = 0, .eager_limit = eager_limit};
     tdm_timeline *tl = tdm_timeline_new(j->p);
     double latency = -1;
     *rc = MPI_ERR_NO_MEM;
@@ -229,6 +234,24 @@ static void both_ways(int bidirectional, double want, const char *what)
     expect_latency_on(&j, 1, &ring, want, what);
 }
 
+static void reduction_first(void)
+{
+    job j;
+    begin(&j, 2);
+    for (int r = 0; r < 2; r++) {
+        double *in = buf + 10 * r, *sum = buf + 10 * r + 1, *again = r == 0 ? in : buf + 10 * r + 2;
+        tdm_sched_send(&j.s[r], sum, 1, MPI_DOUBLE, 1 - r);
+        tdm_sched_recv(&j.s[r], in, 1, MPI_DOUBLE, 1 - r);
+        tdm_sched_round(&j.s[r]);
+        tdm_sched_reduce(&j.s[r], in, sum, 1, MPI_DOUBLE, MPI_SUM);
+        tdm_sched_send(&j.s[r], sum, 1, MPI_DOUBLE, 1 - r);
+        tdm_sched_recv(&j.s[r], again, 1, MPI_DOUBLE, 1 - r);
+    }
+    gamma_per_byte = 1.0 / 8;
+    expect_latency(&j, 0, 1e9, 3.0, "a reduction before the round's send: the receive overlaps it");
+    gamma_per_byte = 0;
+}
+
 static void unmatched(void)
 {
     job j;
@@ -260,6 +283,7 @@ int main(void)
     past_first_hop(3, 2.5, "0 -> 2 and 3 -> 2 on a ring: no link shared");
     both_ways(0, 3.0, "0 <-> 1 on a unidirectional ring: one link, shared");
     both_ways(1, 2.0, "0 <-> 1 on a bidirectional ring: a link each way");
+    reduction_first();
     unmatched();
     printf("%d checks, %d failures\n", checks, failures);
     return failures ? 1 : 0;

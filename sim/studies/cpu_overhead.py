@@ -15,9 +15,9 @@ the price of polling for it.
 The model (`tandem-model overhead`) counts the CPU time of the algorithm the simulation ran from a LogGP
 table that `tandem-model loggp` measured on a simulated pair of these hosts (sizes around SMPI's 64 KiB
 switch, where o_r falls to nothing, measured), and replays every rank's rounds on it on the same torus
-(a message k links away arrives (k - 1) L later; sends on different links go side by side; a message
-starts once its receive is posted, as SMPI starts them by default: --eager-limit 0); it does not know
-contention.
+(a message k links away arrives (k - 1) L later; messages share the links of their routes as SimGrid
+routes them, evenly while they cross one at once; a message starts once its receive is posted, as SMPI
+starts them by default: --eager-limit 0).
 Sizes are the whole vector; allgather and alltoall pass the bench a rank's block of vector / ranks
 (8 bytes at least). Copies cost nothing in simulation, as in the model.
 

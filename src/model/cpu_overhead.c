@@ -81,17 +81,6 @@ void tdm_rank_work_of(const tdm_schedule *s, double elem_bytes, const tdm_loggp_
     }
 }
 
-/* A reduction or copy of round [first, end) that reads what a receive of the same round brings: it waits
- * for the message; the others (a pipeline's segments of the round before, the call's own data) overlap
- * the round's messages. */
-static int reads_received(const tdm_schedule *s, int first, int end, const tdm_action *local)
-{
-    for (int i = first; i < end; i++)
-        if (s->actions[i].kind == TDM_ACT_RECV && s->actions[i].dst == local->src)
-            return 1;
-    return 0;
-}
-
 /* Links between two ranks of the torus (row-major coordinates, as MPI_Cart numbers them); 1 without one. */
 static int hops(const tdm_torus *t, int a, int b)
 {
@@ -99,7 +88,7 @@ static int hops(const tdm_torus *t, int a, int b)
     return n > 1 ? n : 1;
 }
 
-void tdm_action_cost_of(const tdm_schedule *s, int first, int end, int i, double elem_bytes,
+void tdm_action_cost_of(const tdm_schedule *s, int i, double elem_bytes,
                         const tdm_loggp_params *p, const tdm_cpu_costs *c, const tdm_torus *t, tdm_action_cost *out)
 {
     const tdm_action *a = &s->actions[i];
@@ -118,8 +107,6 @@ void tdm_action_cost_of(const tdm_schedule *s, int first, int end, int i, double
     case TDM_ACT_REDUCE: out->cpu = bytes * a->repeat * c->gamma; break;
     case TDM_ACT_COPY: out->cpu = bytes * a->repeat * c->copy; break;
     }
-    out->after_receives = (a->kind == TDM_ACT_REDUCE || a->kind == TDM_ACT_COPY) && out->cpu > 0 &&
-                          reads_received(s, first, end, a);
 }
 
 /* Through a dedicated collective process a rank sends its data and receives its answer, a message each

@@ -46,17 +46,16 @@ static inline double tdm_rank_cpu(const tdm_rank_work *w, const tdm_cpu_costs *c
     return w->send_cpu + w->recv_cpu + w->reduced_bytes * c->gamma + w->copied_bytes * c->copy + c->call;
 }
 
-/* What action i of round [first, end) of s costs by the table: its CPU time (o_s, o_r, or a reduction's
- * or copy's time), a send's time on its link (what its bytes add to the gap: the gap of the smallest
- * size is a per-message cost, the sender's o_s or the receiver's o_r, which the CPUs' times already
- * count; on SMPI, which has no gap of its own, it is max(o_s, o_r)), a message's one-way time to or from its peer
- * (half the round trip measured, o_s and o_r included; each torus link past the first adds L), and
- * whether a reduction or copy reads what its round receives (it then waits for the message). */
+/* What action i of s costs by the table: its CPU time (o_s, o_r, or a reduction's or copy's time, which
+ * runs when its rank reaches it: by the schedule's rule it never reads what its own round receives), a
+ * send's time on a link (what its bytes add to the gap: the gap of the smallest size is a per-message
+ * cost, the sender's o_s or the receiver's o_r, which the CPUs' times already count; on SMPI, which has
+ * no gap of its own, it is max(o_s, o_r)), and a message's one-way time to or from its peer (half the
+ * round trip measured, o_s and o_r included; each torus link past the first adds L). */
 typedef struct tdm_action_cost {
     double cpu, gap, one_way;
-    int after_receives;
 } tdm_action_cost;
-void tdm_action_cost_of(const tdm_schedule *s, int first, int end, int i, double elem_bytes,
+void tdm_action_cost_of(const tdm_schedule *s, int i, double elem_bytes,
                         const tdm_loggp_params *p, const tdm_cpu_costs *c, const tdm_torus *t, tdm_action_cost *out);
 
 /* A collective's CPU time on p ranks by the model: every rank's schedule built (by `algorithm`, or NULL:

@@ -7,7 +7,7 @@
 
 #include "torus_route.h"
 
-enum { OP_SEND, OP_RECV, OP_LOCAL, OP_LOCAL_AFTER_RECEIVES };
+enum { OP_SEND, OP_RECV, OP_LOCAL };
 #define PORT (2 * TDM_TORUS_MAX_DIMS) /* without a torus, sends that name no link share one port */
 #define ROUTED (-1)                   /* on a torus, a send takes the links of its route */
 #define MAX_PASSES 30 /* replays at most, each sharing the links by the one before's starts */
@@ -127,7 +127,7 @@ int tdm_timeline_add(tdm_timeline *tl, const tdm_schedule *s, double elem_bytes,
             if (elem_bytes <= 0 && (a->kind == TDM_ACT_SEND || a->kind == TDM_ACT_RECV))
                 MPI_Type_size(a->type, &size);
             tdm_action_cost cost;
-            tdm_action_cost_of(s, first, end, i, elem_bytes, p, c, t, &cost);
+            tdm_action_cost_of(s, i, elem_bytes, p, c, t, &cost);
             tl_op *op = &k->ops[i];
             *op = (tl_op){.peer = a->peer, .link = t ? ROUTED : link_of(s, a), .cpu = cost.cpu,
                           .gap = cost.gap, .one_way = cost.one_way,
@@ -135,7 +135,7 @@ int tdm_timeline_add(tdm_timeline *tl, const tdm_schedule *s, double elem_bytes,
             switch (a->kind) {
             case TDM_ACT_SEND: op->kind = OP_SEND, op->seq = tl->sent_to[a->peer]++; break;
             case TDM_ACT_RECV: op->kind = OP_RECV, op->seq = tl->received_from[a->peer]++; break;
-            default: op->kind = cost.after_receives ? OP_LOCAL_AFTER_RECEIVES : OP_LOCAL; break;
+            default: op->kind = OP_LOCAL; break;
             }
         }
         k->round_end[round] = end;
@@ -161,8 +161,8 @@ static size_t slot_of(const tdm_timeline *tl, uint64_t key)
     return i;
 }
 
-/* Rank r's sends of its round, made one after the other from its start, and its local work that does
- * not wait for the round's receives. On the port a send leaves once the sends before it have sent
+/* Rank r's round from its start: its actions in order, a send or a reduction or copy taking the CPU
+ * when reached, a receive posted when reached. On the port a send leaves once the sends before it have sent
  * their bytes; on links, at once (sharing them is the replays' concern). */
 static void post_round(tdm_timeline *tl, int r)
 {
@@ -200,8 +200,8 @@ static int by_arrival(const void *a, const void *b)
 }
 
 /* Rank r's round ends, if every message it receives has been sent: the receives complete in the order
- * they arrive, each taking o_r of the CPU (a lone message's one-way time includes it), then the local
- * work that reads them. Returns 0 if a sender has not reached its send yet. */
+ * they arrive, each taking o_r of the CPU (a lone message's one-way time includes it), after its local
+ * work. Returns 0 if a sender has not reached its send yet. */
 static int finish_round(tdm_timeline *tl, int r)
 {
     tl_rank *k = &tl->ranks[r];
@@ -222,9 +222,6 @@ static int finish_round(tdm_timeline *tl, int r)
     qsort(tl->scratch, (size_t)n, sizeof *tl->scratch, by_arrival);
     for (int i = 0; i < n; i++)
         cpu = cpu + tl->scratch[i].cpu > tl->scratch[i].arrival ? cpu + tl->scratch[i].cpu : tl->scratch[i].arrival;
-    for (int i = first; i < end; i++)
-        if (k->ops[i].kind == OP_LOCAL_AFTER_RECEIVES)
-            cpu += k->ops[i].cpu;
     k->start = cpu > k->sends_done ? cpu : k->sends_done;
     k->round++, k->posted = 0;
     return 1;

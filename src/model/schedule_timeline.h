@@ -10,7 +10,7 @@
  * later across k torus links, where o_r(s) of the receiver's CPU completes it (one-way(s) is half the
  * round trip measured, o_s and o_r included), or, if it has more bytes than the eager limit, one-way(s)
  * after both the send began and the receive was posted; a reduction or copy takes the CPU when its rank
- * reaches it, or, if it reads what its round receives, after the receives.
+ * reaches it (by the schedule's rule it never reads what its own round receives).
  *
  * Links: on a torus a message crosses the links of its route (torus_route.h), which every rank's
  * messages share; without one, a send takes the link it names, else its rank's port. What its bytes add
