@@ -8,12 +8,12 @@
  *   gap(s) = g + (s - 1) G = (PRTT(n, 0, s) - PRTT(1, 0, s)) / (n - 1)      a train's time per message
  *   o_s(s)                 = (PRTT(n, d, s) - PRTT(1, 0, s)) / (n - 1) - d  with d > gap(s): the sender's
  *                                                                            CPU time per message
- *   o_r(s): rank 1's time in MPI_Recv for a message that arrived while it computed
+ *   o_r(s): rank 1's time in MPI_Irecv and MPI_Test for a message that arrived while it computed
  *   L      = PRTT(1, 0, 1) / 2 - o_s(1) - o_r(1)                            a byte's one way, less the CPUs'
  *   g      = gap(1);  G = the least-squares slope of gap(s) over the sizes from 256 KiB up
  *
  * Over MPI, a train's messages are MPI_Isend, completed together after the last (as a schedule's are),
- * and a receive an MPI_Irecv completed by MPI_Wait: o_s(s) and o_r(s) are the times the CPUs spend on a
+ * and a receive an MPI_Irecv completed by MPI_Test, as Tandem's engine completes them: o_s(s) and o_r(s) are the times the CPUs spend on a
  * message that computation cannot hide (posting it, a copy in shared memory, progress a rendezvous
  * needs), its transfer being free to overlap the computation. Timed intervals leave out the clock's own
  * cost (clock_cost.h) and the computation's overshoot of d: both are as large as a small message's o.
