@@ -33,7 +33,14 @@
  *   came (1.0 of CPU), sends the result and receives again, rank 0 into the buffer it just reduced.
  *   The reduction runs when reached, before the send: sends at 2.1, arrivals at 3.0, on both ranks
  *   alike (taking rank 0's reduction to wait for its round's receive made it 4.0).
- * unmatched: a receive that no send matches is an error, not a hang.
+ * out of order: rank 0 receives from 1, then sends to 2; 1 sends to 0 and receives from 2; 2 sends to 1
+ *   and receives from 0. A pass over the ranks in order finishes no round (each waits for a later
+ *   rank's send) but reaches every rank's: the next finishes them. 0's message leaves at 1.1: 2.0.
+ * rendezvous sender: everything above the eager limit (0). Rank 0 sends 1000 bytes to 1, which posts its
+ *   receive only at 1.0 (after 2's message); 0's bytes take 1.0 from then, so 0's next round, a send to
+ *   2, starts at 2.0: it arrives at 2.1 + 0.9 = 3.0 (taking 0's round to end when its bytes left its
+ *   hands at 1.1 gave 2.9, rank 1's arrival).
+ * unmatched: a receive that no send matches is an error, not a hang; so is a torus of another size.
  */
 #include "../src/model/schedule_timeline.h"
 
@@ -252,6 +259,36 @@ static void reduction_first(void)
     gamma_per_byte = 0;
 }
 
+static void out_of_order(void)
+{
+    job j;
+    begin(&j, 3);
+    tdm_sched_recv(&j.s[0], buf, 1, MPI_DOUBLE, 1);
+    tdm_sched_round(&j.s[0]);
+    tdm_sched_send(&j.s[0], buf, 1, MPI_DOUBLE, 2);
+    tdm_sched_send(&j.s[1], buf, 1, MPI_DOUBLE, 0);
+    tdm_sched_recv(&j.s[1], buf + 1, 1, MPI_DOUBLE, 2);
+    tdm_sched_send(&j.s[2], buf, 1, MPI_DOUBLE, 1);
+    tdm_sched_recv(&j.s[2], buf + 1, 1, MPI_DOUBLE, 0);
+    expect_latency(&j, 0, 1e9, 2.0, "no round ends in the first pass, every one is reached: not stuck");
+}
+
+static void rendezvous_sender(void)
+{
+    job j;
+    begin(&j, 3);
+    tdm_sched_send(&j.s[0], buf, 125, MPI_DOUBLE, 1);
+    tdm_sched_round(&j.s[0]);
+    tdm_sched_send(&j.s[0], buf, 1, MPI_DOUBLE, 2);
+    tdm_sched_recv(&j.s[1], buf, 1, MPI_DOUBLE, 2);
+    tdm_sched_round(&j.s[1]);
+    tdm_sched_recv(&j.s[1], buf + 200, 125, MPI_DOUBLE, 0);
+    tdm_sched_send(&j.s[2], buf, 1, MPI_DOUBLE, 1);
+    tdm_sched_round(&j.s[2]);
+    tdm_sched_recv(&j.s[2], buf + 1, 1, MPI_DOUBLE, 0);
+    expect_latency(&j, 1, 0, 3.0, "a rendezvous's sender waits for its receive to be posted");
+}
+
 static void unmatched(void)
 {
     job j;
@@ -263,6 +300,12 @@ static void unmatched(void)
     int rc;
     latency_of(&j, 0, 1e9, &rc);
     expect(rc == MPI_ERR_INTERN, "a receive no send matches: MPI_ERR_INTERN");
+    begin(&j, 3);
+    tdm_sched_send(&j.s[0], buf, 1, MPI_DOUBLE, 1);
+    tdm_sched_recv(&j.s[1], buf, 1, MPI_DOUBLE, 0);
+    tdm_torus ring = {.ndims = 1, .dims = {4}};
+    latency_on(&j, 0, 1e9, &ring, &rc);
+    expect(rc == MPI_ERR_ARG, "3 ranks on a torus of 4: MPI_ERR_ARG");
 }
 
 int main(void)
@@ -284,6 +327,8 @@ int main(void)
     both_ways(0, 3.0, "0 <-> 1 on a unidirectional ring: one link, shared");
     both_ways(1, 2.0, "0 <-> 1 on a bidirectional ring: a link each way");
     reduction_first();
+    out_of_order();
+    rendezvous_sender();
     unmatched();
     printf("%d checks, %d failures\n", checks, failures);
     return failures ? 1 : 0;

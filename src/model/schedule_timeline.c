@@ -31,10 +31,10 @@ typedef struct {
     tl_op *ops;
     int *round_end;
     int nops, nrounds, added;
-    /* the replay: the round running, from start; its sends made (posted), the CPU's time then and when
-     * its sends have left */
-    int round, posted;
-    double start, posted_cpu, sends_done;
+    /* the replay: the round running, from start; its actions reached (round_posted) and the CPU's time
+     * then */
+    int round, round_posted;
+    double start, posted_cpu;
 } tl_rank;
 
 typedef struct {
@@ -51,9 +51,10 @@ struct tdm_timeline {
     tl_rank *ranks;
     int *sent_to, *received_from; /* per peer, while a rank is added: its messages so far */
     tdm_torus torus;              /* the ranks' network (torus.ndims 0: none) */
-    /* every send made in the replay, by (sender, receiver, seq); open addressing */
+    /* every send made and receive posted in the replay, by (sender, receiver, seq, which); open
+     * addressing */
     uint64_t *keys;
-    tl_op **sent;
+    tl_op **posted;
     size_t slots;
     int slot_bits;
     tl_arrival *scratch; /* a round's receives */
@@ -81,8 +82,8 @@ tdm_timeline *tdm_timeline_new(int p)
 
 static void free_replay(tdm_timeline *tl)
 {
-    free(tl->keys), free(tl->sent), free(tl->scratch), free(tl->use_first), free(tl->uses), free(tl->heap);
-    tl->keys = NULL, tl->sent = NULL, tl->scratch = NULL, tl->use_first = NULL, tl->uses = NULL, tl->heap = NULL;
+    free(tl->keys), free(tl->posted), free(tl->scratch), free(tl->use_first), free(tl->uses), free(tl->heap);
+    tl->keys = NULL, tl->posted = NULL, tl->scratch = NULL, tl->use_first = NULL, tl->uses = NULL, tl->heap = NULL;
 }
 
 void tdm_timeline_free(tdm_timeline *tl)
@@ -117,6 +118,8 @@ int tdm_timeline_add(tdm_timeline *tl, const tdm_schedule *s, double elem_bytes,
     k->round_end = malloc(sizeof(int) * (size_t)(s->nrounds ? s->nrounds : 1));
     if (!k->ops || !k->round_end)
         return MPI_ERR_NO_MEM;
+    if (t && tdm_torus_ranks(t) != tl->p)
+        return MPI_ERR_ARG;
     if (t)
         tl->torus = *t;
     for (int round = 0; round < s->nrounds; round++) {
@@ -147,10 +150,14 @@ int tdm_timeline_add(tdm_timeline *tl, const tdm_schedule *s, double elem_bytes,
     return MPI_SUCCESS;
 }
 
-/* The key of the message seq from sender to receiver: never 0, the empty slot's. */
-static uint64_t key_of(const tdm_timeline *tl, int sender, int receiver, int seq)
+enum { SEND_SIDE, RECEIVE_SIDE };
+
+/* The key of the message seq from sender to receiver, its send's or its receive's: never 0, the empty
+ * slot's. */
+static uint64_t key_of(const tdm_timeline *tl, int sender, int receiver, int seq, int side)
 {
-    return (((uint64_t)sender * (uint64_t)tl->p + (uint64_t)receiver) << 24 | (uint64_t)seq) + 1;
+    uint64_t pair = (uint64_t)sender * (uint64_t)tl->p + (uint64_t)receiver;
+    return ((pair << 24 | (uint64_t)seq) << 1 | (uint64_t)side) + 1;
 }
 
 static size_t slot_of(const tdm_timeline *tl, uint64_t key)
@@ -161,36 +168,54 @@ static size_t slot_of(const tdm_timeline *tl, uint64_t key)
     return i;
 }
 
+/* Records op, rank r's send or receive, as reached in the replay. */
+static void record(tdm_timeline *tl, int r, tl_op *op)
+{
+    uint64_t key = op->kind == OP_SEND ? key_of(tl, r, op->peer, op->seq, SEND_SIDE)
+                                       : key_of(tl, op->peer, r, op->seq, RECEIVE_SIDE);
+    size_t slot = slot_of(tl, key);
+    tl->keys[slot] = key, tl->posted[slot] = op;
+}
+
+/* The other side of op, rank r's send or receive, if its peer has reached it. */
+static tl_op *matching(tdm_timeline *tl, int r, const tl_op *op)
+{
+    uint64_t key = op->kind == OP_SEND ? key_of(tl, r, op->peer, op->seq, RECEIVE_SIDE)
+                                       : key_of(tl, op->peer, r, op->seq, SEND_SIDE);
+    size_t slot = slot_of(tl, key);
+    return tl->keys[slot] ? tl->posted[slot] : NULL;
+}
+
 /* Rank r's round from its start: its actions in order, a send or a reduction or copy taking the CPU
- * when reached, a receive posted when reached. On the port a send leaves once the sends before it have sent
- * their bytes; on links, at once (sharing them is the replays' concern). */
+ * when reached, a receive posted when reached. On the port a send leaves once the sends before it have
+ * sent their bytes; on links, at once (sharing them is the replays' concern). */
 static void post_round(tdm_timeline *tl, int r)
 {
     tl_rank *k = &tl->ranks[r];
     int first = k->round ? k->round_end[k->round - 1] : 0, end = k->round_end[k->round];
-    double cpu = k->start, done = k->start, port_free = k->start;
+    double cpu = k->start, port_free = k->start;
     for (int i = first; i < end; i++) {
         tl_op *op = &k->ops[i];
         if (op->kind == OP_LOCAL)
             cpu += op->cpu;
-        if (op->kind == OP_RECV)
-            op->posted = cpu;
-        if (op->kind != OP_SEND)
-            continue;
-        cpu += op->cpu;
-        op->posted = op->departure = cpu;
-        if (op->link == PORT) {
-            op->departure = cpu > port_free ? cpu : port_free; /* the port may still be busy */
-            port_free = op->departure + op->gap;
+        if (op->kind == OP_SEND) {
+            cpu += op->cpu;
+            op->departure = cpu;
+            if (op->link == PORT) {
+                op->departure = cpu > port_free ? cpu : port_free; /* the port may still be busy */
+                port_free = op->departure + op->gap;
+            }
         }
-        op->start = op->departure; /* a rendezvous's, once its receive is posted: finish_round's */
-        double left = op->departure + op->gap + op->delay;
-        done = left > done ? left : done;
-        size_t slot = slot_of(tl, key_of(tl, r, op->peer, op->seq));
-        tl->keys[slot] = key_of(tl, r, op->peer, op->seq);
-        tl->sent[slot] = op;
+        if (op->kind != OP_LOCAL)
+            op->posted = cpu, record(tl, r, op);
     }
-    k->posted_cpu = cpu, k->sends_done = done, k->posted = 1;
+    k->posted_cpu = cpu, k->round_posted = 1;
+}
+
+/* When a send's bytes start: a rendezvous's once its receive is posted too. */
+static double start_of(const tl_op *send, const tl_op *receive)
+{
+    return send->rendezvous && receive->posted > send->departure ? receive->posted : send->departure;
 }
 
 static int by_arrival(const void *a, const void *b)
@@ -199,41 +224,47 @@ static int by_arrival(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Rank r's round ends, if every message it receives has been sent: the receives complete in the order
- * they arrive, each taking o_r of the CPU (a lone message's one-way time includes it), after its local
- * work. Returns 0 if a sender has not reached its send yet. */
+/* Rank r's round ends, if every message it receives has been sent and every rendezvous it sends has its
+ * receive posted: its sends once their bytes have left, its receives in the order they arrive, each
+ * taking o_r of the CPU (a lone message's one-way time includes it), after its local work. Returns 0 if
+ * a peer has not reached its side of a message yet. */
 static int finish_round(tdm_timeline *tl, int r)
 {
     tl_rank *k = &tl->ranks[r];
     int first = k->round ? k->round_end[k->round - 1] : 0, end = k->round_end[k->round], n = 0;
-    double cpu = k->posted_cpu;
+    double cpu = k->posted_cpu, sent = k->start;
     for (int i = first; i < end; i++) {
-        const tl_op *op = &k->ops[i];
+        tl_op *op = &k->ops[i], *other = op->kind == OP_LOCAL ? NULL : matching(tl, r, op);
+        if (op->kind == OP_SEND) { /* its bytes take its gap, and what sharing adds, once they start */
+            if (op->rendezvous && !other)
+                return 0;
+            double left = (other ? start_of(op, other) : op->departure) + op->gap + op->delay;
+            sent = left > sent ? left : sent;
+        }
         if (op->kind != OP_RECV)
             continue;
-        size_t slot = slot_of(tl, key_of(tl, op->peer, r, op->seq));
-        if (!tl->keys[slot])
+        if (!other)
             return 0;
-        tl_op *send = tl->sent[slot];
-        send->start = send->rendezvous && op->posted > send->departure ? op->posted : send->departure;
+        other->start = start_of(other, op);
         /* one_way: from the send's start, its o_s included */
-        tl->scratch[n++] = (tl_arrival){send->start + send->one_way - send->cpu + send->delay, op->cpu};
+        tl->scratch[n++] = (tl_arrival){other->start + other->one_way - other->cpu + other->delay, op->cpu};
     }
     qsort(tl->scratch, (size_t)n, sizeof *tl->scratch, by_arrival);
     for (int i = 0; i < n; i++)
         cpu = cpu + tl->scratch[i].cpu > tl->scratch[i].arrival ? cpu + tl->scratch[i].cpu : tl->scratch[i].arrival;
-    k->start = cpu > k->sends_done ? cpu : k->sends_done;
-    k->round++, k->posted = 0;
+    k->start = cpu > sent ? cpu : sent;
+    k->round++, k->round_posted = 0;
     return 1;
 }
 
 /* Every rank's rounds from time 0, by the sends' delays: passes over the ranks, each taking every rank
- * as far as its messages allow; one that moves none means a receive that no send matches. */
+ * as far as its messages allow; one that moves none (reaches no round, ends none) means a message whose
+ * other side is never reached. */
 static int replay(tdm_timeline *tl, double *latency)
 {
     memset(tl->keys, 0, sizeof *tl->keys * tl->slots);
     for (int r = 0; r < tl->p; r++)
-        tl->ranks[r].round = tl->ranks[r].posted = 0, tl->ranks[r].start = 0;
+        tl->ranks[r].round = tl->ranks[r].round_posted = 0, tl->ranks[r].start = 0;
     int running = tl->p;
     *latency = 0;
     while (running > 0) {
@@ -242,8 +273,8 @@ static int replay(tdm_timeline *tl, double *latency)
         for (int r = 0; r < tl->p; r++) {
             tl_rank *k = &tl->ranks[r];
             while (k->round < k->nrounds) {
-                if (!k->posted)
-                    post_round(tl, r);
+                if (!k->round_posted)
+                    post_round(tl, r), moved = 1;
                 if (!finish_round(tl, r))
                     break;
                 moved = 1;
@@ -274,16 +305,19 @@ static int links_of(const tdm_timeline *tl, int r, const tl_op *op, int *links, 
     return 1;
 }
 
-enum { MAX_ROUTE = 64 * TDM_TORUS_MAX_DIMS };
-
 /* Which sends cross which link (use_first, uses), and room for one link's flows. */
 static int index_links(tdm_timeline *tl)
 {
-    int route[MAX_ROUTE], busiest = 0;
+    int longest = 1, busiest = 0; /* longest: a route's links at most, half of each ring */
+    for (int d = 0; d < tl->torus.ndims; d++)
+        longest += tl->torus.dims[d] / 2;
+    int *route = malloc(sizeof *route * (size_t)longest);
     tl->nlinks = tl->torus.ndims ? tdm_torus_links(&tl->torus) : tl->p * PORT;
     tl->use_first = calloc((size_t)tl->nlinks + 1, sizeof *tl->use_first);
-    if (!tl->use_first)
+    if (!route || !tl->use_first) {
+        free(route);
         return MPI_ERR_NO_MEM;
+    }
     for (int pass = 0; pass < 2; pass++) { /* count, then fill */
         for (int r = 0; r < tl->p; r++)
             for (int i = 0; i < tl->ranks[r].nops; i++) {
@@ -291,8 +325,8 @@ static int index_links(tdm_timeline *tl)
                 op->delay = 0;
                 if (op->kind != OP_SEND)
                     continue;
-                int n = links_of(tl, r, op, route, MAX_ROUTE);
-                for (int h = 0; h < n && h < MAX_ROUTE; h++) {
+                int n = links_of(tl, r, op, route, longest);
+                for (int h = 0; h < n; h++) {
                     if (pass == 0)
                         tl->use_first[route[h] + 1]++;
                     else
@@ -307,10 +341,13 @@ static int index_links(tdm_timeline *tl)
             }
             tl->uses = malloc(sizeof *tl->uses * (size_t)(tl->use_first[tl->nlinks] + 1));
             tl->heap = malloc(sizeof *tl->heap * (size_t)(busiest + 1));
-            if (!tl->uses || !tl->heap)
+            if (!tl->uses || !tl->heap) {
+                free(route);
                 return MPI_ERR_NO_MEM;
+            }
         }
     }
+    free(route);
     /* filling moved each link's first use to the next link's: back by one */
     memmove(tl->use_first + 1, tl->use_first, sizeof *tl->use_first * (size_t)tl->nlinks);
     tl->use_first[0] = 0;
@@ -399,7 +436,7 @@ static double share_links(tdm_timeline *tl, double damping)
 
 int tdm_timeline_latency(tdm_timeline *tl, double *latency)
 {
-    size_t sends = 0;
+    size_t messages = 0; /* sends and receives */
     int busiest_round = 1;
     for (int r = 0; r < tl->p; r++) {
         tl_rank *k = &tl->ranks[r];
@@ -408,17 +445,17 @@ int tdm_timeline_latency(tdm_timeline *tl, double *latency)
         for (int i = 0, round = 0; round < k->nrounds; round++) {
             int receives = 0;
             for (; i < k->round_end[round]; i++)
-                sends += k->ops[i].kind == OP_SEND, receives += k->ops[i].kind == OP_RECV;
+                messages += k->ops[i].kind != OP_LOCAL, receives += k->ops[i].kind == OP_RECV;
             busiest_round = receives > busiest_round ? receives : busiest_round;
         }
     }
     free_replay(tl);
-    for (tl->slots = 16, tl->slot_bits = 4; tl->slots < 2 * sends; tl->slots *= 2, tl->slot_bits++)
+    for (tl->slots = 16, tl->slot_bits = 4; tl->slots < 2 * messages; tl->slots *= 2, tl->slot_bits++)
         ;
     tl->keys = malloc(sizeof *tl->keys * tl->slots);
-    tl->sent = malloc(sizeof *tl->sent * tl->slots);
+    tl->posted = malloc(sizeof *tl->posted * tl->slots);
     tl->scratch = malloc(sizeof *tl->scratch * (size_t)busiest_round);
-    if (!tl->keys || !tl->sent || !tl->scratch)
+    if (!tl->keys || !tl->posted || !tl->scratch)
         return MPI_ERR_NO_MEM;
     int rc = index_links(tl);
     if (rc != MPI_SUCCESS)

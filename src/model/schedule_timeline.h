@@ -8,9 +8,10 @@
  * Costs come from a table measured by `tandem-model loggp` (loggp_prtt.h), as for the CPU overhead:
  * a send takes o_s(s) of its rank's CPU; its data reach the peer one-way(s) after the send began, (k - 1) L
  * later across k torus links, where o_r(s) of the receiver's CPU completes it (one-way(s) is half the
- * round trip measured, o_s and o_r included), or, if it has more bytes than the eager limit, one-way(s)
- * after both the send began and the receive was posted; a reduction or copy takes the CPU when its rank
- * reaches it (by the schedule's rule it never reads what its own round receives).
+ * round trip measured, o_s and o_r included), or, if it has more bytes than the eager limit and its
+ * receive is posted after o_s, one-way(s) less o_s after that: a rendezvous, whose sender's round also
+ * waits for its bytes to leave from then. A reduction or copy takes the CPU when its rank reaches it (by
+ * the schedule's rule it never reads what its own round receives).
  *
  * Links: on a torus a message crosses the links of its route (torus_route.h), which every rank's
  * messages share; without one, a send takes the link it names, else its rank's port. What its bytes add
@@ -31,13 +32,14 @@ typedef struct tdm_timeline tdm_timeline;
 tdm_timeline *tdm_timeline_new(int p);
 void tdm_timeline_free(tdm_timeline *tl);
 
-/* Records the program of rank s->rank (each rank once), costed by table p, c and torus t (NULL: none);
- * bytes as tdm_rank_work_of counts them. MPI_SUCCESS or MPI_ERR_NO_MEM. */
+/* Records the program of rank s->rank (each rank once), costed by table p, c and torus t (NULL: none;
+ * else of the timeline's p ranks); bytes as tdm_rank_work_of counts them. MPI_SUCCESS, MPI_ERR_ARG (a
+ * torus of another size) or MPI_ERR_NO_MEM. */
 int tdm_timeline_add(tdm_timeline *tl, const tdm_schedule *s, double elem_bytes, const tdm_loggp_params *p,
                      const tdm_cpu_costs *c, const tdm_torus *t);
 
 /* Runs every rank's rounds from time 0: *latency is the last rank's end. MPI_ERR_INTERN if a receive
- * has no matching send or a rank was not added. */
+ * has no matching send (or a send above the eager limit no receive) or a rank was not added. */
 int tdm_timeline_latency(tdm_timeline *tl, double *latency);
 
 #endif

@@ -6,8 +6,9 @@
  * toward higher coordinates if the target y has x < y <= x + n/2, or if x > n/2 and y <= (x + n/2) mod n.
  *
  * A link is the one between a rank and its neighbour toward higher coordinates in one dimension, named
- * by the rank (rank * TDM_TORUS_MAX_DIMS + dimension), as SimGrid names it; on a bidirectional torus
- * each way is its own link (the number times 2, plus 1 for the way toward lower coordinates).
+ * by that rank and the dimension (rank * TDM_TORUS_MAX_DIMS + dimension): the same links as SimGrid's,
+ * whose numbers differ (its dimensions reversed, its own count per node). On a bidirectional torus each
+ * way is its own link (the number times 2, plus 1 for the way toward lower coordinates).
  */
 #ifndef TANDEM_TORUS_ROUTE_H
 #define TANDEM_TORUS_ROUTE_H
