@@ -9,7 +9,7 @@
 
 #include "../src/base/state.h"
 #include "../src/core/request.h"
-#include "../src/model/cpu_overhead.h"
+#include "../src/select/select_estimate.h"
 
 #include <math.h>
 #include <string.h>
@@ -87,7 +87,7 @@ static int start(int k, int n, MPI_Comm comm, TDM_Request *req)
  * among lanes and sub-colors as 1000 ints do; 7 ints would not). Returns 1 if the call ran in lanes. */
 static int against_model(struct tdm_request *req, int n, const tdm_rank_work *live)
 {
-    const tdm_schedule *s = req->exec.sched;
+    const tdm_schedule *s = req->run.exec.sched;
     const char *prefix = "allgather_torus_bucket";
     if (n != N || strncmp(s->algorithm, prefix, strlen(prefix)) != 0)
         return 0;
@@ -96,7 +96,7 @@ static int against_model(struct tdm_request *req, int n, const tdm_rank_work *li
     tdm_rank_work work[MAX_RANKS];
     tdm_cpu_costs costs = {0};
     tdm_cpu_estimate e;
-    int rc = tdm_cpu_estimate_of("allgather", s->algorithm + strlen("allgather_"), size, (double)n * sizeof(int),
+    int rc = tdm_select_estimate("allgather", s->algorithm + strlen("allgather_"), size, (double)n * sizeof(int),
                                  &tdm_global.loggp, &torus, NULL, &costs, work, &e);
     const tdm_rank_work *m = &work[rank];
     check(rc == MPI_SUCCESS && m->sends == live->sends && m->recvs == live->recvs &&
@@ -104,7 +104,7 @@ static int against_model(struct tdm_request *req, int n, const tdm_rank_work *li
           "%s of %d ints, rank %d: the model counts %d sends (%.0f B), %d receives (%.0f B); the live schedules "
           "%d (%.0f B), %d (%.0f B)", s->algorithm, n, rank, m->sends, m->sent_bytes, m->recvs, m->received_bytes,
           live->sends, live->sent_bytes, live->recvs, live->received_bytes);
-    return req->lane_next != NULL;
+    return req->run.lane_next != NULL;
 }
 
 int main(int argc, char **argv)
@@ -146,7 +146,7 @@ int main(int argc, char **argv)
             if (rc != MPI_SUCCESS)
                 continue;
             tdm_rank_work w = {0}, lane;
-            for (struct tdm_request *r = req; r; r = r->lane_next) { /* the call's lanes, if it has several */
+            for (const tdm_run *r = &req->run; r; r = r->lane_next) { /* the call's lanes, if it has several */
                 tdm_rank_work_of(r->exec.sched, 0, NULL, &lane);
                 w.sends += lane.sends, w.recvs += lane.recvs, w.sent_bytes += lane.sent_bytes;
                 w.received_bytes += lane.received_bytes, w.reduced_bytes += lane.reduced_bytes;

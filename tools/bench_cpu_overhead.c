@@ -24,7 +24,7 @@
 #include "bench.h"
 
 #include "../src/base/smpi_support.h"
-#include "../src/model/cpu_overhead.h"
+#include "../src/select/select_estimate.h"
 #include "../src/model/loggp.h"
 
 #include <stdio.h>
@@ -230,7 +230,7 @@ static void cpu_one(const bench_collective *c, long bytes, const bench_options *
     const char *ran = !strncmp(algorithm, c->name, prefix) && algorithm[prefix] == '_' ? algorithm + prefix + 1 : NULL;
     if (ran && !strcmp(ran, "dcp")) /* through DCPs: the application's messages, whatever they run */
         ran = NULL;
-    int modelled = table.nsizes && tdm_cpu_estimate_of(c->name, ran, size, (double)bytes, &model, NULL, &table, &costs,
+    int modelled = table.nsizes && tdm_select_estimate(c->name, ran, size, (double)bytes, &model, NULL, &table, &costs,
                                                        NULL, &e) == MPI_SUCCESS;
     printf("\n%s, %ld bytes, %d ranks; Tandem's algorithm %s", c->name, bytes, size, algorithm);
     if (modelled)

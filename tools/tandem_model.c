@@ -39,11 +39,11 @@
  */
 #include "../src/model/collective_costs.h"
 #include "mpi_thread_option.h"
-#include "../src/agents/dcp_protocol.h"
+#include "../src/dcp/dcp_protocol.h"
 #include "../src/model/dcp_model.h"
 #include "../src/model/loggp.h"
 #include "../src/model/call_args.h"
-#include "../src/model/cpu_overhead.h"
+#include "../src/select/select_estimate.h"
 #include "../src/model/loggp_prtt.h"
 #include "../src/model/schedule_cost.h"
 #include "../src/model/split_tree_model.h"
@@ -756,7 +756,7 @@ static int overhead(const model_options *o)
             return 2;
         }
     }
-    int rc = work ? tdm_cpu_estimate_of(o->collective, o->algorithm, p, o->bytes, &o->m, o->dims ? &torus : NULL,
+    int rc = work ? tdm_select_estimate(o->collective, o->algorithm, p, o->bytes, &o->m, o->dims ? &torus : NULL,
                                         table, &costs, work, &e)
                   : MPI_ERR_NO_MEM;
     if (rc != MPI_SUCCESS) {

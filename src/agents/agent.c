@@ -4,15 +4,12 @@
  * change between collectives).
  */
 #include "agent.h"
-#include "dcp.h"
 
 #include "../base/error.h"
 #include "../base/smpi_support.h"
 #include "../base/state.h"
-#include "../core/request.h"
 #include "../model/split_tree_model.h"
 #include "../placement/placement.h"
-#include "tandem.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +18,8 @@
 static tdm_progress_mode mode = TDM_PROGRESS_INLINE;
 static int mode_asked;       /* a mode was set before TDM_Init: applied there */
 static tdm_progress_mode asked;
-static int dcp_asked;        /* "dcp": dedicated collective processes (dcp.h), the rest inline */
+static int dcp_asked;        /* "dcp": dedicated collective processes (src/dcp/), the rest inline */
+static int dcp_chosen;       /* the job runs in dcp progress, chosen at TDM_Init */
 
 static int parse_mode(const char *fn, const char *name, tdm_progress_mode *out)
 {
@@ -90,7 +88,7 @@ int tdm_progress_set(const char *fn, const char *name)
     }
     /* the application's side of a call through a DCP runs inline (its first call on a communicator waits
      * for the communicator's name there), and so do the calls the DCPs do not serve */
-    if (tdm_dcp_active() && wanted != TDM_PROGRESS_INLINE)
+    if (dcp_chosen && wanted != TDM_PROGRESS_INLINE)
         return tdm_error(fn, MPI_ERR_OTHER, "the job runs in dcp progress, chosen at TDM_Init; \"%s\" is refused "
                                             "(argument mode)", name);
     return switch_to(fn, wanted);
@@ -156,17 +154,20 @@ int tdm_agents_init(const char *fn)
                              env);
     }
     mode_asked = 0;
-    if (dcp_asked) {
-        dcp_asked = 0;
-        return tdm_dcp_init(fn); /* on a dedicated collective process: does not return */
-    }
+    dcp_chosen = dcp_asked;
+    dcp_asked = 0;
+    if (dcp_chosen)
+        return MPI_SUCCESS; /* TDM_Init divides the job next (src/dcp/) */
     if (wanted != TDM_PROGRESS_INLINE && switch_to(fn, wanted) != MPI_SUCCESS)
-        fprintf(stderr, "tandem: %s\n", TDM_Last_error());
+        fprintf(stderr, "tandem: %s\n", tdm_last_error());
     return MPI_SUCCESS;
 }
 
+int tdm_progress_dcp_chosen(void) { return dcp_chosen; }
+
 void tdm_agents_finalize(void)
 {
+    dcp_chosen = 0;
     tdm_thread_agent_stop();
     tdm_split_finalize();
     tdm_inline_finalize();
@@ -175,11 +176,11 @@ void tdm_agents_finalize(void)
 
 /* The lanes after the first of a call: to color threads under the thread agent, else interleaved
  * inline. (Calls in lanes are never split: split schedules are trees.) */
-static __attribute__((noinline)) void start_lanes(struct tdm_request *req)
+static __attribute__((noinline)) void start_lanes(tdm_run *run)
 {
-    for (struct tdm_request *lane = req->lane_next; lane; lane = lane->lane_next) {
+    for (tdm_run *lane = run->lane_next; lane; lane = lane->lane_next) {
         lane->split_tail = 0;
-        lane->agent = req->agent;
+        lane->agent = run->agent;
         if (lane->agent == TDM_PROGRESS_THREAD)
             tdm_thread_agent_hand_over(lane);
         else
@@ -187,24 +188,24 @@ static __attribute__((noinline)) void start_lanes(struct tdm_request *req)
     }
 }
 
-void tdm_agent_start(struct tdm_request *req)
+void tdm_agent_start(tdm_run *run)
 {
-    req->split_tail = 0;
+    run->split_tail = 0;
     if (mode == TDM_PROGRESS_SPLIT) {
-        tdm_split_start(req); /* it picks the agent of each segment */
-        if (req->lane_next)
-            start_lanes(req);
+        tdm_split_start(run); /* it picks the agent of each segment */
+        if (run->lane_next)
+            start_lanes(run);
         return;
     }
-    req->agent = mode;
+    run->agent = mode;
     /* The lanes run independently (each has its own tag): the others start first, so that the common
      * call, in one lane, ends with its own start. */
-    if (req->lane_next)
-        start_lanes(req);
+    if (run->lane_next)
+        start_lanes(run);
     if (mode == TDM_PROGRESS_THREAD)
-        tdm_thread_agent_hand_over(req);
+        tdm_thread_agent_hand_over(run);
     else
-        tdm_inline_start(req);
+        tdm_inline_start(run);
 }
 
 void tdm_agent_progress(void)
@@ -224,16 +225,16 @@ int tdm_agent_block(unsigned long mark)
     return MPI_SUCCESS;
 }
 
-int tdm_agent_wait(struct tdm_request *req)
+int tdm_agent_wait(tdm_run *run)
 {
-    if (req->agent == TDM_PROGRESS_THREAD)
-        return req->split_tail ? tdm_split_wait(req) : tdm_thread_agent_wait(req);
-    return tdm_inline_wait(req);
+    if (run->agent == TDM_PROGRESS_THREAD)
+        return run->split_tail ? tdm_split_wait(run) : tdm_thread_agent_wait(run);
+    return tdm_inline_wait(run);
 }
 
-int tdm_agent_check(struct tdm_request *req)
+int tdm_agent_check(tdm_run *run)
 {
-    return req->split_tail ? tdm_split_check(req) : tdm_request_done(req);
+    return run->split_tail ? tdm_split_check(run) : tdm_run_done(run);
 }
 
 int tdm_agent_running(void) { return tdm_inline_running() + tdm_thread_agent_running(); }

@@ -9,7 +9,6 @@
 #include "agent.h"
 
 #include "../base/smpi_support.h"
-#include "../core/request.h"
 
 #include <sched.h>
 #include <stdlib.h>
@@ -17,7 +16,7 @@
 /* Failed polls of a blocking wait before it starts yielding the core between polls. */
 #define SPIN_POLLS 100
 
-static struct tdm_request *running;
+static tdm_run *running;
 static int nrunning;
 /* tdm_shadow_readied() at the end of the last progress pass: every running request whose duplicate was
  * ready by then has started. */
@@ -35,58 +34,58 @@ static int *wait_index;
 static MPI_Status *wait_status;
 static int wait_cap;
 
-static void unlink_running(struct tdm_request *req)
+static void unlink_running(tdm_run *run)
 {
-    if (req->active_prev)
-        req->active_prev->active_next = req->active_next;
+    if (run->active_prev)
+        run->active_prev->active_next = run->active_next;
     else
-        running = req->active_next;
-    if (req->active_next)
-        req->active_next->active_prev = req->active_prev;
-    req->active_prev = req->active_next = NULL;
+        running = run->active_next;
+    if (run->active_next)
+        run->active_next->active_prev = run->active_prev;
+    run->active_prev = run->active_next = NULL;
     nrunning--;
 }
 
-static void complete(struct tdm_request *req)
+static void complete(tdm_run *run)
 {
-    unlink_running(req);
-    if (tdm_exec_all_done(&req->exec)) /* not after the first segment of a split schedule */
-        tdm_shadow_release(req->shadow, &req->tag_hold);
-    if (req->lane_parent) /* as in thread.c: the lane first, then the count */
-        tdm_request_mark_done_here(req);
-    struct tdm_request *whole = tdm_request_lane_finished(req); /* a call in lanes: its last lane */
+    unlink_running(run);
+    if (tdm_exec_all_done(&run->exec)) /* not after the first segment of a split schedule */
+        tdm_shadow_release(run->shadow, &run->tag_hold);
+    if (run->lane_parent) /* as in thread.c: the lane first, then the count */
+        tdm_run_mark_done_here(run);
+    tdm_run *whole = tdm_run_lane_finished(run); /* a call in lanes: its last lane */
     if (whole) {
-        tdm_request_completing(whole);
-        tdm_request_mark_done_here(whole);
+        tdm_run_completing(whole);
+        tdm_run_mark_done_here(whole);
     }
 }
 
 /* Advances one request (testing its messages, or only past rounds a blocking wait completed);
  * completes it when its schedule is done. */
-static void advance(struct tdm_request *req, int may_test)
+static void advance(tdm_run *run, int may_test)
 {
-    if (!tdm_request_bind_comm(req))
+    if (!tdm_run_bind_comm(run))
         return;
-    if (may_test ? tdm_exec_progress(&req->exec) : tdm_exec_advance_settled(&req->exec))
-        complete(req);
+    if (may_test ? tdm_exec_progress(&run->exec) : tdm_exec_advance_settled(&run->exec))
+        complete(run);
 }
 
-void tdm_inline_start(struct tdm_request *req)
+void tdm_inline_start(tdm_run *run)
 {
     /* Opportunistic progress: the collectives already running advance in every Tandem call. */
     if (nrunning > 0)
         tdm_inline_progress();
-    req->active_prev = NULL;
-    req->active_next = running;
+    run->active_prev = NULL;
+    run->active_next = running;
     if (running)
-        running->active_prev = req;
-    running = req;
+        running->active_prev = run;
+    running = run;
     nrunning++;
     /* post the first round at once; testing it so soon would rarely find anything done */
-    if (tdm_request_bind_comm(req)) {
-        tdm_exec_kick(&req->exec);
-        if (tdm_exec_finished(&req->exec))
-            complete(req);
+    if (tdm_run_bind_comm(run)) {
+        tdm_exec_kick(&run->exec);
+        if (tdm_exec_finished(&run->exec))
+            complete(run);
     }
 }
 
@@ -103,9 +102,9 @@ static void progress_pass(int may_test)
     do {
         readied = tdm_shadow_readied();
         tdm_thread_agent_pump();
-        for (struct tdm_request *req = running, *next; req; req = next) {
-            next = req->active_next;
-            advance(req, may_test);
+        for (tdm_run *run = running, *next; run; run = next) {
+            next = run->active_next;
+            advance(run, may_test);
         }
     } while (tdm_shadow_readied() != readied);
     readied_seen = readied;
@@ -187,11 +186,11 @@ int tdm_inline_block(unsigned long mark, MPI_Request *const *extra, MPI_Status *
         return MPI_SUCCESS;
     }
     int total = 0, preludes = 0, unposted = 0;
-    for (struct tdm_request *req = running; req; req = req->active_next) {
-        total += req->exec.posted > 0 ? req->exec.posted : 0;
-        preludes += req->prelude != NULL;
+    for (tdm_run *run = running; run; run = run->active_next) {
+        total += run->exec.posted > 0 ? run->exec.posted : 0;
+        preludes += run->prelude != NULL;
         /* started with a local round (no message to wait for): a pass moves it on */
-        unposted += req->exec.posted <= 0 && req->exec.comm != MPI_COMM_NULL && !tdm_exec_finished(&req->exec);
+        unposted += run->exec.posted <= 0 && run->exec.comm != MPI_COMM_NULL && !tdm_exec_finished(&run->exec);
     }
     if (unposted) {
         progress_pass(!TDM_SIMULATED);
@@ -219,9 +218,9 @@ int tdm_inline_block(unsigned long mark, MPI_Request *const *extra, MPI_Status *
     }
     for (tdm_shadow *sh = tdm_shadow_first(); sh; sh = sh->next)
         gather(&sh->dup_request, NULL, &n);
-    for (struct tdm_request *req = running; req; req = req->active_next)
-        for (int i = 0; i < req->exec.posted; i++)
-            gather(&req->exec.reqs[i], &req->exec, &n);
+    for (tdm_run *run = running; run; run = run->active_next)
+        for (int i = 0; i < run->exec.posted; i++)
+            gather(&run->exec.reqs[i], &run->exec, &n);
     if (n - n_extra + live_extras == 0) { /* nothing is waiting on MPI: the schedules move by progress */
         tdm_inline_progress();
         return MPI_SUCCESS;
@@ -266,14 +265,14 @@ int tdm_inline_block(unsigned long mark, MPI_Request *const *extra, MPI_Status *
 
 /* The general wait: progress passes over every running request, blocking between them. Out of line:
  * the common wait is for a request running alone (below). */
-static __attribute__((noinline)) int wait_with_others(struct tdm_request *req)
+static __attribute__((noinline)) int wait_with_others(tdm_run *run)
 {
     /* In simulation the blocking wait below finds what has completed without a test, and each test
      * costs simulated time (smpi/test per request): testing every running request here, right after
      * they were posted, held up the first round of a 2-chain bucket allgather by 2.4 us (24 tests of
      * 0.1 us), 2% of its 8 MiB run at 512 and at 4096 ranks. */
     progress_pass(!TDM_SIMULATED);
-    while (!tdm_request_done(req)) {
+    while (!tdm_run_done(run)) {
         int rc = tdm_inline_block(tdm_thread_agent_completions(), NULL, NULL, 0);
         if (rc != MPI_SUCCESS)
             return rc;
@@ -281,16 +280,16 @@ static __attribute__((noinline)) int wait_with_others(struct tdm_request *req)
     return MPI_SUCCESS;
 }
 
-int tdm_inline_wait(struct tdm_request *req)
+int tdm_inline_wait(tdm_run *run)
 {
     /* Only this request runs: poll its messages directly, yielding after a short spin, until it is done
      * or something else needs a general pass (a duplicate became ready, a split tail waits). In
      * simulation, block at once. */
-    if (!TDM_SIMULATED && nrunning == 1 && running == req && req->exec.comm != MPI_COMM_NULL) {
+    if (!TDM_SIMULATED && nrunning == 1 && running == run && run->exec.comm != MPI_COMM_NULL) {
         for (int polls = 0; !pass_missed() && !tdm_split_waiting(); polls++) {
-            if (tdm_exec_progress(&req->exec)) {
-                complete(req);
-                if (tdm_request_done(req))
+            if (tdm_exec_progress(&run->exec)) {
+                complete(run);
+                if (tdm_run_done(run))
                     return MPI_SUCCESS;
                 break; /* a lane of a call whose other lanes still run */
             }
@@ -298,7 +297,7 @@ int tdm_inline_wait(struct tdm_request *req)
                 sched_yield();
         }
     }
-    return wait_with_others(req);
+    return wait_with_others(run);
 }
 
 int tdm_inline_running(void) { return nrunning; }

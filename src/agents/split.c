@@ -14,55 +14,53 @@
  */
 #include "agent.h"
 
-#include "../core/request.h"
+static tdm_run *awaiting_tail; /* background running, tail to come (via split_next) */
 
-static struct tdm_request *awaiting_tail; /* background running, tail to come (via split_next) */
-
-static void list_remove(struct tdm_request *req)
+static void list_remove(tdm_run *run)
 {
-    for (struct tdm_request **link = &awaiting_tail; *link; link = &(*link)->split_next)
-        if (*link == req) {
-            *link = req->split_next;
+    for (tdm_run **link = &awaiting_tail; *link; link = &(*link)->split_next)
+        if (*link == run) {
+            *link = run->split_next;
             break;
         }
-    req->split_next = NULL;
+    run->split_next = NULL;
 }
 
 /* Hands the background segment to the progress thread, or the trailing segment to the inline agent
  * if there is no background one left. */
-static void launch_rest(struct tdm_request *req)
+static void launch_rest(tdm_run *run)
 {
-    const tdm_schedule *s = &req->sched;
-    tdm_exec *e = &req->exec;
-    __atomic_store_n(&req->complete, 0, __ATOMIC_RELAXED);
+    const tdm_schedule *s = &run->sched;
+    tdm_exec *e = &run->exec;
+    __atomic_store_n(&run->complete, 0, __ATOMIC_RELAXED);
     int bg_end = tdm_sched_bg_end(s);
     if (e->round < bg_end) {
         e->end_round = bg_end;
-        req->split_tail = bg_end < s->nrounds;
-        req->agent = TDM_PROGRESS_THREAD;
-        if (req->split_tail) {
-            req->split_next = awaiting_tail;
-            awaiting_tail = req;
+        run->split_tail = bg_end < s->nrounds;
+        run->agent = TDM_PROGRESS_THREAD;
+        if (run->split_tail) {
+            run->split_next = awaiting_tail;
+            awaiting_tail = run;
         }
-        tdm_thread_agent_hand_over(req);
+        tdm_thread_agent_hand_over(run);
     } else {
         e->end_round = s->nrounds;
-        req->split_tail = 0;
-        req->agent = TDM_PROGRESS_INLINE;
-        tdm_inline_start(req);
+        run->split_tail = 0;
+        run->agent = TDM_PROGRESS_INLINE;
+        tdm_inline_start(run);
     }
 }
 
-void tdm_split_start(struct tdm_request *req)
+void tdm_split_start(tdm_run *run)
 {
-    const tdm_schedule *s = &req->sched;
-    tdm_exec *e = &req->exec;
+    const tdm_schedule *s = &run->sched;
+    tdm_exec *e = &run->exec;
     int bg_begin = tdm_sched_bg_begin(s);
     if (bg_begin > 0) { /* the leading segment, here and now */
         e->end_round = bg_begin;
-        req->agent = TDM_PROGRESS_INLINE;
-        tdm_inline_start(req);
-        int rc = tdm_inline_wait(req);
+        run->agent = TDM_PROGRESS_INLINE;
+        tdm_inline_start(run);
+        int rc = tdm_inline_wait(run);
         if (rc != MPI_SUCCESS) { /* the request completes with the error when it is waited for */
             tdm_exec_fail(e, rc);
             return;
@@ -70,28 +68,28 @@ void tdm_split_start(struct tdm_request *req)
         if (tdm_exec_all_done(e))
             return; /* failed, or nothing else to run */
     }
-    launch_rest(req);
+    launch_rest(run);
 }
 
 /* The background segment is done: the trailing one starts on the application thread. */
-static void start_tail(struct tdm_request *req)
+static void start_tail(tdm_run *run)
 {
-    list_remove(req);
-    req->split_tail = 0;
-    launch_rest(req);
+    list_remove(run);
+    run->split_tail = 0;
+    launch_rest(run);
 }
 
 int tdm_split_poll(void)
 {
     int started = 0;
     /* starting a tail runs inline progress, which may start others: look again from the head */
-    for (struct tdm_request *req = awaiting_tail; req;) {
-        if (req->split_tail && tdm_request_done(req)) {
-            start_tail(req);
+    for (tdm_run *run = awaiting_tail; run;) {
+        if (run->split_tail && tdm_run_done(run)) {
+            start_tail(run);
             started = 1;
-            req = awaiting_tail;
+            run = awaiting_tail;
         } else {
-            req = req->split_next;
+            run = run->split_next;
         }
     }
     return started;
@@ -101,24 +99,24 @@ int tdm_split_waiting(void) { return awaiting_tail != NULL; }
 
 void tdm_split_finalize(void) { awaiting_tail = NULL; }
 
-int tdm_split_wait(struct tdm_request *req)
+int tdm_split_wait(tdm_run *run)
 {
-    int rc = tdm_thread_agent_wait(req);
-    if (rc == MPI_SUCCESS && req->split_tail) {
-        start_tail(req);
-        rc = tdm_inline_wait(req);
+    int rc = tdm_thread_agent_wait(run);
+    if (rc == MPI_SUCCESS && run->split_tail) {
+        start_tail(run);
+        rc = tdm_inline_wait(run);
     }
     return rc;
 }
 
-int tdm_split_check(struct tdm_request *req)
+int tdm_split_check(tdm_run *run)
 {
     /* read once: the progress thread may finish the background segment at any moment */
-    if (!tdm_request_done(req))
+    if (!tdm_run_done(run))
         return 0;
-    if (!req->split_tail)
+    if (!run->split_tail)
         return 1;
-    start_tail(req);
+    start_tail(run);
     tdm_inline_progress();
-    return tdm_request_done(req);
+    return tdm_run_done(run);
 }

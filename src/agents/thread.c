@@ -1,6 +1,6 @@
 /*
  * The thread agent: one progress thread per process drives every schedule handed to it; a call built in
- * lanes (TANDEM_COLOR_THREADS) has its lanes driven by color threads, as tdm_request.thread says.
+ * lanes (TANDEM_COLOR_THREADS) has its lanes driven by color threads, as tdm_run.thread says.
  *
  * Hand-off is a lock-free stack: the application pushes a request with one compare-and-swap and the
  * worker takes the whole stack with one exchange. Completion is a flag on the request (release store /
@@ -25,8 +25,8 @@
  */
 #include "agent.h"
 
-#include "../core/request.h"
 #include "../placement/placement.h"
+#include "../schedule/coll_args.h" /* TDM_MAX_LANES */
 
 #include <errno.h>
 #include <pthread.h>
@@ -53,21 +53,21 @@
 /*
  * A worker: one thread and the requests it drives. Worker 0 is the progress thread; workers 1.. are
  * color threads (TANDEM_COLOR_THREADS), started when the first lane for them arrives: a lane runs on
- * worker tdm_request.thread (its lane number, or with a torus bucket's chains, lane / chains).
+ * worker tdm_run.thread (its lane number, or with a torus bucket's chains, lane / chains).
  */
 typedef struct worker {
     int index;
     pthread_t thread;
     int started;                  /* atomic; changed under start_lock */
     int placed;                   /* atomic: the thread has bound itself to its core */
-    struct tdm_request *incoming; /* the hand-off stack (atomic) */
+    tdm_run *incoming; /* the hand-off stack (atomic) */
     int stop;                     /* atomic: finalize asks the thread to leave */
     pthread_mutex_t wake_lock;
     pthread_cond_t wake_cond;
     int sleeping;                 /* atomic: the thread sleeps on wake_cond */
     int kick;                     /* atomic: an application thread left requests running (wakes it) */
     int wheel;                    /* atomic: 1 while a thread drives the requests below */
-    struct tdm_request *mine;     /* its running requests (active_prev/next are free while they run);
+    tdm_run *mine;                /* its running requests (active_prev/next are free while they run);
                                      touched only by the wheel's holder */
 } worker;
 
@@ -87,39 +87,39 @@ static unsigned long completed_by_workers, completed_by_application;
 /* Application side: requests whose shadow is not ready yet (several application threads may start
  * collectives at once: under pending_lock; npending is read without it). */
 static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct tdm_request *pending;
+static tdm_run *pending;
 static int npending;
 
 /* ---- a worker thread ---- */
 
-static void link_mine(worker *w, struct tdm_request *req)
+static void link_mine(worker *w, tdm_run *run)
 {
-    req->active_prev = NULL;
-    req->active_next = w->mine;
+    run->active_prev = NULL;
+    run->active_next = w->mine;
     if (w->mine)
-        w->mine->active_prev = req;
-    w->mine = req;
+        w->mine->active_prev = run;
+    w->mine = run;
 }
 
 /* The request's schedule is done: the request completes, or for a call in lanes, its last lane
  * completes the user's request. */
-static void complete(worker *w, struct tdm_request *req, int by_application)
+static void complete(worker *w, tdm_run *run, int by_application)
 {
-    if (req->active_prev)
-        req->active_prev->active_next = req->active_next;
+    if (run->active_prev)
+        run->active_prev->active_next = run->active_next;
     else
-        w->mine = req->active_next;
-    if (req->active_next)
-        req->active_next->active_prev = req->active_prev;
-    req->active_prev = req->active_next = NULL;
+        w->mine = run->active_next;
+    if (run->active_next)
+        run->active_next->active_prev = run->active_prev;
+    run->active_prev = run->active_next = NULL;
     /* A lane is marked first: once the count drops, the last lane's thread may complete the call
      * and the application free every lane. After the count, only `whole` may be touched. */
-    if (req->lane_parent)
-        tdm_request_mark_done(req); /* for tag wraps */
-    struct tdm_request *whole = tdm_request_lane_finished(req);
+    if (run->lane_parent)
+        tdm_run_mark_done(run); /* for tag wraps */
+    tdm_run *whole = tdm_run_lane_finished(run);
     if (whole) {
-        tdm_request_completing(whole);
-        tdm_request_mark_done(whole);
+        tdm_run_completing(whole);
+        tdm_run_mark_done(whole);
         __atomic_add_fetch(&completions, 1, __ATOMIC_SEQ_CST);
         if (tdm_global.verbose)
             __atomic_add_fetch(by_application ? &completed_by_application : &completed_by_workers, 1,
@@ -130,20 +130,20 @@ static void complete(worker *w, struct tdm_request *req, int by_application)
 /* Takes the requests handed over since last time, oldest first, and posts their first rounds. */
 static int take_incoming(worker *w)
 {
-    struct tdm_request *stack = __atomic_exchange_n(&w->incoming, NULL, __ATOMIC_ACQUIRE), *fifo = NULL;
+    tdm_run *stack = __atomic_exchange_n(&w->incoming, NULL, __ATOMIC_ACQUIRE), *fifo = NULL;
     if (!stack)
         return 0;
     while (stack) { /* the stack holds the newest first */
-        struct tdm_request *next = stack->handoff_next;
+        tdm_run *next = stack->handoff_next;
         stack->handoff_next = fifo;
         fifo = stack;
         stack = next;
     }
-    for (struct tdm_request *req = fifo, *next; req; req = next) {
-        next = req->handoff_next;
-        link_mine(w, req);
-        tdm_request_bind_comm(req); /* the shadow is ready: this only binds */
-        tdm_exec_kick(&req->exec);
+    for (tdm_run *run = fifo, *next; run; run = next) {
+        next = run->handoff_next;
+        link_mine(w, run);
+        tdm_run_bind_comm(run); /* the shadow is ready: this only binds */
+        tdm_exec_kick(&run->exec);
     }
     return 1;
 }
@@ -152,10 +152,10 @@ static int take_incoming(worker *w)
 static int advance_all(worker *w, int by_application)
 {
     int done = 0;
-    for (struct tdm_request *req = w->mine, *next; req; req = next) {
-        next = req->active_next;
-        if (tdm_exec_progress(&req->exec)) {
-            complete(w, req, by_application);
+    for (tdm_run *run = w->mine, *next; run; run = next) {
+        next = run->active_next;
+        if (tdm_exec_progress(&run->exec)) {
+            complete(w, run, by_application);
             done++;
         }
     }
@@ -322,42 +322,42 @@ void tdm_thread_agent_stop(void)
 
 /* The worker of a request: its lane's, once that thread runs (if it cannot start, the progress thread
  * drives the lane: lanes are independent schedules, one thread can run them all). */
-static worker *worker_for(const struct tdm_request *req)
+static worker *worker_for(const tdm_run *run)
 {
-    worker *w = &workers[req->thread];
-    if (req->thread > 0 && !__atomic_load_n(&w->started, __ATOMIC_ACQUIRE) && start_worker(req->thread) != MPI_SUCCESS)
+    worker *w = &workers[run->thread];
+    if (run->thread > 0 && !__atomic_load_n(&w->started, __ATOMIC_ACQUIRE) && start_worker(run->thread) != MPI_SUCCESS)
         return &workers[0];
     return w;
 }
 
-static void push(struct tdm_request *req)
+static void push(tdm_run *run)
 {
-    worker *w = worker_for(req);
-    struct tdm_request *top = __atomic_load_n(&w->incoming, __ATOMIC_RELAXED);
+    worker *w = worker_for(run);
+    tdm_run *top = __atomic_load_n(&w->incoming, __ATOMIC_RELAXED);
     do
-        req->handoff_next = top;
-    while (!__atomic_compare_exchange_n(&w->incoming, &top, req, 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
-    if (!req->lane_parent)
+        run->handoff_next = top;
+    while (!__atomic_compare_exchange_n(&w->incoming, &top, run, 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+    if (!run->lane_parent)
         __atomic_add_fetch(&handed_over, 1, __ATOMIC_RELAXED);
     wake_thread(w);
 }
 
-void tdm_thread_agent_hand_over(struct tdm_request *req)
+void tdm_thread_agent_hand_over(tdm_run *run)
 {
-    if (__atomic_load_n(&req->shadow->ready, __ATOMIC_ACQUIRE)) {
-        tdm_request_bind_comm(req);
-        push(req);
+    if (__atomic_load_n(&run->shadow->ready, __ATOMIC_ACQUIRE)) {
+        tdm_run_bind_comm(run);
+        push(run);
         return;
     }
     /* the duplication request is tested by one application thread at a time */
     pthread_mutex_lock(&pending_lock);
-    if (tdm_request_bind_comm(req)) {
+    if (tdm_run_bind_comm(run)) {
         pthread_mutex_unlock(&pending_lock);
-        push(req);
+        push(run);
         return;
     }
-    req->handoff_next = pending;
-    pending = req;
+    run->handoff_next = pending;
+    pending = run;
     __atomic_add_fetch(&npending, 1, __ATOMIC_SEQ_CST);
     pthread_mutex_unlock(&pending_lock);
 }
@@ -368,28 +368,28 @@ void tdm_thread_agent_pump(void)
     if (__atomic_load_n(&npending, __ATOMIC_SEQ_CST) == 0)
         return;
     pthread_mutex_lock(&pending_lock);
-    for (struct tdm_request **link = &pending; *link;) {
-        struct tdm_request *req = *link;
-        if (tdm_request_bind_comm(req)) {
-            *link = req->handoff_next;
+    for (tdm_run **link = &pending; *link;) {
+        tdm_run *run = *link;
+        if (tdm_run_bind_comm(run)) {
+            *link = run->handoff_next;
             __atomic_sub_fetch(&npending, 1, __ATOMIC_SEQ_CST);
-            push(req);
+            push(run);
         } else {
-            link = &req->handoff_next;
+            link = &run->handoff_next;
         }
     }
     pthread_mutex_unlock(&pending_lock);
 }
 
-/* Whether req, or one of its lanes, waits for its shadow. */
-static int is_pending(const struct tdm_request *req)
+/* Whether run, or one of its lanes, waits for its shadow. */
+static int is_pending(const tdm_run *run)
 {
     if (__atomic_load_n(&npending, __ATOMIC_SEQ_CST) == 0)
         return 0;
     pthread_mutex_lock(&pending_lock);
     int found = 0;
-    for (const struct tdm_request *p = pending; p && !found; p = p->handoff_next)
-        for (const struct tdm_request *lane = req; lane && !found; lane = lane->lane_next)
+    for (const tdm_run *p = pending; p && !found; p = p->handoff_next)
+        for (const tdm_run *lane = run; lane && !found; lane = lane->lane_next)
             found = p == lane;
     pthread_mutex_unlock(&pending_lock);
     return found;
@@ -424,11 +424,11 @@ static void sleep_until(int (*cond)(const void *), const void *arg, int timeout_
     pthread_mutex_unlock(&done_lock);
 }
 
-/* Drives the workers of req's lanes once, where their wheels are free; returns whether anything moved. */
-static int drive_lanes(const struct tdm_request *req)
+/* Drives the workers of run's lanes once, where their wheels are free; returns whether anything moved. */
+static int drive_lanes(const tdm_run *run)
 {
     int moved = 0, driven = 0; /* bit i: worker i driven already */
-    for (const struct tdm_request *lane = req; lane; lane = lane->lane_next) {
+    for (const tdm_run *lane = run; lane; lane = lane->lane_next) {
         int i = lane->thread < TDM_MAX_LANES && __atomic_load_n(&workers[lane->thread].started, __ATOMIC_ACQUIRE)
                     ? lane->thread
                     : 0;
@@ -445,19 +445,19 @@ void tdm_thread_agent_drive(void)
         drive_from_application(&workers[i]);
 }
 
-int tdm_thread_agent_wait(struct tdm_request *req)
+int tdm_thread_agent_wait(tdm_run *run)
 {
-    while (is_pending(req)) { /* its shadow is being created: only this thread can finish that */
+    while (is_pending(run)) { /* its shadow is being created: only this thread can finish that */
         tdm_thread_agent_pump();
-        if (is_pending(req))
+        if (is_pending(run))
             sched_yield();
     }
-    for (int polls = 0; !tdm_request_done(req);) {
+    for (int polls = 0; !tdm_run_done(run);) {
         /* work of this thread's own: inline requests and split tails may be what another rank needs
          * before this request can finish */
         if (tdm_inline_running() > 0 || tdm_split_waiting())
             tdm_inline_progress();
-        if (drive_lanes(req))
+        if (drive_lanes(run))
             polls = 0;
         else if (++polls < PAUSE_SPINS)
             cpu_relax();

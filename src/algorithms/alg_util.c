@@ -1,15 +1,8 @@
 #include "alg_util.h"
 
-#include <math.h>
+#include "../model/collective_costs.h" /* the pipelined step's best segment count */
 
-void *tdm_tmp_elems(tdm_schedule *s, const tdm_typeinfo *t, MPI_Aint count)
-{
-    if (count <= 0)
-        return NULL;
-    size_t bytes = (size_t)t->true_extent + (size_t)(count - 1) * (size_t)t->extent;
-    char *p = tdm_sched_tmp(s, bytes);
-    return p ? p - t->true_lb : NULL;
-}
+#include <math.h>
 
 int tdm_segments(const tdm_coll_args *a, MPI_Aint elems, int reduces)
 {

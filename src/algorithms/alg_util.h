@@ -2,10 +2,9 @@
 #ifndef TANDEM_ALG_UTIL_H
 #define TANDEM_ALG_UTIL_H
 
+#include "../schedule/coll_blocks.h"
 #include "algorithms.h"
 
-/* Temporary buffer for count elements of a type, addressed like a user buffer of that type. */
-void *tdm_tmp_elems(tdm_schedule *s, const tdm_typeinfo *t, MPI_Aint count);
 
 /* acc = lower op acc: the incoming partial result comes from lower ranks. */
 void tdm_reduce_from_lower(tdm_schedule *s, const tdm_coll_args *a, const void *lower, void *acc,
@@ -101,10 +100,6 @@ static inline void *tdm_rank_block(const void *buf, const tdm_typeinfo *t, int c
     return tdm_elem(buf, t, (MPI_Aint)count * r);
 }
 
-/* Offsets of p consecutive blocks of the given counts (schedule memory; NULL if out of memory). */
-MPI_Aint *tdm_prefix_offsets(tdm_schedule *s, const int *counts, int p);
-/* The int displacements of a v-collective as MPI_Aint offsets (schedule memory). */
-MPI_Aint *tdm_aint_offsets(tdm_schedule *s, tdm_displs displs, int p);
 
 /* count elements split into nblocks nearly equal blocks, the first count % nblocks one larger. */
 static inline int tdm_block_count(int count, int nblocks, int i)

@@ -5,14 +5,11 @@
 #ifndef TANDEM_ALGORITHMS_H
 #define TANDEM_ALGORITHMS_H
 
+#include "../schedule/coll_args.h"
 #include "../schedule/schedule.h"
-#include "coll_args.h"
 
-typedef int (*tdm_algorithm_fn)(tdm_schedule *s, const tdm_coll_args *a);
-/* The lanes (independent schedules, see tdm_coll_args.lanes) a call is built in, for `threads` color
- * threads (1: no color threads); *per_thread: how many consecutive lanes one color thread drives.
- * Only algorithms of independent parts have one (the torus bucket's colors and chains). */
-typedef int (*tdm_lanes_fn)(const tdm_coll_args *a, int threads, int *per_thread);
+/* tdm_algorithm_fn and tdm_lanes_fn, the builders' types, are in schedule/coll_args.h: the model costs any
+ * builder without knowing the algorithms. */
 
 int tdm_barrier_dissemination(tdm_schedule *s, const tdm_coll_args *a);
 

@@ -4,7 +4,7 @@
  * the round of bit k, every block whose distance has bit k set moves k ranks ahead. At the end slot i
  * holds the block that came from rank r-i. For short blocks and many ranks.
  */
-#include "alltoall_blocks.h"
+#include "alg_util.h"
 
 #include <limits.h>
 

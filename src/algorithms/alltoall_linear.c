@@ -1,6 +1,6 @@
 /* Linear alltoall, alltoallv and alltoallw: every message posted at once in one round. Fewest rounds; for few
  * ranks or short blocks. */
-#include "alltoall_blocks.h"
+#include "alg_util.h"
 
 static int alltoall_linear(tdm_schedule *s, const tdm_coll_args *a)
 {

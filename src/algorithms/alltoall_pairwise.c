@@ -1,6 +1,6 @@
 /* Pairwise-exchange alltoall, alltoallv and alltoallw: p-1 steps; at step i rank r sends to r+i and
  * receives from r-i, so each step is a permutation and no rank is flooded. For long blocks. */
-#include "alltoall_blocks.h"
+#include "alg_util.h"
 
 static int alltoall_pairwise(tdm_schedule *s, const tdm_coll_args *a)
 {

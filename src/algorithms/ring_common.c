@@ -17,24 +17,6 @@ int tdm_even_blocks(tdm_schedule *s, MPI_Aint n, int p, MPI_Aint **offset, int *
     return 1;
 }
 
-MPI_Aint *tdm_prefix_offsets(tdm_schedule *s, const int *counts, int p)
-{
-    MPI_Aint *offset = tdm_sched_tmp(s, sizeof(MPI_Aint) * (size_t)p), sum = 0;
-    if (offset)
-        for (int b = 0; b < p; sum += counts[b++])
-            offset[b] = sum;
-    return offset;
-}
-
-MPI_Aint *tdm_aint_offsets(tdm_schedule *s, tdm_displs displs, int p)
-{
-    MPI_Aint *offset = tdm_sched_tmp(s, sizeof(MPI_Aint) * (size_t)p);
-    if (offset)
-        for (int b = 0; b < p; b++)
-            offset[b] = tdm_displ(displs, b);
-    return offset;
-}
-
 /*
  * Step t (0 <= t < p-1): rank r receives from its left neighbour the partial result of block r-t-2,
  * over the t+1 ranks before it, adds its own contribution and passes it right at step t+1. Step 0

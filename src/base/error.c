@@ -1,7 +1,6 @@
 #include "error.h"
 
-#include "tandem.h"
-
+#include <mpi.h>
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -28,4 +27,4 @@ int tdm_mpi_error(const char *fn, const char *what, int mpi_code)
     return tdm_error(fn, error_class, "%s failed in MPI: %s", what, text);
 }
 
-const char *TDM_Last_error(void) { return last_error; }
+const char *tdm_last_error(void) { return last_error; }

@@ -4,13 +4,13 @@
  * the agent runs it.
  */
 #include "../agents/agent.h"
-#include "../agents/dcp.h"
 #include "../base/error.h"
 #include "../base/state.h"
 #include "../select/select.h"
 #include "api_internal.h"
 #include "check.h"
 #include "chunked_calls.h"
+#include "handoff.h"
 #include "op_hold.h"
 #include "op_rules.h"
 #include "persistent.h"
@@ -73,7 +73,7 @@ static int block_counts(tdm_schedule *s, tdm_coll_args *a)
 /* Gives up a request that took its tag but could not start. */
 static int abandon(struct tdm_request *req, int rc)
 {
-    tdm_shadow_release(req->shadow, &req->tag_hold);
+    tdm_shadow_release(req->run.shadow, &req->run.tag_hold);
     tdm_request_free(req);
     return rc;
 }
@@ -82,14 +82,14 @@ static int abandon(struct tdm_request *req, int rc)
 static int build(const char *fn, tdm_coll_args *a, const tdm_algorithm *alg, struct tdm_request *req, int tag)
 {
     int rc = MPI_SUCCESS;
-    tdm_sched_init(&req->sched, alg->full_name, a->rank, a->size);
-    req->sched.reduce_basic = a->reduce_basic;
+    tdm_sched_init(&req->run.sched, alg->full_name, a->rank, a->size);
+    req->run.sched.reduce_basic = a->reduce_basic;
     if (a->kind == TDM_COLL_REDUCE_SCATTER_BLOCK && a->lane == 0)
-        rc = block_counts(&req->sched, a); /* the lanes after the first read the first's */
+        rc = block_counts(&req->run.sched, a); /* the lanes after the first read the first's */
     if (rc == MPI_SUCCESS)
-        rc = alg->build(&req->sched, a);
+        rc = alg->build(&req->run.sched, a);
     if (rc == MPI_SUCCESS)
-        rc = tdm_exec_init(&req->exec, &req->sched, MPI_COMM_NULL, tag);
+        rc = tdm_exec_init(&req->run.exec, &req->run.sched, MPI_COMM_NULL, tag);
     if (rc != MPI_SUCCESS)
         return tdm_error(fn, rc, "out of memory building the %s schedule", alg->full_name);
     return MPI_SUCCESS;
@@ -100,27 +100,27 @@ static int build(const char *fn, tdm_coll_args *a, const tdm_algorithm *alg, str
 static int build_lanes(const char *fn, tdm_coll_args *a, const tdm_algorithm *alg, struct tdm_request *req,
                        int per_thread)
 {
-    struct tdm_request **link = &req->lane_next;
+    tdm_run **link = &req->run.lane_next;
     for (int l = 1; l < a->lanes; l++) {
         struct tdm_request *lane = tdm_request_alloc();
         if (!lane)
             return tdm_error(fn, MPI_ERR_NO_MEM, "out of memory for the request");
         lane->kind = a->kind;
-        lane->lane = l;
-        lane->thread = l / per_thread;
-        lane->lane_parent = req;
-        *link = lane;
-        link = &lane->lane_next;
+        lane->run.lane = l;
+        lane->run.thread = l / per_thread;
+        lane->run.lane_parent = &req->run;
+        *link = &lane->run;
+        link = &lane->run.lane_next;
         int tag;
-        int rc = tdm_shadow_claim_tag(req->shadow, &lane->tag_hold, &tag);
+        int rc = tdm_shadow_claim_tag(req->run.shadow, &lane->run.tag_hold, &tag);
         if (rc != MPI_SUCCESS)
             return tdm_mpi_error(fn, "completing earlier collectives to reuse their tag", rc);
-        lane->shadow = req->shadow;
+        lane->run.shadow = req->run.shadow;
         a->lane = l;
         if ((rc = build(fn, a, alg, lane, tag)) != MPI_SUCCESS)
             return rc;
     }
-    req->lanes_running = a->lanes > 1 ? a->lanes : 1;
+    req->run.lanes_running = a->lanes > 1 ? a->lanes : 1;
     return MPI_SUCCESS;
 }
 
@@ -134,13 +134,15 @@ int tdm_building_persistent(void) { return building_persistent; }
 /* A call run in chunks (chunked_calls.h): the calls of its chunks, built while `grouping`, are
  * collected here, then joined as the lanes of one request. */
 static __thread int grouping;
-static __thread struct tdm_request *group_first, *group_tail; /* first call; last lane of the chain */
+static __thread struct tdm_request *group_first; /* the first call */
+static __thread tdm_run *group_tail; /* the last lane of the chain */
 static __thread int group_lanes;
 
 void tdm_group_begin(void)
 {
     grouping = 1;
-    group_first = group_tail = NULL;
+    group_first = NULL;
+    group_tail = NULL;
     group_lanes = 0;
 }
 
@@ -152,11 +154,11 @@ static void group_add(struct tdm_request *req)
     if (!group_first) {
         group_first = req;
     } else {
-        group_tail->lane_next = req;
-        req->lane_parent = group_first;
+        group_tail->lane_next = &req->run;
+        req->run.lane_parent = &group_first->run;
     }
-    for (struct tdm_request *lane = req;; lane = lane->lane_next) {
-        lane->lane_parent = lane == group_first ? NULL : group_first;
+    for (tdm_run *lane = &req->run;; lane = lane->lane_next) {
+        lane->lane_parent = lane == &group_first->run ? NULL : &group_first->run;
         lane->lane = group_lanes++;
         group_tail = lane;
         if (!lane->lane_next)
@@ -170,13 +172,14 @@ int tdm_group_end(int rc, void *memory, TDM_Request *request)
 {
     struct tdm_request *whole = group_first;
     grouping = 0;
-    group_first = group_tail = NULL;
+    group_first = NULL;
+    group_tail = NULL;
     if (!whole) {
         free(memory);
         return rc;
     }
     whole->owned_memory = memory;
-    whole->lanes_running = group_lanes;
+    whole->run.lanes_running = group_lanes;
     if (rc != MPI_SUCCESS) { /* the chunks started give back their tags with the request */
         tdm_request_free(whole);
         return rc;
@@ -195,7 +198,7 @@ static int launch(struct tdm_request *req, TDM_Request *request)
     if (building_persistent) {
         tdm_persistent_keep(req);
     } else {
-        tdm_agent_start(req);
+        tdm_agent_start(&req->run);
     }
     *request = req;
     return MPI_SUCCESS;
@@ -207,18 +210,23 @@ static __thread tdm_shadow *on_group;
 void tdm_coll_on_group(struct tdm_shadow *group) { on_group = group; }
 struct tdm_shadow *tdm_coll_group(void) { return on_group; }
 
-/* The application's side of a call its dedicated collective process serves: one schedule, never
- * cached (its shadow is the link's, not the communicator's). */
-static int through_dcp_start(const char *fn, tdm_coll_args *a, struct tdm_request *req, int tag,
-                             struct tdm_dcp_comm *via, TDM_Request *request)
+/* Calls another process serves (handoff.h): none unless set. */
+static const tdm_handoff *handoff;
+
+void tdm_handoff_set(const tdm_handoff *h) { handoff = h; }
+
+/* The application's side of a call another process serves (a dedicated collective process): one
+ * schedule, never cached (its shadow is the link's, not the communicator's). */
+static int handoff_start(const char *fn, tdm_coll_args *a, struct tdm_request *req, int tag, void *via,
+                         TDM_Request *request)
 {
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    tdm_sched_init(&req->sched, tdm_dcp_client_name(a), rank, size);
-    int rc = tdm_dcp_build_client(req, a, via, building_persistent);
+    tdm_sched_init(&req->run.sched, handoff->name(a), rank, size);
+    int rc = handoff->build(req, a, via, building_persistent);
     if (rc == MPI_SUCCESS)
-        rc = tdm_exec_init(&req->exec, &req->sched, MPI_COMM_NULL, tag);
+        rc = tdm_exec_init(&req->run.exec, &req->run.sched, MPI_COMM_NULL, tag);
     if (rc == MPI_ERR_COUNT)
         return abandon(req, tdm_error(fn, rc, "a block of more than INT_MAX bytes would travel to or from the dedicated "
                                               "collective process in one message (the job stops)"));
@@ -235,10 +243,10 @@ static int start(const char *fn, tdm_coll_args *a, const tdm_sched_key *key, MPI
                  TDM_Request *request)
 {
     tdm_shadow *shadow = on_group;
-    /* a call a dedicated collective process serves runs on the link to it (agents/dcp.h) */
-    struct tdm_dcp_comm *via = NULL;
-    int through_dcp = !on_group && tdm_dcp_serves(a, comm, &shadow, &via);
-    int rc = through_dcp || on_group ? MPI_SUCCESS : tdm_shadow_get(comm, &shadow);
+    /* a call a dedicated collective process serves runs on the link to it (handoff.h) */
+    void *via = NULL;
+    int handed_off = !on_group && handoff && handoff->serves(a, comm, &shadow, &via);
+    int rc = handed_off || on_group ? MPI_SUCCESS : tdm_shadow_get(comm, &shadow);
     if (rc != MPI_SUCCESS)
         return tdm_mpi_error(fn, "creating Tandem's private communicator", rc);
     if (on_group) { /* the group's ranks, not the communicator's: one schedule, not cached */
@@ -256,12 +264,12 @@ static int start(const char *fn, tdm_coll_args *a, const tdm_sched_key *key, MPI
     /* The tag first: every rank takes one per call, even if this rank then fails to start, so that
      * the ranks' sequence numbers never drift apart. */
     int tag;
-    rc = tdm_shadow_claim_tag(shadow, &req->tag_hold, &tag);
+    rc = tdm_shadow_claim_tag(shadow, &req->run.tag_hold, &tag);
     if (rc != MPI_SUCCESS) {
         tdm_request_free(req);
         return tdm_mpi_error(fn, "completing earlier collectives to reuse their tag", rc);
     }
-    req->shadow = shadow;
+    req->run.shadow = shadow;
     if ((rc = hold_types(req, a)) != MPI_SUCCESS)
         return abandon(req, tdm_mpi_error(fn, "duplicating a derived datatype", rc));
     if ((a->kind == TDM_COLL_ALLTOALLW || a->kind == TDM_COLL_NEIGHBOR_ALLTOALLW) &&
@@ -275,8 +283,8 @@ static int start(const char *fn, tdm_coll_args *a, const tdm_sched_key *key, MPI
     }
     /* -1 unless in split-tree mode; the chunks of a call are lanes, never split (split schedules are trees) */
     a->split_levels = grouping || on_group ? -1 : tdm_split_levels_for(a->size);
-    if (through_dcp)
-        return through_dcp_start(fn, a, req, tag, via, request);
+    if (handed_off)
+        return handoff_start(fn, a, req, tag, via, request);
     const tdm_algorithm *alg = tdm_select(a);
     /* every lane holds a tag of its own: never more lanes than tags (TANDEM_TAG_RANGE tests wraps) */
     unsigned long tags = tdm_shadow_tags_at_once();
@@ -289,7 +297,7 @@ static int start(const char *fn, tdm_coll_args *a, const tdm_sched_key *key, MPI
         (rc = build_lanes(fn, a, alg, req, per_thread)) != MPI_SUCCESS)
         return abandon(req, rc);
     if (shadow->peers)
-        tdm_sched_map_peers(&req->sched, shadow->peers);
+        tdm_sched_map_peers(&req->run.sched, shadow->peers);
     if (tdm_global.verbose) /* counted only when reported: an atomic add costs as much as a message */
         __atomic_add_fetch(&tdm_global.schedules_built, 1, __ATOMIC_RELAXED);
     if (key && a->lanes <= 1 && !grouping) {
@@ -312,7 +320,7 @@ static __attribute__((noinline, cold)) void report_reuse(const struct tdm_reques
     if (tdm_global.verbose)
         __atomic_add_fetch(&tdm_global.schedules_reused, 1, __ATOMIC_RELAXED);
     if (tdm_global.dump_schedules)
-        tdm_sched_dump(&req->sched, stderr);
+        tdm_sched_dump(&req->run.sched, stderr);
 }
 
 /* A call seen for the first time (or whose schedule was not kept): checks its arguments, read from its
@@ -337,13 +345,13 @@ static int start_keyed(const char *fn, tdm_sched_key *key, MPI_Comm comm, TDM_Re
         return new_call(fn, key, comm, request);
     tdm_request_revive(req);
     int tag;
-    int rc = tdm_shadow_claim_tag(shadow, &req->tag_hold, &tag);
+    int rc = tdm_shadow_claim_tag(shadow, &req->run.tag_hold, &tag);
     if (rc != MPI_SUCCESS) {
         tdm_request_free(req);
         return tdm_mpi_error(fn, "completing earlier collectives to reuse their tag", rc);
     }
-    req->shadow = shadow;
-    tdm_exec_restart(&req->exec, tag);
+    req->run.shadow = shadow;
+    tdm_exec_restart(&req->run.exec, tag);
     if (tdm_global.verbose | tdm_global.dump_schedules) /* one test on the common path */
         report_reuse(req);
     return launch(req, request);

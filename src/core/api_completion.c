@@ -58,7 +58,7 @@ static int finish(const char *fn, TDM_Request *request, MPI_Status *status)
     struct tdm_request *req = *request;
     int error = tdm_request_error(req), error_class = MPI_SUCCESS;
     if (error != MPI_SUCCESS)
-        error_class = tdm_mpi_error(fn, req->sched.algorithm, error);
+        error_class = tdm_mpi_error(fn, req->run.sched.algorithm, error);
     set_status(status, error_class);
     if (req->persistent) {
         tdm_persistent_complete(req);
@@ -82,7 +82,7 @@ int tdm_wait(const char *fn, TDM_Request *request, MPI_Status *status)
         set_status(status, MPI_SUCCESS);
         return MPI_SUCCESS;
     }
-    rc = tdm_agent_wait(*request);
+    rc = tdm_agent_wait(&(*request)->run);
     if (rc != MPI_SUCCESS)
         return tdm_mpi_error(fn, "waiting for messages", rc);
     return finish(fn, request, status);
@@ -107,13 +107,13 @@ int TDM_Test(TDM_Request *request, int *flag, MPI_Status *status)
         return MPI_SUCCESS;
     }
     tdm_agent_progress();
-    *flag = tdm_agent_check(*request);
+    *flag = tdm_agent_check(&(*request)->run);
     return *flag ? finish(fn, request, status) : MPI_SUCCESS;
 }
 
 int tdm_test_settled(TDM_Request *request, int *flag)
 {
-    *flag = idle(*request) || tdm_agent_check(*request);
+    *flag = idle(*request) || tdm_agent_check(&(*request)->run);
     return *flag && !idle(*request) ? finish("TDM_Test", request, MPI_STATUS_IGNORE) : MPI_SUCCESS;
 }
 
@@ -142,7 +142,7 @@ int TDM_Waitall(int count, TDM_Request requests[], MPI_Status *statuses)
     if (rc != MPI_SUCCESS)
         return rc;
     for (int i = 0; i < count; i++)
-        if (!idle(requests[i]) && (rc = tdm_agent_wait(requests[i])) != MPI_SUCCESS)
+        if (!idle(requests[i]) && (rc = tdm_agent_wait(&requests[i]->run)) != MPI_SUCCESS)
             return tdm_mpi_error(fn, "waiting for messages", rc);
     return finish_all(fn, count, requests, statuses);
 }
@@ -160,7 +160,7 @@ int TDM_Testall(int count, TDM_Request requests[], int *flag, MPI_Status *status
     tdm_agent_progress();
     *flag = 1;
     for (int i = 0; i < count; i++)
-        if (!idle(requests[i]) && !tdm_agent_check(requests[i]))
+        if (!idle(requests[i]) && !tdm_agent_check(&requests[i]->run))
             *flag = 0;
     return *flag ? finish_all(fn, count, requests, statuses) : MPI_SUCCESS;
 }
@@ -183,7 +183,7 @@ int TDM_Waitany(int count, TDM_Request requests[], int *index, MPI_Status *statu
             if (idle(requests[i]))
                 continue;
             live = 1;
-            if (tdm_agent_check(requests[i])) {
+            if (tdm_agent_check(&requests[i]->run)) {
                 *index = i;
                 return finish(fn, &requests[i], status);
             }
@@ -211,5 +211,5 @@ int TDM_Request_dump(TDM_Request request, FILE *out)
 
 const char *TDM_Request_algorithm(TDM_Request request)
 {
-    return tdm_request_is_live(request) ? request->sched.algorithm : NULL;
+    return tdm_request_is_live(request) ? request->run.sched.algorithm : NULL;
 }

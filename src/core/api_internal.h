@@ -3,12 +3,19 @@
 #ifndef TANDEM_API_INTERNAL_H
 #define TANDEM_API_INTERNAL_H
 
-#include "../algorithms/coll_args.h"
+#include "../schedule/coll_args.h"
 #include "tandem.h"
 
 struct tdm_shadow;
+
+/* TDM_Init and TDM_Finalize (dcp/job.c) for core and the parts below it: MPI (initialized if the
+ * program has not), the settings, placement, shadows and agents. tdm_core_report_start writes
+ * TANDEM_VERBOSE's first line (progress NULL: the agents' mode). */
+int tdm_core_init(const char *fn, int *argc, char ***argv);
+void tdm_core_report_start(const char *progress);
+int tdm_core_finalize(const char *fn);
 /* Set by a dedicated collective process around a call it makes among the DCPs of a communicator
- * (agents/dcp_server.c): until set back to NULL, the collectives this thread starts run on this group
+ * (dcp/dcp_server.c): until set back to NULL, the collectives this thread starts run on this group
  * shadow (tdm_shadow_create_group): its rank, size, peers and tags. The arguments are checked against
  * the group (roots and counts are the group's); the communicator named must be valid, no more. */
 void tdm_coll_on_group(struct tdm_shadow *group);

@@ -5,12 +5,10 @@
 #ifndef TANDEM_CHECK_H
 #define TANDEM_CHECK_H
 
-#include "../algorithms/coll_args.h"
+#include "../schedule/coll_args.h"
 
 /* Tandem initialized, a request pointer, a valid intra-communicator; fills kind, rank and size. */
 int tdm_check_call(const char *fn, MPI_Comm comm, void *request, tdm_coll_kind kind, tdm_coll_args *a);
-/* One of the common predefined datatypes (int, double, ...), known without asking MPI. */
-int tdm_type_is_common(MPI_Datatype type);
 int tdm_check_count(const char *fn, const char *name, int count);
 /* Not MPI_DATATYPE_NULL; fills the geometry. */
 int tdm_check_type(const char *fn, const char *name, MPI_Datatype type, tdm_typeinfo *info);

@@ -21,7 +21,7 @@
 #ifndef TANDEM_CHUNKED_CALLS_H
 #define TANDEM_CHUNKED_CALLS_H
 
-#include "../algorithms/coll_args.h"
+#include "../schedule/coll_args.h"
 #include "tandem.h"
 
 #define TDM_DEFAULT_CHUNK_BYTES 1761607680LL /* 2^24 * 3 * 5 * 7 */

@@ -1,12 +1,14 @@
-/* Life cycle and settings: TDM_Init, TDM_Finalize, the environment, algorithm forcing. */
+/* Life cycle and settings: what TDM_Init and TDM_Finalize do for core and the parts below it (the
+ * public functions themselves are in dcp/job.c, where dcp progress divides the job), the environment,
+ * algorithm forcing. */
 #include "../agents/agent.h"
-#include "../agents/dcp.h"
 #include "../base/error.h"
 #include "../base/state.h"
 #include "../engine/shadow_comm.h"
 #include "../placement/placement.h"
 #include "../schedule/tmp_pool.h"
 #include "../select/select.h"
+#include "api_internal.h"
 #include "chunked_calls.h"
 #include "op_hold.h"
 #include "op_rules.h"
@@ -19,10 +21,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The engine's shadows hand back what this layer hangs on them: the request holding a tag, to be
+/* The engine's shadows hand back what this layer hangs on them: the call holding a tag, to be
  * completed at tag wrap, and the schedule cache. */
-static int complete_tag_holder(tdm_tag_hold *hold) { return tdm_agent_wait(tdm_request_of_hold(hold)); }
+static int complete_tag_holder(tdm_tag_hold *hold) { return tdm_agent_wait(tdm_run_of_hold(hold)); }
 static const tdm_shadow_hooks shadow_hooks = {complete_tag_holder, tdm_sched_cache_clear};
+/* The agents hand back the calls they complete: the interposer's completion hook runs. */
+static const tdm_agent_hooks agent_hooks = {tdm_request_completing};
 
 static int env_flag(const char *name)
 {
@@ -80,9 +84,8 @@ static int read_environment(const char *fn)
     return tdm_select_init_from_env(fn);
 }
 
-int TDM_Init(int *argc, char ***argv)
+int tdm_core_init(const char *fn, int *argc, char ***argv)
 {
-    static const char *fn = "TDM_Init";
     if (tdm_global.initialized)
         return tdm_error(fn, MPI_ERR_OTHER, "Tandem is already initialized");
     int mpi_ready = 0, mpi_done = 0;
@@ -108,6 +111,7 @@ int TDM_Init(int *argc, char ***argv)
     if (rc != MPI_SUCCESS)
         return tdm_mpi_error(fn, "creating an attribute key", rc);
     tdm_op_rules_init();
+    tdm_agents_set_hooks(&agent_hooks);
     tdm_global.initialized = 1;
     tdm_global.finalized = 0;
     rc = tdm_agents_init(fn);
@@ -115,22 +119,22 @@ int TDM_Init(int *argc, char ***argv)
         tdm_global.initialized = 0;
         return rc;
     }
-    if (tdm_global.verbose) {
-        int rank = 0;
-        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-        if (rank == 0)
-            fprintf(stderr, "tandem %d.%d: %s progress, placement %s, segment %zu bytes (0: the model's)\n",
-                    TANDEM_VERSION_MAJOR, TANDEM_VERSION_MINOR,
-                    tdm_dcp_active() ? "dcp (the rest inline)"
-                    : tdm_progress_current() == TDM_PROGRESS_THREAD ? "thread" : "inline", placement_text,
-                    tdm_global.segment_bytes);
-    }
     return MPI_SUCCESS;
 }
 
-int TDM_Finalize(void)
+void tdm_core_report_start(const char *progress)
 {
-    static const char *fn = "TDM_Finalize";
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0)
+        fprintf(stderr, "tandem %d.%d: %s progress, placement %s, segment %zu bytes (0: the model's)\n",
+                TANDEM_VERSION_MAJOR, TANDEM_VERSION_MINOR,
+                progress ? progress : tdm_progress_current() == TDM_PROGRESS_THREAD ? "thread" : "inline",
+                placement_text, tdm_global.segment_bytes);
+}
+
+int tdm_core_finalize(const char *fn)
+{
     if (!tdm_global.initialized)
         return tdm_error(fn, MPI_ERR_OTHER, "Tandem is not initialized");
     int running = tdm_agent_running();
@@ -148,7 +152,6 @@ int TDM_Finalize(void)
             fprintf(stderr, "tandem: rank %d: of the progress thread's calls, %lu completed on it and %lu by "
                             "application threads driving while they waited\n", rank, by_workers, by_application);
     }
-    tdm_dcp_finalize();    /* this rank's dedicated collective process stops serving it */
     tdm_agents_finalize(); /* the progress thread stops before its shadows go */
     tdm_shadow_module_finalize();
     tdm_placement_finalize();
@@ -166,6 +169,8 @@ int TDM_Finalize(void)
     return MPI_SUCCESS;
 }
 
+const char *TDM_Last_error(void) { return tdm_last_error(); }
+
 int TDM_Initialized(int *flag)
 {
     if (!flag)
@@ -173,8 +178,6 @@ int TDM_Initialized(int *flag)
     *flag = tdm_global.initialized;
     return MPI_SUCCESS;
 }
-
-MPI_Comm TDM_Comm_world(void) { return tdm_dcp_app_world(); }
 
 int TDM_Set_algorithm(const char *collective, const char *algorithm)
 {
@@ -208,16 +211,6 @@ int TDM_Get_placement(int *app_core, int *progress_core)
                          app_core ? "progress_core" : "app_core", app_core ? "progress_core" : "app_core");
     *app_core = tdm_placement_current_core();
     *progress_core = tdm_placement_progress_core();
-    return MPI_SUCCESS;
-}
-
-int TDM_Get_dcp_placement(int *dcp, int *first_client, int *clients, int *same_node)
-{
-    const char *fn = "TDM_Get_dcp_placement";
-    const char *null = !dcp ? "dcp" : !first_client ? "first_client" : !clients ? "clients" : !same_node ? "same_node" : NULL;
-    if (null)
-        return tdm_error(fn, MPI_ERR_ARG, "%s is NULL (argument %s)", null, null);
-    tdm_dcp_placement(dcp, first_client, clients, same_node);
     return MPI_SUCCESS;
 }
 

@@ -10,17 +10,17 @@
 
 void tdm_persistent_keep(struct tdm_request *req)
 {
-    for (struct tdm_request *lane = req; lane; lane = lane->lane_next)
-        tdm_shadow_release(req->shadow, &lane->tag_hold); /* its claim keeps the shadow until freed */
+    for (tdm_run *lane = &req->run; lane; lane = lane->lane_next)
+        tdm_shadow_release(req->run.shadow, &lane->tag_hold); /* its claim keeps the shadow until freed */
     req->persistent = 1;
     req->active = 0;
 }
 
 void tdm_persistent_complete(struct tdm_request *req)
 {
-    for (struct tdm_request *lane = req; lane; lane = lane->lane_next) {
-        tdm_shadow_release(req->shadow, &lane->tag_hold);
-        tdm_shadow_put(req->shadow); /* the start's claim */
+    for (tdm_run *lane = &req->run; lane; lane = lane->lane_next) {
+        tdm_shadow_release(req->run.shadow, &lane->tag_hold);
+        tdm_shadow_put(req->run.shadow); /* the start's claim */
     }
     req->active = 0;
 }
@@ -41,12 +41,12 @@ static int check_startable(const char *fn, const char *name, TDM_Request req)
 static int start(const char *fn, struct tdm_request *req)
 {
     int lanes = 0;
-    for (struct tdm_request *lane = req; lane; lane = lane->lane_next, lanes++) {
-        int tag, rc = tdm_shadow_claim_tag(req->shadow, &lane->tag_hold, &tag);
+    for (tdm_run *lane = &req->run; lane; lane = lane->lane_next, lanes++) {
+        int tag, rc = tdm_shadow_claim_tag(req->run.shadow, &lane->tag_hold, &tag);
         if (rc != MPI_SUCCESS) { /* the lanes that claimed theirs give them back */
-            for (struct tdm_request *claimed = req; claimed != lane; claimed = claimed->lane_next) {
-                tdm_shadow_release(req->shadow, &claimed->tag_hold);
-                tdm_shadow_put(req->shadow);
+            for (tdm_run *claimed = &req->run; claimed != lane; claimed = claimed->lane_next) {
+                tdm_shadow_release(req->run.shadow, &claimed->tag_hold);
+                tdm_shadow_put(req->run.shadow);
             }
             return tdm_mpi_error(fn, "completing earlier collectives to reuse their tag", rc);
         }
@@ -56,11 +56,11 @@ static int start(const char *fn, struct tdm_request *req)
     req->on_complete = NULL;
     req->on_complete_arg = NULL;
     __atomic_store_n(&req->hook_gate, 0, __ATOMIC_RELAXED);
-    req->lanes_running = lanes;
+    req->run.lanes_running = lanes;
     req->active = 1;
     if (req->restart)
         req->restart(req);
-    tdm_agent_start(req);
+    tdm_agent_start(&req->run);
     return MPI_SUCCESS;
 }
 

@@ -20,33 +20,33 @@ struct tdm_request *tdm_request_alloc(void)
     pthread_mutex_unlock(&pool_lock);
     if (!req && !(req = malloc(sizeof *req)))
         return NULL;
-    memset(req, 0, offsetof(struct tdm_request, sched)); /* every field but the schedule, set below */
+    memset(req, 0, offsetof(struct tdm_request, run.sched)); /* every field but the schedule, set below */
     req->magic = TDM_REQUEST_MAGIC;
-    req->lanes_running = 1;
-    tdm_sched_init(&req->sched, "none", 0, 0);
-    req->exec.reqs = req->exec.reqs_inline;
+    req->run.lanes_running = 1;
+    tdm_sched_init(&req->run.sched, "none", 0, 0);
+    req->run.exec.reqs = req->run.exec.reqs_inline;
     return req;
 }
 
 /* The lanes after the first of a call, internal requests, go with it. */
 static __attribute__((noinline)) void free_lanes(struct tdm_request *req)
 {
-    for (struct tdm_request *lane = req->lane_next, *next; lane; lane = next) {
+    for (tdm_run *lane = req->run.lane_next, *next; lane; lane = next) {
         next = lane->lane_next;
         lane->lane_next = NULL; /* a lane frees no others */
-        tdm_request_free(lane);
+        tdm_request_free(tdm_request_of_run(lane));
     }
-    req->lane_next = NULL;
+    req->run.lane_next = NULL;
 }
 
 void tdm_request_free(struct tdm_request *req)
 {
-    if (req->lane_next)
+    if (req->run.lane_next)
         free_lanes(req);
-    tdm_shadow *sh = req->shadow;
+    tdm_shadow *sh = req->run.shadow;
     req->magic = 0;
     if (sh) /* a request completed by the progress thread gives its tag back here */
-        tdm_shadow_release(sh, &req->tag_hold);
+        tdm_shadow_release(sh, &req->run.tag_hold);
     if (!tdm_sched_cache_keep(req))
         tdm_request_release(req);
     if (sh)
@@ -58,12 +58,12 @@ void tdm_request_revive(struct tdm_request *req)
     /* Only what a call changes: a cached request runs in one lane, and the agent sets split_tail. Its
      * shadow is set once it holds a tag. */
     req->magic = TDM_REQUEST_MAGIC;
-    req->shadow = NULL;
+    req->run.shadow = NULL;
     req->persistent = req->active = 0; /* a freed persistent request's schedule serves any later call */
     req->on_complete = NULL;
     req->on_complete_arg = NULL;
     __atomic_store_n(&req->hook_gate, 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&req->complete, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&req->run.complete, 0, __ATOMIC_RELAXED);
 }
 
 void tdm_request_release(struct tdm_request *req)
@@ -72,8 +72,8 @@ void tdm_request_release(struct tdm_request *req)
         req->release(req);
     req->restart = NULL;
     req->release = NULL;
-    tdm_exec_destroy(&req->exec);
-    tdm_sched_destroy(&req->sched);
+    tdm_exec_destroy(&req->run.exec);
+    tdm_sched_destroy(&req->run.sched);
     for (int i = 0; i < req->nowned; i++)
         MPI_Type_free(&req->owned_types[i]);
     req->nowned = 0;
@@ -100,35 +100,9 @@ void tdm_request_pool_finalize(void)
     }
 }
 
-int tdm_request_bind_comm_slow(struct tdm_request *req)
-{
-    tdm_exec *e = &req->exec;
-    int error = MPI_SUCCESS;
-    if (req->prelude) {
-        if (!req->prelude(req, &error) && error == MPI_SUCCESS)
-            return 0;
-        req->prelude = NULL;
-        if (error != MPI_SUCCESS)
-            tdm_exec_fail(e, error);
-    }
-    if (!tdm_shadow_ready(req->shadow, &error)) {
-        if (error == MPI_SUCCESS)
-            return 0;
-        tdm_exec_fail(e, error);
-    }
-    e->comm = req->shadow->comm;
-    return 1;
-}
-
-struct tdm_request *tdm_request_lanes_finished(struct tdm_request *req)
-{
-    struct tdm_request *whole = req->lane_parent ? req->lane_parent : req;
-    return __atomic_sub_fetch(&whole->lanes_running, 1, __ATOMIC_ACQ_REL) == 0 ? whole : NULL;
-}
-
 int tdm_request_lanes_error(const struct tdm_request *req)
 {
-    for (const struct tdm_request *lane = req; lane; lane = lane->lane_next)
+    for (const tdm_run *lane = &req->run; lane; lane = lane->lane_next)
         if (lane->exec.error != MPI_SUCCESS)
             return lane->exec.error;
     return MPI_SUCCESS;
@@ -136,7 +110,7 @@ int tdm_request_lanes_error(const struct tdm_request *req)
 
 void tdm_request_dump(const struct tdm_request *req, FILE *out)
 {
-    for (const struct tdm_request *lane = req; lane; lane = lane->lane_next)
+    for (const tdm_run *lane = &req->run; lane; lane = lane->lane_next)
         tdm_sched_dump(&lane->sched, out);
 }
 
@@ -147,10 +121,10 @@ static void pass_gate(struct tdm_request *req)
         req->on_complete(req->on_complete_arg, tdm_request_error(req));
 }
 
-void tdm_request_run_hook(struct tdm_request *req)
+void tdm_request_completing(tdm_run *whole)
 {
-    if (tdm_exec_all_done(&req->exec)) /* not the background segment of a split request */
-        pass_gate(req);
+    if (tdm_exec_all_done(&whole->exec)) /* not the background segment of a split request */
+        pass_gate(tdm_request_of_run(whole));
 }
 
 void tdm_request_on_complete(struct tdm_request *req, void (*fn)(void *arg, int error), void *arg)

@@ -38,13 +38,13 @@ static int is_reduction(tdm_coll_kind kind)
 int tdm_sched_cache_admits(const struct tdm_request *req)
 {
     return req->nowned == 0 && (!is_reduction(req->key.kind) || tdm_op_is_predefined(req->key.op)) &&
-           req->sched.tmp_bytes <= TDM_SCHED_CACHE_MAX_TMP_BYTES;
+           req->run.sched.tmp_bytes <= TDM_SCHED_CACHE_MAX_TMP_BYTES;
 }
 
 int tdm_sched_cache_keep(struct tdm_request *req)
 {
-    tdm_shadow *sh = req->shadow;
-    if (!req->cacheable || !sh || sh->user_freed || req->exec.error != MPI_SUCCESS ||
+    tdm_shadow *sh = req->run.shadow;
+    if (!req->cacheable || !sh || sh->user_freed || req->run.exec.error != MPI_SUCCESS ||
         req->key.settings_epoch != tdm_global.settings_epoch)
         return 0;
     int slot = 0;

@@ -12,7 +12,7 @@
 #ifndef TANDEM_SCHED_CACHE_H
 #define TANDEM_SCHED_CACHE_H
 
-#include "../algorithms/coll_args.h"
+#include "../schedule/coll_args.h"
 #include "../engine/shadow_comm.h"
 
 /* Schedules with more temporary memory than this are not kept. */

@@ -68,7 +68,7 @@ void tdm_shadow_module_finalize(void);
 /* The shadow of comm, created on first use. */
 int tdm_shadow_get(MPI_Comm comm, tdm_shadow **shadow);
 /* A shadow for collectives among a group of the ranks of comm, without a communicator of their own
- * (a dedicated collective process's calls among the DCPs of a communicator, agents/dcp_server.c):
+ * (a dedicated collective process's calls among the DCPs of a communicator, dcp/dcp_server.c):
  * this rank is rank of the size processes peers[] (ranks of comm; the shadow owns the array), and its
  * calls take tags tag_base .. tag_base + tags - 1 of comm, which outlives the shadow. Ready at once;
  * freed with tdm_shadow_destroy once no request refers to it. */

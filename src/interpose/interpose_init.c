@@ -7,7 +7,7 @@
 #include "interpose.h"
 
 #include "../agents/agent.h"
-#include "../agents/dcp.h"
+#include "../dcp/dcp.h"
 #include "../base/state.h"
 
 #include <pthread.h>

@@ -9,7 +9,7 @@
 #ifndef TANDEM_CALL_ARGS_H
 #define TANDEM_CALL_ARGS_H
 
-#include "../algorithms/coll_args.h"
+#include "../schedule/coll_args.h"
 
 typedef struct tdm_call_args {
     tdm_coll_args a;

@@ -25,10 +25,7 @@
 #define TANDEM_COLLECTIVE_COSTS_H
 
 #include "../base/loggp_params.h"
-
-#ifndef TDM_TORUS_MAX_DIMS
-#define TDM_TORUS_MAX_DIMS 8
-#endif
+#include "../schedule/coll_args.h" /* TDM_TORUS_MAX_DIMS */
 
 typedef struct tdm_torus {
     int ndims;

@@ -1,13 +1,10 @@
 #include "cpu_overhead.h"
 
-#include "../base/state.h"
-#include "../select/select.h"
 #include "schedule_cost.h"
 #include "schedule_timeline.h"
 #include "torus_route.h"
 
 #include <stdlib.h>
-
 #include <string.h>
 
 /* What the table measured at one size: o_s, o_r, the gap, or a lone message's one-way time (half the
@@ -145,43 +142,23 @@ static void count_work(const tdm_schedule *s, const tdm_round_load *loads, void 
         c->failed = 1;
 }
 
-int tdm_cpu_estimate_of(const char *collective, const char *algorithm, int p, double bytes, const tdm_loggp *m,
+int tdm_cpu_estimate_of(const tdm_call_args *c, tdm_algorithm_fn build, double bytes, const tdm_loggp *m,
                         const tdm_torus *torus, const tdm_loggp_params *table, const tdm_cpu_costs *costs,
                         tdm_rank_work *work, tdm_cpu_estimate *out)
 {
-    memset(out, 0, sizeof *out);
-    int known = tdm_select_kind(collective);
-    if (known < 0)
+    int p = c->a.size;
+    out->latency = out->most = out->mean = out->through_dcp = 0;
+    out->busiest = 0;
+    if (!build || (torus && tdm_torus_ranks(torus) != p))
         return MPI_ERR_ARG;
-    tdm_coll_kind kind = (tdm_coll_kind)known;
-    tdm_call_args c;
-    if (torus && tdm_torus_ranks(torus) != p)
-        return MPI_ERR_ARG;
-    int rc = tdm_call_args_init(&c, kind, p, bytes, m);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (torus) { /* the network's torus, not the grid */
-        c.a.torus_ndims = torus->ndims;
-        memcpy(c.a.torus_dims, torus->dims, sizeof c.a.torus_dims);
-        c.a.torus_network = 1;
-    }
-    /* the lanes the library builds the call in (the torus bucket's chains: TANDEM_BUCKET_CHAINS, else by
-     * size on the network's torus), each with its messages */
-    c.a.bucket_chains = tdm_global.bucket_chains;
-    const tdm_algorithm *alg = algorithm ? tdm_select_named(collective, algorithm) : tdm_select(&c.a);
-    tdm_algorithm_fn build = alg ? alg->build : NULL;
-    out->algorithm = algorithm ? algorithm : alg->name;
-    int per_thread;
-    c.a.lanes = alg ? tdm_select_lanes(alg, &c.a, TDM_MAX_LANES, &per_thread) : 1;
     tdm_rank_work *own = work ? NULL : calloc((size_t)p, sizeof *own);
     work_context context = {table && table->nsizes ? table : NULL, costs, torus, work ? work : own, NULL, 0};
     if (context.table)
         context.timeline = tdm_timeline_new(p);
     tdm_schedule_cost cost;
-    rc = !build ? MPI_ERR_ARG
-         : !context.work || (context.table && !context.timeline)
-             ? MPI_ERR_NO_MEM
-             : tdm_cost_schedules(build, &c.a, c.elem_bytes, m, &cost, count_work, &context);
+    int rc = !context.work || (context.table && !context.timeline)
+                 ? MPI_ERR_NO_MEM
+                 : tdm_cost_schedules(build, &c->a, c->elem_bytes, m, &cost, count_work, &context);
     if (rc == MPI_SUCCESS && context.failed)
         rc = MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS) {
@@ -198,11 +175,10 @@ int tdm_cpu_estimate_of(const char *collective, const char *algorithm, int p, do
         if (context.table && (rc = tdm_timeline_latency(context.timeline, &replayed)) == MPI_SUCCESS)
             out->latency = costs->call + replayed; /* every rank's rounds, messages as the table measured them */
         double in, answer;
-        dcp_messages(kind, p, bytes, &in, &answer);
+        dcp_messages(c->a.kind, p, bytes, &in, &answer);
         out->through_dcp = tdm_loggp_overhead_at(context.table, in, 0) + tdm_loggp_overhead_at(context.table, answer, 1);
     }
     free(own);
     tdm_timeline_free(context.timeline);
-    tdm_call_args_free(&c);
     return rc;
 }

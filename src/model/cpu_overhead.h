@@ -58,8 +58,7 @@ typedef struct tdm_action_cost {
 void tdm_action_cost_of(const tdm_schedule *s, int i, double elem_bytes,
                         const tdm_loggp_params *p, const tdm_cpu_costs *c, const tdm_torus *t, tdm_action_cost *out);
 
-/* A collective's CPU time on p ranks by the model: every rank's schedule built (by `algorithm`, or NULL:
- * the library's choice for the call) and counted. */
+/* A collective's cost by the model. */
 typedef struct tdm_cpu_estimate {
     const char *algorithm; /* the one costed */
     double latency;        /* with a table, every rank's rounds replayed on their messages' times by it
@@ -71,14 +70,16 @@ typedef struct tdm_cpu_estimate {
                             * out and the answer in, a message each (the busiest rank's, a root's) */
 } tdm_cpu_estimate;
 
-/* The call as tdm_call_args_init describes it (the collective named, p, bytes), on the torus (NULL: the
- * ranks as a 2-D grid, without hops; else dims whose product is p), the messages' overheads
- * from table (NULL: none), the other costs c; m for the schedules' parameters and the latency without a
- * table; work (p entries, or NULL) gets each rank's
- * counts. MPI_SUCCESS; MPI_ERR_ARG for an unknown collective or an algorithm it does not have, or as
- * tdm_call_args_init; the builder's error. MPI must be up (the datatypes' sizes). */
-int tdm_cpu_estimate_of(const char *collective, const char *algorithm, int p, double bytes, const tdm_loggp *m,
-                        const tdm_torus *torus, const tdm_loggp_params *table, const tdm_cpu_costs *c,
+/* A collective's CPU time on c->a.size ranks by the model: every rank's schedule of the call c describes
+ * (its lanes and torus as the caller set them) built by `build` and counted; bytes as c was made with.
+ * The model costs the builder it is given: the cost of what selection would choose is
+ * select_estimate.h's. On the torus (NULL: the ranks as a 2-D grid, without hops; else dims whose
+ * product is the size), the messages' overheads from table (NULL: none), the other costs c; m for the
+ * latency without a table; work (one entry per rank, or NULL) gets each rank's counts. out->algorithm is
+ * left to the caller. MPI_SUCCESS; MPI_ERR_ARG without a builder or for a torus of another size; the
+ * builder's error. MPI must be up (the datatypes' sizes). */
+int tdm_cpu_estimate_of(const tdm_call_args *c, tdm_algorithm_fn build, double bytes, const tdm_loggp *m,
+                        const tdm_torus *torus, const tdm_loggp_params *table, const tdm_cpu_costs *costs,
                         tdm_rank_work *work, tdm_cpu_estimate *out);
 
 #endif

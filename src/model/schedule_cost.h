@@ -12,7 +12,8 @@
 #ifndef TANDEM_SCHEDULE_COST_H
 #define TANDEM_SCHEDULE_COST_H
 
-#include "../algorithms/algorithms.h"
+#include "../schedule/coll_args.h"
+#include "../schedule/schedule.h"
 #include "collective_costs.h"
 
 #define TDM_LINKS (2 * TDM_TORUS_MAX_DIMS)

@@ -4,10 +4,8 @@
  * into one message to the DCP (a derived datatype's data packed, a reduction's as the predefined type
  * it repeats) and unpacks the answer, whose blocks come in group order, into the user's buffers.
  */
-#include "../algorithms/alltoall_blocks.h"
-#include "../algorithms/coll_args.h"
-#include "../algorithms/neighbor_blocks.h"
 #include "../core/request.h"
+#include "../schedule/coll_blocks.h"
 #include "../schedule/schedule.h"
 #include "dcp.h"
 #include "dcp_client.h"
@@ -173,7 +171,7 @@ static void receive_block(tdm_schedule *s, block b, const tdm_typeinfo *t, MPI_D
 /* A neighbourhood collective travels as an alltoall among the communicator's ranks: its block for rank
  * r holds this rank's blocks for r in the order it would post their sends, and its block from r the
  * blocks r sends it, each landing in the next of this rank's blocks whose source is r: the k-th message
- * from a rank matches the k-th receive from it, as it does inline (neighbor_blocks.h). */
+ * from a rank matches the k-th receive from it, as it does inline (schedule/coll_blocks.h). */
 static int is_neighbor(const tdm_coll_args *a)
 {
     return a->kind >= TDM_COLL_NEIGHBOR_ALLGATHER && a->kind <= TDM_COLL_NEIGHBOR_ALLTOALLW;
@@ -601,9 +599,10 @@ static int refuse(const dcp_header *call)
     return MPI_ERR_COUNT;
 }
 
-int tdm_dcp_build_client(struct tdm_request *req, const tdm_coll_args *a, tdm_dcp_comm *cc, int persistent)
+int tdm_dcp_build_client(struct tdm_request *req, const tdm_coll_args *a, void *via, int persistent)
 {
-    tdm_schedule *s = &req->sched;
+    tdm_dcp_comm *cc = via;
+    tdm_schedule *s = &req->run.sched;
     int n = cc->size, me = a->rank, root = a->rank == a->root;
     int kind = tdm_dcp_kind_of(a, cc->contiguous);
     MPI_Datatype carried = kind <= DCP_REDUCE_SCATTER ? carried_type(a) : MPI_DATATYPE_NULL;

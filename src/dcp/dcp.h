@@ -10,19 +10,21 @@
  * two ranks or more made from it. Every other call runs inline on the application rank (said once
  * under TANDEM_VERBOSE).
  *
- * dcp.c divides the job at TDM_Init; dcp_client.c (communicators) and dcp_client_calls.c (each
- * collective) are the application's side, dcp_server.c (the service loop) and dcp_server_calls.c (each
- * collective) the DCP's, dcp_protocol.h what they say to each other.
+ * The part sits above core, as the interposer does: the service loop is a program on Tandem's own
+ * API, and core hears of the calls handed to a DCP only through the hooks job.c sets (core/handoff.h).
+ * job.c holds TDM_Init and TDM_Finalize, where the job divides; dcp.c divides it (the mapping of
+ * placement/dcp_mapping.h, the communicators); dcp_client.c (communicators) and dcp_client_calls.c
+ * (each collective) are the application's side, its hand-off a schedule like any algorithm's;
+ * dcp_server.c (the service loop) and dcp_server_calls.c (each collective) the DCP's; dcp_protocol.h
+ * what they say to each other, dcp_segments.h how a long call is cut.
  */
 #ifndef TANDEM_DCP_H
 #define TANDEM_DCP_H
 
-#include <mpi.h>
+#include "../engine/shadow_comm.h"
+#include "../schedule/coll_args.h"
 
-struct tdm_coll_args;
-struct tdm_shadow;
 struct tdm_request;
-struct tdm_dcp_comm;
 
 /* At TDM_Init in dcp mode: the mapping and the communicators. On a DCP rank it serves its clients
  * until they all finalized, finalizes MPI and exits with status 0: it returns only on an error. */
@@ -31,16 +33,14 @@ int tdm_dcp_active(void);
 /* The application ranks' communicator (MPI_COMM_WORLD outside dcp mode). */
 MPI_Comm tdm_dcp_app_world(void);
 /* Whether the DCP serves this call on comm; if so, *link is the shadow its schedule runs on and *via
- * the communicator's state, for tdm_dcp_build_client. */
-int tdm_dcp_serves(const struct tdm_coll_args *a, MPI_Comm comm, struct tdm_shadow **link,
-                   struct tdm_dcp_comm **via);
+ * the communicator's state (a tdm_dcp_comm), for tdm_dcp_build_client. */
+int tdm_dcp_serves(const tdm_coll_args *a, MPI_Comm comm, tdm_shadow **link, void **via);
 /* The application's side of a call the DCP serves: its contribution out, the result in; and its name
- * (TDM_Request_algorithm: "allreduce_dcp", ...). Builds req->sched; a communicator's first calls wait
- * (req->prelude) until its ranks agreed on its name. A persistent call (persistent 1) takes its call
- * number and waits for the name at each start instead (req->restart). */
-const char *tdm_dcp_client_name(const struct tdm_coll_args *a);
-int tdm_dcp_build_client(struct tdm_request *req, const struct tdm_coll_args *a, struct tdm_dcp_comm *via,
-                         int persistent);
+ * (TDM_Request_algorithm: "allreduce_dcp", ...). Builds req->run.sched; a communicator's first calls
+ * wait (req->run.prelude) until its ranks agreed on its name. A persistent call (persistent 1) takes its
+ * call number and waits for the name at each start instead (req->restart). */
+const char *tdm_dcp_client_name(const tdm_coll_args *a);
+int tdm_dcp_build_client(struct tdm_request *req, const tdm_coll_args *a, void *via, int persistent);
 /* TDM_Get_dcp_placement: this rank's DCP (world rank, -1 outside dcp progress), the block it serves
  * and whether it shares this rank's node. */
 void tdm_dcp_placement(int *dcp, int *first_client, int *clients, int *same_node);

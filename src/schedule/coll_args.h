@@ -1,15 +1,21 @@
 /*
- * The arguments of one collective call, as the algorithms see them: MPI's own arguments plus the
- * communicator's size and the calling rank, and the datatype geometry the algorithms need for
- * temporary buffers. Filled once by the API layer after the arguments were checked.
+ * The arguments of one collective call, as every layer sees them (algorithms, selection, the model, the
+ * DCP client): MPI's own arguments plus the communicator's size and the calling rank, and the datatype
+ * geometry the algorithms need for temporary buffers. Filled once by the API layer after the arguments
+ * were checked. Where each rank's block lies is in coll_blocks.h.
  */
 #ifndef TANDEM_COLL_ARGS_H
 #define TANDEM_COLL_ARGS_H
 
-#include "../model/collective_costs.h"
+#include "../base/loggp_params.h"
 
 #include <mpi.h>
 #include <stddef.h>
+
+/* Dimensions of a torus at most (the torus bucket algorithms, the model's tori). */
+#ifndef TDM_TORUS_MAX_DIMS
+#define TDM_TORUS_MAX_DIMS 8
+#endif
 
 /* Lanes of one call at most: one per sub-color of the torus bucket (2 directions per dimension). */
 #define TDM_MAX_LANES (2 * TDM_TORUS_MAX_DIMS)
@@ -61,7 +67,10 @@ typedef struct tdm_typeinfo {
     int contiguous;       /* one element is `size` dense bytes at offset 0 and extent == size */
 } tdm_typeinfo;
 
+/* The geometry of a datatype (MPI's error code if MPI cannot tell it). */
 int tdm_typeinfo_get(MPI_Datatype type, tdm_typeinfo *info);
+/* The common predefined types, whose geometry is known without asking MPI. */
+int tdm_type_is_common(MPI_Datatype type);
 
 typedef struct tdm_coll_args {
     tdm_coll_kind kind;
@@ -116,6 +125,14 @@ typedef struct tdm_coll_args {
                                schedule */
     int lane;               /* the lane this build is for, 0..lanes-1 */
 } tdm_coll_args;
+
+struct tdm_schedule;
+/* An algorithm: builds this rank's schedule of the call (algorithms/algorithms.h has them all). */
+typedef int (*tdm_algorithm_fn)(struct tdm_schedule *s, const tdm_coll_args *a);
+/* The lanes (independent schedules, see tdm_coll_args.lanes) a call is built in, for `threads` color
+ * threads (1: no color threads); *per_thread: how many consecutive lanes one color thread drives.
+ * Only algorithms of independent parts have one (the torus bucket's colors and chains). */
+typedef int (*tdm_lanes_fn)(const tdm_coll_args *a, int threads, int *per_thread);
 
 /* Address of element i of a buffer of the given geometry. */
 static inline void *tdm_elem(const void *buf, const tdm_typeinfo *t, MPI_Aint i)

@@ -7,10 +7,10 @@
  * DCP learns who the communicator's ranks are. Freeing the communicator tells the DCP how many calls
  * there were.
  */
-#include "../algorithms/coll_args.h"
 #include "../base/error.h"
 #include "../base/state.h"
 #include "../core/request.h"
+#include "../schedule/coll_args.h"
 #include "../schedule/schedule.h"
 #include "dcp.h"
 #include "dcp_client.h"
@@ -167,7 +167,7 @@ static void say_inline(MPI_Comm comm)
                         "run inline\n");
 }
 
-int tdm_dcp_serves(const struct tdm_coll_args *a, MPI_Comm comm, struct tdm_shadow **link, tdm_dcp_comm **via)
+int tdm_dcp_serves(const tdm_coll_args *a, MPI_Comm comm, tdm_shadow **link, void **via)
 {
     if (!tdm_dcp.active || tdm_dcp.is_dcp)
         return 0;
@@ -233,9 +233,9 @@ typedef struct naming_wait {
     dcp_header *header; /* in the schedule's message: the key goes there */
 } naming_wait;
 
-static int wait_for_name(struct tdm_request *req, int *error)
+static int wait_for_name(tdm_run *run, int *error)
 {
-    naming_wait *w = req->prelude_arg;
+    naming_wait *w = run->prelude_arg;
     int named = naming_progress(w->cc, error);
     if (named)
         w->header->key = w->cc->key;
@@ -249,15 +249,15 @@ static void wait_in(struct tdm_request *req, naming_wait *w, tdm_dcp_comm *cc, d
 {
     *w = (naming_wait){.cc = cc, .header = header};
     cc->refs++;
-    req->prelude = wait_for_name;
-    req->prelude_arg = w;
+    req->run.prelude = wait_for_name;
+    req->run.prelude_arg = w;
 }
 
 void tdm_dcp_wait_for_name(struct tdm_request *req, tdm_dcp_comm *cc, dcp_header *header)
 {
     if (cc->named)
         return;
-    naming_wait *w = tdm_sched_tmp(&req->sched, sizeof *w);
+    naming_wait *w = tdm_sched_tmp(&req->run.sched, sizeof *w);
     if (w) /* else out of memory: the schedule's build reports it */
         wait_in(req, w, cc, header);
 }
@@ -285,7 +285,7 @@ static void persistent_release(struct tdm_request *req)
 
 void tdm_dcp_persistent_call(struct tdm_request *req, tdm_dcp_comm *cc, dcp_header *header)
 {
-    naming_wait *w = tdm_sched_tmp(&req->sched, 2 * sizeof *w); /* what it holds, and a wait for the name */
+    naming_wait *w = tdm_sched_tmp(&req->run.sched, 2 * sizeof *w); /* what it holds, and a wait for the name */
     if (!w)
         return;
     w[0] = (naming_wait){.cc = cc, .header = header};

@@ -17,7 +17,7 @@
 #include "../base/smpi_support.h"
 #include "../core/api_internal.h"
 #include "../engine/shadow_comm.h"
-#include "agent.h"
+#include "../agents/agent.h"
 #include "dcp_segments.h"
 #include "dcp_server.h"
 

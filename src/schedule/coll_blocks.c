@@ -1,4 +1,31 @@
-#include "alltoall_blocks.h"
+#include "coll_blocks.h"
+
+void *tdm_tmp_elems(tdm_schedule *s, const tdm_typeinfo *t, MPI_Aint count)
+{
+    if (count <= 0)
+        return NULL;
+    size_t bytes = (size_t)t->true_extent + (size_t)(count - 1) * (size_t)t->extent;
+    char *p = tdm_sched_tmp(s, bytes);
+    return p ? p - t->true_lb : NULL;
+}
+
+MPI_Aint *tdm_prefix_offsets(tdm_schedule *s, const int *counts, int p)
+{
+    MPI_Aint *offset = tdm_sched_tmp(s, sizeof(MPI_Aint) * (size_t)p), sum = 0;
+    if (offset)
+        for (int b = 0; b < p; sum += counts[b++])
+            offset[b] = sum;
+    return offset;
+}
+
+MPI_Aint *tdm_aint_offsets(tdm_schedule *s, tdm_displs displs, int p)
+{
+    MPI_Aint *offset = tdm_sched_tmp(s, sizeof(MPI_Aint) * (size_t)p);
+    if (offset)
+        for (int b = 0; b < p; b++)
+            offset[b] = tdm_displ(displs, b);
+    return offset;
+}
 
 /* alltoallw in place: the bytes the blocks of recvbuf cover, copied to a snapshot at the same offsets. */
 static int snapshot_typed_blocks(tdm_schedule *s, const tdm_coll_args *a, tdm_outgoing_blocks *out)
@@ -77,4 +104,40 @@ void tdm_outgoing_block(const tdm_outgoing_blocks *out, int j, const void **buf,
     *type = out->type;
     MPI_Aint first = out->counts ? tdm_displ(out->displs, j) : (MPI_Aint)j * out->count;
     *buf = tdm_elem(out->base, out->t, first);
+}
+
+const void *tdm_neighbor_send_block(const tdm_coll_args *a, int j, int *count, MPI_Datatype *type)
+{
+    switch (a->kind) {
+    case TDM_COLL_NEIGHBOR_ALLGATHER:
+    case TDM_COLL_NEIGHBOR_ALLGATHERV:
+        *count = a->sendcount, *type = a->sendtype;
+        return a->sendbuf;
+    case TDM_COLL_NEIGHBOR_ALLTOALL:
+        *count = a->sendcount, *type = a->sendtype;
+        return tdm_elem(a->sendbuf, &a->stype, (MPI_Aint)j * a->sendcount);
+    case TDM_COLL_NEIGHBOR_ALLTOALLV:
+        *count = a->sendcounts[j], *type = a->sendtype;
+        return tdm_elem(a->sendbuf, &a->stype, tdm_displ(a->sdispls, j));
+    default: /* alltoallw */
+        *count = a->sendcounts[j], *type = a->sendtypes[j];
+        return (const char *)a->sendbuf + tdm_displ(a->sdispls, j);
+    }
+}
+
+void *tdm_neighbor_recv_block(const tdm_coll_args *a, int i, int *count, MPI_Datatype *type)
+{
+    switch (a->kind) {
+    case TDM_COLL_NEIGHBOR_ALLGATHER:
+    case TDM_COLL_NEIGHBOR_ALLTOALL:
+        *count = a->recvcount, *type = a->recvtype;
+        return tdm_elem(a->recvbuf, &a->rtype, (MPI_Aint)i * a->recvcount);
+    case TDM_COLL_NEIGHBOR_ALLGATHERV:
+    case TDM_COLL_NEIGHBOR_ALLTOALLV:
+        *count = a->recvcounts[i], *type = a->recvtype;
+        return tdm_elem(a->recvbuf, &a->rtype, tdm_displ(a->rdispls, i));
+    default: /* alltoallw */
+        *count = a->recvcounts[i], *type = a->recvtypes[i];
+        return (char *)a->recvbuf + tdm_displ(a->rdispls, i);
+    }
 }

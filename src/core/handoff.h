@@ -1,0 +1,28 @@
+/*
+ * Calls another process serves: dedicated collective processes (src/dcp/), which live above core and
+ * set these hooks at TDM_Init when the job runs in dcp progress. Every call core starts asks them first:
+ * a call they serve is built by them (the client's side: its contribution out, the result in, a
+ * schedule like any algorithm's) and run by the agents like any other.
+ */
+#ifndef TANDEM_HANDOFF_H
+#define TANDEM_HANDOFF_H
+
+#include "../engine/shadow_comm.h"
+#include "../schedule/coll_args.h"
+
+struct tdm_request;
+
+typedef struct tdm_handoff {
+    /* Whether the call on comm is served; if so, *link is the shadow its schedule runs on and *via what
+     * build needs of the communicator. */
+    int (*serves)(const tdm_coll_args *a, MPI_Comm comm, tdm_shadow **link, void **via);
+    /* The call's name (TDM_Request_algorithm: "allreduce_dcp", ...). */
+    const char *(*name)(const tdm_coll_args *a);
+    /* Builds req->run.sched, the client's side of the call; persistent: made by an _init function. */
+    int (*build)(struct tdm_request *req, const tdm_coll_args *a, void *via, int persistent);
+} tdm_handoff;
+
+/* The hooks from now on (NULL: no call is handed off, as outside dcp progress). */
+void tdm_handoff_set(const tdm_handoff *handoff);
+
+#endif
