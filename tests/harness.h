@@ -27,6 +27,17 @@ static inline void harness_init(const char *name, int *argc, char ***argv)
         exit(2);
     }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    /* The job has the ranks CTest launched (tests/CMakeLists.txt sets them): another MPI's launcher
+     * would start each process as a singleton, and every test would pass on one rank. (PMPI: under
+     * the interposer in dcp progress MPI_COMM_WORLD is the application's ranks.) */
+    const char *launched = getenv("TANDEM_TEST_RANKS");
+    int size;
+    PMPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (launched && *launched && atoi(launched) != size) {
+        fprintf(stderr, "%s: launched on %s ranks, MPI_COMM_WORLD has %d: is the launcher of another MPI?\n", name,
+                launched, size);
+        exit(2);
+    }
 }
 
 /* The ranks the test runs on: the application's (TDM_Comm_world(): MPI_COMM_WORLD but in dcp
