@@ -30,6 +30,7 @@ static int pass_missed(void) { return tdm_shadow_readied() != readied_seen; }
 static MPI_Request *wait_reqs;
 static MPI_Request **wait_slots;
 static tdm_exec **wait_owner;
+static tdm_shadow **wait_shadow; /* a shadow's duplication request: its shadow (else NULL) */
 static int *wait_index;
 static MPI_Status *wait_status;
 static int wait_cap;
@@ -126,25 +127,29 @@ static int reserve(int n)
     tdm_exec **ow = realloc(wait_owner, sizeof *ow * cap);
     if (ow)
         wait_owner = ow;
+    tdm_shadow **sw = realloc(wait_shadow, sizeof *sw * cap);
+    if (sw)
+        wait_shadow = sw;
     int *ix = realloc(wait_index, sizeof *ix * cap);
     if (ix)
         wait_index = ix;
     MPI_Status *st = realloc(wait_status, sizeof *st * cap);
     if (st)
         wait_status = st;
-    if (!r || !sl || !ow || !ix || !st)
+    if (!r || !sl || !ow || !sw || !ix || !st)
         return 0;
     wait_cap = cap;
     return 1;
 }
 
-static void gather(MPI_Request *slot, tdm_exec *owner, int *n)
+static void gather(MPI_Request *slot, tdm_exec *owner, tdm_shadow *shadow, int *n)
 {
     if (*slot == MPI_REQUEST_NULL)
         return;
     wait_reqs[*n] = *slot;
     wait_slots[*n] = slot;
     wait_owner[*n] = owner;
+    wait_shadow[*n] = shadow;
     (*n)++;
 }
 
@@ -214,13 +219,14 @@ int tdm_inline_block(unsigned long mark, MPI_Request *const *extra, MPI_Status *
         wait_reqs[n] = *extra[n];
         wait_slots[n] = extra[n];
         wait_owner[n] = NULL;
+        wait_shadow[n] = NULL;
         live_extras += *extra[n] != MPI_REQUEST_NULL;
     }
     for (tdm_shadow *sh = tdm_shadow_first(); sh; sh = sh->next)
-        gather(&sh->dup_request, NULL, &n);
+        gather(&sh->dup_request, NULL, sh, &n);
     for (tdm_run *run = running; run; run = run->active_next)
         for (int i = 0; i < run->exec.posted; i++)
-            gather(&run->exec.reqs[i], &run->exec, &n);
+            gather(&run->exec.reqs[i], &run->exec, NULL, &n);
     if (n - n_extra + live_extras == 0) { /* nothing is waiting on MPI: the schedules move by progress */
         tdm_inline_progress();
         return MPI_SUCCESS;
@@ -253,6 +259,8 @@ int tdm_inline_block(unsigned long mark, MPI_Request *const *extra, MPI_Status *
                 continue;
             if (wait_owner[i])
                 tdm_exec_fail(wait_owner[i], wait_status[k].MPI_ERROR);
+            else if (wait_shadow[i]) /* MPI could not make the duplicate: every call on it fails */
+                tdm_shadow_failed(wait_shadow[i], wait_status[k].MPI_ERROR);
             else if (i < n_extra)
                 extra_error = wait_status[k].MPI_ERROR;
         }
@@ -309,11 +317,13 @@ void tdm_inline_finalize(void)
     free(wait_reqs);
     free(wait_slots);
     free(wait_owner);
+    free(wait_shadow);
     free(wait_index);
     free(wait_status);
     wait_reqs = NULL;
     wait_slots = NULL;
     wait_owner = NULL;
+    wait_shadow = NULL;
     wait_index = NULL;
     wait_status = NULL;
     wait_cap = 0;

@@ -57,8 +57,11 @@ static int finish(const char *fn, TDM_Request *request, MPI_Status *status)
 {
     struct tdm_request *req = *request;
     int error = tdm_request_error(req), error_class = MPI_SUCCESS;
-    if (error != MPI_SUCCESS)
-        error_class = tdm_mpi_error(fn, req->run.sched.algorithm, error);
+    if (error != MPI_SUCCESS) /* Tandem's own duplicate of the communicator, or the algorithm, failed */
+        error_class = req->run.shadow && req->run.shadow->error == error
+                          ? tdm_mpi_error(fn, "creating Tandem's private duplicate of the communicator (MPI_Comm_idup; "
+                                              "has MPI run out of communicators?)", error)
+                          : tdm_mpi_error(fn, req->run.sched.algorithm, error);
     set_status(status, error_class);
     if (req->persistent) {
         tdm_persistent_complete(req);

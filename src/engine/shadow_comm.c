@@ -57,9 +57,11 @@ void tdm_shadow_destroy(tdm_shadow *sh)
         free(sh);
         return;
     }
-    if (!sh->ready)
+    /* A duplication that failed left no communicator to free (MPICH hands back a handle that its
+     * MPI_Comm_free crashes on) and no request to wait for. */
+    if (!sh->ready && sh->error == MPI_SUCCESS)
         MPI_Wait(&sh->dup_request, MPI_STATUS_IGNORE);
-    if (sh->comm != MPI_COMM_NULL)
+    if (sh->comm != MPI_COMM_NULL && sh->error == MPI_SUCCESS)
         MPI_Comm_free(&sh->comm);
     pthread_mutex_lock(&registry_lock);
     if (sh->prev)
@@ -86,9 +88,14 @@ static int on_user_comm_delete(MPI_Comm comm, int key, void *value, void *extra)
      * calls this from MPI_Comm_free at once). MPICH instead calls it when the duplication completes,
      * possibly inside the very MPI call of Tandem that tests it: then it must not be waited for again;
      * that call finishes it. */
-    if (!sh->ready && !testing_dups && MPI_Wait(&sh->dup_request, MPI_STATUS_IGNORE) == MPI_SUCCESS)
-        mark_ready(sh);
-    if (sh->outstanding > 0 || !sh->ready)
+    if (!sh->ready && sh->error == MPI_SUCCESS && !testing_dups) {
+        int rc = MPI_Wait(&sh->dup_request, MPI_STATUS_IGNORE);
+        if (rc == MPI_SUCCESS)
+            mark_ready(sh);
+        else
+            tdm_shadow_failed(sh, rc);
+    }
+    if (sh->outstanding > 0 || (!sh->ready && sh->error == MPI_SUCCESS))
         sh->user_freed = 1;
     else
         tdm_shadow_destroy(sh);
@@ -240,6 +247,12 @@ int tdm_shadow_get(MPI_Comm comm, tdm_shadow **shadow)
     return create_shadow(comm, shadow);
 }
 
+void tdm_shadow_failed(tdm_shadow *sh, int error)
+{
+    sh->error = error;
+    sh->dup_request = MPI_REQUEST_NULL;
+}
+
 int tdm_shadow_ready(tdm_shadow *sh, int *error)
 {
     if (__atomic_load_n(&sh->ready, __ATOMIC_ACQUIRE))
@@ -253,7 +266,7 @@ int tdm_shadow_ready(tdm_shadow *sh, int *error)
     int rc = MPI_Test(&sh->dup_request, &done, MPI_STATUS_IGNORE);
     testing_dups = 0;
     if (rc != MPI_SUCCESS) {
-        sh->error = rc;
+        tdm_shadow_failed(sh, rc);
         *error = rc;
         return 0;
     }

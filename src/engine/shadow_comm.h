@@ -101,6 +101,9 @@ static inline tdm_shadow *tdm_shadow_lookup(MPI_Comm comm)
 /* 1 when the duplicate is ready; progresses its creation. Sets *error on failure. Only the
  * application's thread creates shadows: the progress thread gets requests whose shadow is ready. */
 int tdm_shadow_ready(tdm_shadow *sh, int *error);
+/* The duplication request completed with an MPI error (found by a wait over many requests): the
+ * shadow is never ready, and every collective on it fails with that error. */
+void tdm_shadow_failed(tdm_shadow *sh, int error);
 /* How many duplicates have become ready so far: a change means requests waiting for one can start. */
 unsigned long tdm_shadow_readied(void);
 /* The registry of shadows, to find duplicates still being created. */
