@@ -31,6 +31,10 @@ import sys
 IGNORED_VARIABLES = {
     # testing only: a tiny tag range forces tags to wrap early (tests/ set it; src/core reads it)
     "TANDEM_TAG_RANGE",
+    # testing only: every communicator gets a duplicate of its own instead of a slot of the shared one
+    "TANDEM_OWN_DUPLICATES",
+    # testing only: few own slots per rank, so that they must come back to be reused
+    "TANDEM_OWN_SLOTS",
     # set by sim/run for every simulated run; users switch it off with sim/run --compute-data
     "TANDEM_SMPI_TIMING_ONLY",
     # set by tandem-run --dcp-ratio for the interposer: the job's extra ranks must never run the program

@@ -1,10 +1,16 @@
 /*
- * Many communicators alive at once, a Tandem collective on each: every call either gives MPI's result
- * or, where MPI refuses what Tandem needs (a communicator of its own, past MPI's limit: MPICH gives a
- * process 2,046), returns an error class with a message that says so, on every rank. Then the program
- * frees them all and goes on: a collective on the world still works, and TDM_Finalize ends cleanly (no
- * crash in MPI_Comm_free, no hang). Prints how many communicators MPI gave and on how many Tandem ran.
- *   test_comm_limits [communicators (default 2100)]
+ * Many communicators alive at once, a Tandem collective on each. Tandem takes one communicator of
+ * MPI's in all (the shared one, engine/shadow_slots.h), so it runs on every communicator MPI gives the
+ * program (MPICH gives a process 2,046). With TANDEM_OWN_DUPLICATES=1 each communicator takes a
+ * duplicate of its own, and past MPI's limit every call returns an error class with a message that
+ * says what ran out, on every rank. Either way the program then frees them all and goes on: a
+ * collective on the world still works, and TDM_Finalize ends cleanly (no crash in MPI_Comm_free, no
+ * hang). Prints how many communicators MPI gave and on how many Tandem ran.
+ * First, communicators of overlapping groups (duplicates of the world, halves, odd and even ranks)
+ * whose first collectives each rank starts in an order of its own: their slots are agreed while
+ * other agreements cross them, and every result must still be MPI's.
+ * With TANDEM_OWN_SLOTS=n (fewer own slots than the rounds need) they must come back when freed.
+ *   test_comm_limits [communicators (default 2100)] [rounds of crossing first calls (default 3)]
  */
 #include "harness.h"
 
@@ -18,12 +24,51 @@ static int all(int yes)
     return every;
 }
 
+/* Rounds of 3 x KINDS communicators created together, first used in a rank-dependent order, freed in
+ * another. */
+#define KINDS 8
+static void crossing_first_calls(int rank, int size, int rounds)
+{
+    for (int round = 0; round < rounds; round++) {
+        MPI_Comm comms[3 * KINDS];
+        for (int k = 0; k < KINDS; k++) {
+            MPI_Comm_dup(MPI_COMM_WORLD, &comms[3 * k]);
+            MPI_Comm_split(MPI_COMM_WORLD, rank < size / 2, rank, &comms[3 * k + 1]);
+            MPI_Comm_split(MPI_COMM_WORLD, rank % 2, size - rank, &comms[3 * k + 2]);
+        }
+        int n = 3 * KINDS, order[3 * KINDS], sums[3 * KINDS], mine[3 * KINDS];
+        TDM_Request reqs[3 * KINDS];
+        for (int i = 0; i < n; i++) /* rank r starts them rotated by 5r, every other one reversed */
+            order[i] = ((rank % 2 ? n - 1 - i : i) + 5 * rank) % n;
+        for (int i = 0; i < n; i++) {
+            int c = order[i];
+            mine[c] = rank * 100 + c + round;
+            CHECK_TDM(TDM_Iallreduce(&mine[c], &sums[c], 1, MPI_INT, MPI_SUM, comms[c], &reqs[c]));
+        }
+        CHECK_TDM(TDM_Waitall(n, reqs, MPI_STATUSES_IGNORE));
+        for (int c = 0; c < n; c++) {
+            int want = 0;
+            MPI_Allreduce(&mine[c], &want, 1, MPI_INT, MPI_SUM, comms[c]);
+            check(sums[c] == want, "round %d, communicator %d: Tandem's allreduce gives %d, MPI's %d", round, c,
+                  sums[c], want);
+        }
+        for (int i = 0; i < n; i++) /* freed in yet another order: slots come free at different times */
+            MPI_Comm_free(&comms[(i * 7 + rank) % n]);
+    }
+}
+
 int main(int argc, char **argv)
 {
     harness_init("test_comm_limits", &argc, &argv);
-    int wanted = argc > 1 ? atoi(argv[1]) : 2100, rank, size;
+    int wanted = argc > 1 ? atoi(argv[1]) : 2100, rounds = argc > 2 ? atoi(argv[2]) : 3, rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const char *own = getenv("TANDEM_OWN_DUPLICATES");
+    int own_duplicates = own && *own && strcmp(own, "0") != 0;
+    /* (not with a duplicate each: MPICH 4.0's MPI_Comm_idup, started on communicators in different
+     * orders on different ranks, loops allocating memory until the job is killed) */
+    if (!own_duplicates)
+        crossing_first_calls(rank, size, rounds);
     MPI_Comm *comms = malloc(sizeof *comms * (size_t)wanted);
     int made = 0;
     while (made < wanted && all(MPI_Comm_dup(MPI_COMM_WORLD, &comms[made]) == MPI_SUCCESS))
@@ -49,6 +94,8 @@ int main(int argc, char **argv)
         }
         served++;
     }
+    if (!own_duplicates)
+        check(served == made, "Tandem ran on %d of the %d communicators MPI gave", served, made);
     for (int i = 0; i < made; i++)
         MPI_Comm_free(&comms[i]);
     free(comms);

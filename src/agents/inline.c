@@ -223,7 +223,7 @@ int tdm_inline_block(unsigned long mark, MPI_Request *const *extra, MPI_Status *
         live_extras += *extra[n] != MPI_REQUEST_NULL;
     }
     for (tdm_shadow *sh = tdm_shadow_first(); sh; sh = sh->next)
-        gather(&sh->dup_request, NULL, sh, &n);
+        gather(&sh->creating, NULL, sh, &n);
     for (tdm_run *run = running; run; run = run->active_next)
         for (int i = 0; i < run->exec.posted; i++)
             gather(&run->exec.reqs[i], &run->exec, NULL, &n);

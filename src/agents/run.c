@@ -28,6 +28,8 @@ int tdm_run_bind_comm_slow(tdm_run *run)
             return 0;
         tdm_exec_fail(e, error);
     }
+    e->tag_base = run->shadow->tag_base;
+    e->peers = run->shadow->peers;
     e->comm = run->shadow->comm;
     return 1;
 }

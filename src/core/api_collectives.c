@@ -296,8 +296,6 @@ static int start(const char *fn, tdm_coll_args *a, const tdm_sched_key *key, MPI
     if ((rc = build(fn, a, alg, req, tag)) != MPI_SUCCESS ||
         (rc = build_lanes(fn, a, alg, req, per_thread)) != MPI_SUCCESS)
         return abandon(req, rc);
-    if (shadow->peers)
-        tdm_sched_map_peers(&req->run.sched, shadow->peers);
     if (tdm_global.verbose) /* counted only when reported: an atomic add costs as much as a message */
         __atomic_add_fetch(&tdm_global.schedules_built, 1, __ATOMIC_RELAXED);
     if (key && a->lanes <= 1 && !grouping) {

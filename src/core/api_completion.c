@@ -59,8 +59,7 @@ static int finish(const char *fn, TDM_Request *request, MPI_Status *status)
     int error = tdm_request_error(req), error_class = MPI_SUCCESS;
     if (error != MPI_SUCCESS) /* Tandem's own duplicate of the communicator, or the algorithm, failed */
         error_class = req->run.shadow && req->run.shadow->error == error
-                          ? tdm_mpi_error(fn, "creating Tandem's private duplicate of the communicator (MPI_Comm_idup; "
-                                              "has MPI run out of communicators?)", error)
+                          ? tdm_mpi_error(fn, tdm_shadow_error_what(req->run.shadow), error)
                           : tdm_mpi_error(fn, req->run.sched.algorithm, error);
     set_status(status, error_class);
     if (req->persistent) {

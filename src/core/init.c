@@ -57,20 +57,30 @@ static int placement_from_environment(const char *fn)
 }
 
 /* Settings read once at TDM_Init. */
+/* A testing setting: a positive number, or unset (*out left as it is); 0 with an error if malformed. */
+static int testing_count(const char *fn, const char *name, int *out)
+{
+    const char *text = getenv(name);
+    if (!text || !*text)
+        return 1;
+    char *end;
+    long v = strtol(text, &end, 10);
+    if (*end != '\0' || v < 1 || v > INT_MAX) {
+        tdm_error(fn, MPI_ERR_ARG, "%s=%s: expected a positive number", name, text);
+        return 0;
+    }
+    *out = (int)v;
+    return 1;
+}
+
 static int read_environment(const char *fn)
 {
     tdm_global.verbose = env_flag("TANDEM_VERBOSE");
     tdm_global.dump_schedules = env_flag("TANDEM_DUMP_SCHEDULE");
-    const char *range = getenv("TANDEM_TAG_RANGE"); /* testing: force tags to wrap early */
-    if (range && *range) {
-        char *end;
-        long v = strtol(range, &end, 10);
-        if (*end != '\0' || v < 1 || v > INT_MAX)
-            return tdm_error(fn, MPI_ERR_ARG, "TANDEM_TAG_RANGE=%s: expected a positive number", range);
-        tdm_shadow_set_tag_range((int)v);
-    } else {
-        tdm_shadow_set_tag_range(0);
-    }
+    int range = 0; /* testing: force tags to wrap early */
+    if (!testing_count(fn, "TANDEM_TAG_RANGE", &range))
+        return MPI_ERR_ARG;
+    tdm_shadow_set_tag_range(range);
     const char *chunk = getenv("TANDEM_CHUNK_BYTES");
     tdm_global.chunk_bytes = TDM_DEFAULT_CHUNK_BYTES;
     if (chunk && *chunk) {
@@ -107,7 +117,12 @@ int tdm_core_init(const char *fn, int *argc, char ***argv)
     rc = placement_from_environment(fn);
     if (rc != MPI_SUCCESS)
         return rc;
-    rc = tdm_shadow_module_init(&shadow_hooks);
+    /* testing: every communicator a duplicate of its own, as where MPI has too few tags for slots; or
+     * few own slots per rank, so that they must come back */
+    int own_slots = 0;
+    if (!testing_count(fn, "TANDEM_OWN_SLOTS", &own_slots))
+        return MPI_ERR_ARG;
+    rc = tdm_shadow_module_init(&shadow_hooks, env_flag("TANDEM_OWN_DUPLICATES"), own_slots);
     if (rc != MPI_SUCCESS)
         return tdm_mpi_error(fn, "creating an attribute key", rc);
     tdm_op_rules_init();
@@ -146,6 +161,10 @@ int tdm_core_finalize(const char *fn)
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
         fprintf(stderr, "tandem: rank %d: %lu schedules built, %lu reused from the cache\n", rank,
                 tdm_global.schedules_built, tdm_global.schedules_reused);
+        unsigned long common, own;
+        tdm_shadow_slot_counts(&common, &own);
+        fprintf(stderr, "tandem: rank %d: %lu communicators took a common slot of Tandem's private communicator, %lu "
+                        "one of their rank 0's own\n", rank, common, own);
         unsigned long by_workers, by_application;
         tdm_thread_agent_completed_by(&by_workers, &by_application);
         if (by_workers + by_application > 0)

@@ -101,7 +101,6 @@ static void divide_tags(int serving)
         window /= 2;
     tdm_dcp.window = window;
     tdm_dcp.slots_per_dcp = (int)((tags / window - 2) / (serving > 0 ? serving : 1));
-    tdm_dcp.agree_tag = (int)(tags - 1); /* above the calls' tags on every shadow */
 }
 
 /* A whole-number setting of at least `least` (else *out is left as it is). */
@@ -169,7 +168,7 @@ int tdm_dcp_init(const char *fn)
     divide_tags(serving_dcps);
     /* the link's shadow on every rank now: its duplicate is collective over all of them */
     int error = MPI_SUCCESS;
-    if ((rc = tdm_shadow_get(tdm_dcp.link, &tdm_dcp.link_shadow)) != MPI_SUCCESS)
+    if ((rc = tdm_shadow_get_own(tdm_dcp.link, &tdm_dcp.link_shadow)) != MPI_SUCCESS) /* DCPs receive any tag */
         return tdm_mpi_error(fn, "creating the link to the dedicated collective processes", rc);
     while (!tdm_shadow_ready(tdm_dcp.link_shadow, &error))
         if (error != MPI_SUCCESS)
@@ -181,6 +180,7 @@ int tdm_dcp_init(const char *fn)
     if (d >= 0) { /* a DCP: serves, then leaves the program */
         tdm_dcp.is_dcp = 1;
         tdm_dcp_serve(d);
+        tdm_shadow_module_finalize(); /* with the application ranks' TDM_Finalize: collective */
         MPI_Finalize();
         tdm_smpi_leave(); /* exit(0), or in SMPI the end of this rank's actor */
     }

@@ -201,9 +201,11 @@ static int naming_progress(tdm_dcp_comm *cc, int *error)
         if (cc->rank == 0) {
             cc->key = (dcp_key){.leader = cc->members[0], .number = ++names_given};
             for (int r = 1; r < cc->size && rc == MPI_SUCCESS; r++)
-                rc = MPI_Isend(&cc->key, 2, MPI_INT, r, tdm_dcp.agree_tag, cc->shadow->comm, &cc->naming[r - 1]);
+                rc = MPI_Isend(&cc->key, 2, MPI_INT, tdm_shadow_peer(cc->shadow, r), cc->shadow->own_tag,
+                               cc->shadow->comm, &cc->naming[r - 1]);
         } else {
-            rc = MPI_Irecv(&cc->key, 2, MPI_INT, 0, tdm_dcp.agree_tag, cc->shadow->comm, &cc->naming[0]);
+            rc = MPI_Irecv(&cc->key, 2, MPI_INT, tdm_shadow_peer(cc->shadow, 0), cc->shadow->own_tag, cc->shadow->comm,
+                           &cc->naming[0]);
         }
         if (rc != MPI_SUCCESS) {
             *error = rc;

@@ -128,7 +128,6 @@ typedef struct tdm_dcp_job {
     tdm_shadow *link_shadow; /* its shadow: clients and DCPs talk on its duplicate, with its tags */
     MPI_Comm dcp_link;       /* every rank: another duplicate, for the DCPs among themselves */
     int server;              /* a client: the world rank of its DCP */
-    int agree_tag;           /* the tag of a communicator's naming on its shadow (above its calls') */
     int window;              /* tags of a slot: calls of one communicator among the DCPs at once */
     int slots_per_dcp;       /* slots each serving DCP hands out */
     int segment_bytes;       /* TANDEM_DCP_SEGMENT (rank 0's): a call with a block above it goes in

@@ -9,6 +9,8 @@ int tdm_exec_init(tdm_exec *e, const tdm_schedule *s, MPI_Comm comm, int tag)
 {
     e->sched = s;
     e->comm = comm;
+    e->tag_base = 0;
+    e->peers = NULL;
     tdm_exec_restart(e, tag);
     e->reqs = e->reqs_inline;
     if (s->max_round_messages > TDM_EXEC_INLINE_REQUESTS) {
@@ -88,9 +90,11 @@ static void start_round(tdm_exec *e)
     int rc = MPI_SUCCESS;
     for (; a < end && rc == MPI_SUCCESS; a++) {
         if (a->kind == TDM_ACT_SEND)
-            rc = MPI_Isend(a->src, a->count, a->type, a->peer, e->tag, e->comm, next++);
+            rc = MPI_Isend(a->src, a->count, a->type, e->peers ? e->peers[a->peer] : a->peer, e->tag_base + e->tag,
+                           e->comm, next++);
         else if (a->kind == TDM_ACT_RECV)
-            rc = MPI_Irecv(a->dst, a->count, a->type, a->peer, e->tag, e->comm, next++);
+            rc = MPI_Irecv(a->dst, a->count, a->type, e->peers ? e->peers[a->peer] : a->peer, e->tag_base + e->tag,
+                           e->comm, next++);
         else
             rc = run_local(a, e->comm);
     }

@@ -14,7 +14,9 @@
 typedef struct tdm_exec {
     const tdm_schedule *sched;
     MPI_Comm comm;
-    int tag;
+    int tag_base;     /* of the shadow's range of tags on comm (set with comm) */
+    const int *peers; /* the schedule's rank r is peers[r] on comm (NULL: r itself; set with comm) */
+    int tag;          /* the call's, within that range */
     int round;        /* the round in flight; sched->nrounds once finished */
     int end_round;    /* the driver runs rounds up to this one (a split schedule runs in segments) */
     int posted;       /* messages of that round posted; -1 before the round started */

@@ -1,6 +1,7 @@
 #include "shadow_comm.h"
 
 #include "../base/smpi_support.h"
+#include "shadow_slots.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -8,8 +9,9 @@
 static int keyval = MPI_KEYVAL_INVALID;
 static tdm_shadow *registry;
 static tdm_shadow_hooks hooks; /* the layer above's, from tdm_shadow_module_init */
-/* Tags 0 .. tag_range-1: set at TDM_Init (tdm_shadow_set_tag_range), read by every call. */
-static unsigned long tag_range = 32767;
+/* Tags 0 .. tag_range-1: set at TDM_Init (tdm_shadow_set_tag_range), read by every call; MPI's
+ * largest tag (the shadows with a duplicate of their own keep it for themselves). */
+static unsigned long tag_range = 32767, tag_ub = 32767;
 /* The window first spans this many sequence numbers (fewer if the tag range is smaller). */
 #define FIRST_WINDOW 64ul
 
@@ -23,8 +25,8 @@ static unsigned long largest_window(unsigned long tags)
     return w;
 }
 
-/* This thread is inside an MPI call that may complete a duplication request (per thread: several
- * application threads may call Tandem). */
+/* This thread is inside an MPI call that may complete a duplication request, or an agreement's reduction
+ * on the user's communicator (per thread: several application threads may call Tandem). */
 static __thread int testing_dups;
 /* The registry changes under this lock: application threads may create and free shadows at once. */
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -42,27 +44,45 @@ unsigned long tdm_shadow_readied(void) { return __atomic_load_n(&readied, __ATOM
 /* Tandem reports MPI's errors on its own traffic as return codes. */
 static void mark_ready(tdm_shadow *sh)
 {
-    MPI_Comm_set_errhandler(sh->comm, MPI_ERRORS_RETURN);
+    if (sh->slot < 0) /* the shared communicator has its handler from the start */
+        MPI_Comm_set_errhandler(sh->comm, MPI_ERRORS_RETURN);
     __atomic_store_n(&sh->ready, 1, __ATOMIC_RELEASE);
     __atomic_add_fetch(&readied, 1, __ATOMIC_ACQ_REL);
+}
+
+static int creation_done(tdm_shadow *sh, int *error);
+
+/* Waits for the shadow's creation (its duplication, or its slot's agreement) to end. */
+static void wait_creation(tdm_shadow *sh)
+{
+    int error = MPI_SUCCESS;
+    int rc = MPI_Wait(&sh->creating, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS)
+        tdm_shadow_failed(sh, rc);
+    else
+        creation_done(sh, &error);
 }
 
 void tdm_shadow_destroy(tdm_shadow *sh)
 {
     __atomic_add_fetch(&tdm_shadow_generation, 1, __ATOMIC_SEQ_CST);
     hooks.free_cache(sh);
-    if (sh->peers) { /* a group shadow: its communicator is borrowed, and it is on no registry */
+    if (sh->user == MPI_COMM_NULL) { /* a group shadow: its communicator is borrowed, and it is on no registry */
         free(sh->peers);
         free(sh->window);
         free(sh);
         return;
     }
-    /* A duplication that failed left no communicator to free (MPICH hands back a handle that its
-     * MPI_Comm_free crashes on) and no request to wait for. */
-    if (!sh->ready && sh->error == MPI_SUCCESS)
-        MPI_Wait(&sh->dup_request, MPI_STATUS_IGNORE);
-    if (sh->comm != MPI_COMM_NULL && sh->error == MPI_SUCCESS)
+    if (!sh->ready && sh->error == MPI_SUCCESS) /* finalizing: the creation ends first */
+        wait_creation(sh);
+    if (sh->peers) { /* in a slot of the shared communicator: the slot is free again */
+        tdm_slots_release(sh);
+        free(sh->peers);
+    } else if (sh->comm != MPI_COMM_NULL && sh->error == MPI_SUCCESS) {
+        /* A duplication that failed left no communicator to free (MPICH hands back a handle that its
+         * MPI_Comm_free crashes on). */
         MPI_Comm_free(&sh->comm);
+    }
     pthread_mutex_lock(&registry_lock);
     if (sh->prev)
         sh->prev->next = sh->next;
@@ -84,17 +104,12 @@ static int on_user_comm_delete(MPI_Comm comm, int key, void *value, void *extra)
     (void)comm;
     /* every thread's memo of this communicator expires: MPI may give its handle to a new one */
     __atomic_add_fetch(&tdm_shadow_generation, 1, __ATOMIC_SEQ_CST);
-    /* The duplication reads the user's communicator: it must end before that one goes away (Open MPI
-     * calls this from MPI_Comm_free at once). MPICH instead calls it when the duplication completes,
-     * possibly inside the very MPI call of Tandem that tests it: then it must not be waited for again;
-     * that call finishes it. */
-    if (!sh->ready && sh->error == MPI_SUCCESS && !testing_dups) {
-        int rc = MPI_Wait(&sh->dup_request, MPI_STATUS_IGNORE);
-        if (rc == MPI_SUCCESS)
-            mark_ready(sh);
-        else
-            tdm_shadow_failed(sh, rc);
-    }
+    /* The duplication, or a slot's agreement, reads the user's communicator: it must end before that one
+     * goes away (Open MPI calls this from MPI_Comm_free at once). MPICH instead calls it when the
+     * duplication or reduction completes, possibly inside the very MPI call of Tandem that tests it:
+     * then it must not be waited for again; that call finishes it. */
+    if (!sh->ready && sh->error == MPI_SUCCESS && !testing_dups)
+        wait_creation(sh);
     if (sh->outstanding > 0 || (!sh->ready && sh->error == MPI_SUCCESS))
         sh->user_freed = 1;
     else
@@ -102,12 +117,15 @@ static int on_user_comm_delete(MPI_Comm comm, int key, void *value, void *extra)
     return MPI_SUCCESS;
 }
 
-int tdm_shadow_module_init(const tdm_shadow_hooks *layer_above)
+int tdm_shadow_module_init(const tdm_shadow_hooks *layer_above, int own_duplicates, int own_slots)
 {
     hooks = *layer_above;
     if (keyval != MPI_KEYVAL_INVALID)
         return MPI_SUCCESS;
-    return MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, on_user_comm_delete, &keyval, NULL);
+    int rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, on_user_comm_delete, &keyval, NULL);
+    if (rc == MPI_SUCCESS) /* slots of at least the tags MPI promises a communicator */
+        rc = tdm_slots_init(tag_ub, 32768, !own_duplicates && !TDM_SIMULATED, own_slots);
+    return rc;
 }
 
 void tdm_shadow_module_finalize(void)
@@ -124,9 +142,15 @@ void tdm_shadow_module_finalize(void)
     if (keyval != MPI_KEYVAL_INVALID)
         MPI_Comm_free_keyval(&keyval);
     keyval = MPI_KEYVAL_INVALID;
+    tdm_slots_finalize();
 }
 
 tdm_shadow *tdm_shadow_first(void) { return registry; }
+
+void tdm_shadow_slot_counts(unsigned long *common, unsigned long *own)
+{
+    tdm_slots_counts(common, own);
+}
 
 /* range > 0: a testing override; 0: MPI_TAG_UB tags, 0 .. MPI_TAG_UB-1 (MPI_TAG_UB is the largest
  * valid tag; the standard promises at least 32767). */
@@ -134,12 +158,13 @@ void tdm_shadow_set_tag_range(int range)
 {
     void *value;
     int found = 0;
+    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &value, &found);
+    tag_ub = found ? (unsigned long)*(int *)value : 32767ul;
     if (range > 0) {
         tag_range = (unsigned long)range;
         return;
     }
-    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &value, &found);
-    tag_range = found ? (unsigned long)*(int *)value : 32767ul;
+    tag_range = tag_ub;
 }
 
 /* The duplication does not block (MPI_Comm_idup): the first collective on a communicator must not wait
@@ -154,7 +179,7 @@ static int start_duplication(MPI_Comm comm, tdm_shadow *sh)
         mark_ready(sh);
     return rc;
 #else
-    return MPI_Comm_idup(comm, &sh->comm, &sh->dup_request);
+    return MPI_Comm_idup(comm, &sh->comm, &sh->creating);
 #endif
 }
 
@@ -182,7 +207,8 @@ int tdm_shadow_create_group(MPI_Comm comm, int rank, int size, int *peers, int t
         return MPI_ERR_NO_MEM;
     sh->user = MPI_COMM_NULL;
     sh->comm = comm;
-    sh->dup_request = MPI_REQUEST_NULL;
+    sh->creating = MPI_REQUEST_NULL;
+    sh->slot = -1;
     sh->rank = rank;
     sh->size = size;
     sh->peers = peers;
@@ -192,26 +218,54 @@ int tdm_shadow_create_group(MPI_Comm comm, int rank, int size, int *peers, int t
     return MPI_SUCCESS;
 }
 
-static int create_shadow(MPI_Comm comm, tdm_shadow **out)
+/* The calls' tags of a shadow in a slot. */
+static unsigned long slot_tags(void)
 {
-    tdm_shadow *sh = new_shadow(tag_range);
-    if (!sh)
+    unsigned long tags = tdm_slots_call_tags();
+    return tag_range < tags ? tag_range : tags;
+}
+
+/* A shadow for comm: in a slot of the shared communicator where it can be (own 0), else with a
+ * duplicate of its own. The slot's agreement, or the duplication, starts here, in comm's first
+ * collective. */
+static int create_shadow(MPI_Comm comm, int own, tdm_shadow **out)
+{
+    int size, rank, *peers = NULL;
+    int rc = MPI_Comm_rank(comm, &rank);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Comm_size(comm, &size);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    int in_slot = !own && tdm_slots_serve(comm, size, &peers);
+    tdm_shadow *sh = new_shadow(in_slot ? slot_tags() : tag_range);
+    if (!sh) {
+        free(peers);
         return MPI_ERR_NO_MEM;
+    }
     sh->user = comm;
-    sh->comm = MPI_COMM_NULL;
-    sh->dup_request = MPI_REQUEST_NULL;
-    int rc = MPI_Comm_rank(comm, &sh->rank);
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Comm_size(comm, &sh->size);
-    if (rc == MPI_SUCCESS)
+    sh->rank = rank;
+    sh->size = size;
+    sh->creating = MPI_REQUEST_NULL;
+    sh->slot = -1;
+    if (in_slot) {
+        sh->comm = tdm_slots_comm();
+        sh->peers = peers;
+        rc = tdm_slots_begin(sh, &sh->creating);
+    } else {
+        sh->comm = MPI_COMM_NULL;
+        sh->own_tag = (int)tag_ub; /* above the calls' tags */
         rc = start_duplication(comm, sh);
+    }
     if (rc == MPI_SUCCESS)
         rc = MPI_Comm_set_attr(comm, keyval, sh);
     if (rc != MPI_SUCCESS) {
-        if (sh->dup_request != MPI_REQUEST_NULL)
-            MPI_Wait(&sh->dup_request, MPI_STATUS_IGNORE);
-        if (sh->comm != MPI_COMM_NULL)
+        if (sh->creating != MPI_REQUEST_NULL)
+            MPI_Wait(&sh->creating, MPI_STATUS_IGNORE);
+        if (in_slot)
+            tdm_slots_release(sh);
+        else if (sh->comm != MPI_COMM_NULL)
             MPI_Comm_free(&sh->comm);
+        free(sh->peers);
         free(sh->window);
         free(sh);
         return rc;
@@ -244,13 +298,48 @@ int tdm_shadow_get(MPI_Comm comm, tdm_shadow **shadow)
         *shadow = sh;
         return MPI_SUCCESS;
     }
-    return create_shadow(comm, shadow);
+    return create_shadow(comm, 0, shadow);
+}
+
+int tdm_shadow_get_own(MPI_Comm comm, tdm_shadow **shadow)
+{
+    tdm_shadow *sh = tdm_shadow_lookup(comm);
+    if (sh) {
+        *shadow = sh;
+        return sh->peers ? MPI_ERR_COMM : MPI_SUCCESS;
+    }
+    return create_shadow(comm, 1, shadow);
 }
 
 void tdm_shadow_failed(tdm_shadow *sh, int error)
 {
     sh->error = error;
-    sh->dup_request = MPI_REQUEST_NULL;
+    sh->creating = MPI_REQUEST_NULL;
+    if (sh->peers)
+        tdm_slots_abandon(sh);
+}
+
+const char *tdm_shadow_error_what(const tdm_shadow *sh)
+{
+    if (sh->error_what)
+        return sh->error_what;
+    return sh->peers ? "agreeing the communicator's slot of Tandem's private communicator (MPI_Iallreduce)"
+                     : "creating Tandem's private duplicate of the communicator (MPI_Comm_idup; has MPI run out "
+                       "of communicators?)";
+}
+
+/* The creation request completed: a slot's agreement settles (every rank alike). */
+static int creation_done(tdm_shadow *sh, int *error)
+{
+    if (sh->peers) {
+        int rc = tdm_slots_settle(sh, &sh->error_what);
+        if (rc != MPI_SUCCESS) {
+            sh->error = *error = rc;
+            return 0;
+        }
+    }
+    mark_ready(sh);
+    return 1;
 }
 
 int tdm_shadow_ready(tdm_shadow *sh, int *error)
@@ -263,19 +352,20 @@ int tdm_shadow_ready(tdm_shadow *sh, int *error)
     }
     int done = 0;
     testing_dups = 1;
-    int rc = MPI_Test(&sh->dup_request, &done, MPI_STATUS_IGNORE);
+    int rc = MPI_Test(&sh->creating, &done, MPI_STATUS_IGNORE);
     testing_dups = 0;
     if (rc != MPI_SUCCESS) {
         tdm_shadow_failed(sh, rc);
         *error = rc;
         return 0;
     }
-    if (done)
-        mark_ready(sh);
-    return done;
+    return done && creation_done(sh, error);
 }
 
-unsigned long tdm_shadow_tags_at_once(void) { return largest_window(tag_range); }
+unsigned long tdm_shadow_tags_at_once(void)
+{
+    return largest_window(tdm_slots_call_tags() > 0 ? slot_tags() : tag_range);
+}
 
 /* Doubles the window, every call keeping its sequence number's slot in it; 0 if out of memory. */
 static int grow_window(tdm_shadow *sh)

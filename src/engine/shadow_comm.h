@@ -1,15 +1,16 @@
 /*
- * Every user communicator Tandem runs on gets a private shadow (an MPI_Comm_idup, so that the first
- * collective on a communicator stays non-blocking), cached as an attribute of the user communicator
- * and freed with it: Tandem's messages never match the application's. Each collective call takes the
- * next sequence number, and its tag is the sequence number modulo the tag range, so that concurrent
- * collectives never cross.
+ * Every user communicator Tandem runs on gets a private shadow, cached as an attribute of the user
+ * communicator and freed with it: a slot of the tags of Tandem's one private communicator
+ * (shadow_slots.h), or a duplicate of its own (MPI_Comm_idup) where slots cannot serve it. Either is
+ * made without blocking, in the communicator's first collective. Tandem's messages never match the
+ * application's. Each collective call takes the next sequence number, and its tag is the sequence
+ * number modulo the tag range, so that concurrent collectives never cross.
  *
  * Tag wrap: a tag is reused only when this rank has no unfinished collective that holds it. The calls
  * holding a tag sit in a window indexed by sequence number, as large as the span of sequence numbers
  * they cover (a power of two, grown on demand up to the tag range). A call whose slot is still taken
  * grows the window, or, once it spans the tag range, progresses until the call in that slot completes
- * (see tdm_shadow_claim_tag). With MPI's tag range (>= 32767) that wait comes only when a collective
+ * (see tdm_shadow_claim_tag). With a slot's tags (>= 1023) that wait comes only when a collective
  * still runs after more than half that many later ones started on its communicator.
  */
 #ifndef TANDEM_SHADOW_COMM_H
@@ -30,10 +31,16 @@ typedef struct tdm_tag_hold {
 
 typedef struct tdm_shadow {
     MPI_Comm user;             /* the application's communicator (not owned) */
-    MPI_Comm comm;             /* the private duplicate */
-    MPI_Request dup_request;   /* the MPI_Comm_idup in flight */
-    int ready;                 /* the duplicate is usable (read by the progress thread: atomic) */
-    int error;                 /* the duplication failed with this MPI error */
+    MPI_Comm comm;             /* where its collectives run: the communicator every shadow shares, in
+                                  a slot of its tags (shadow_slots.h), or a duplicate of its own */
+    MPI_Request creating;      /* in flight: the duplicate's MPI_Comm_idup, or the slot's agreement */
+    struct tdm_agreement *agreement; /* the agreement on its slot, while it runs */
+    int slot;                  /* its slot of the shared communicator's tags; -1: none */
+    int own_slot;              /* the slot is one of its rank 0's own (shadow_slots.h) */
+    int ready;                 /* the duplicate is usable, or the slot agreed (read by the progress
+                                  thread: atomic) */
+    int error;                 /* the duplication or agreement failed with this MPI error */
+    const char *error_what;    /* what ran out, if the agreement said (else NULL) */
     int rank, size;
     unsigned long next_seq;
     unsigned long tags;        /* the tag range: tags 0 .. tags-1 */
@@ -44,10 +51,13 @@ typedef struct tdm_shadow {
     tdm_tag_hold **window;
     unsigned long window_mask;
     int user_freed;            /* the user freed the communicator while requests were out */
-    /* A group shadow (tdm_shadow_create_group): no user communicator; its collectives run among
-     * peers[0..size-1], ranks of comm (borrowed, not freed with it), with tags tag_base + 0..tags-1. */
+    /* A shadow in a slot, or a group shadow (tdm_shadow_create_group: no user communicator): its
+     * collectives run among peers[0..size-1], ranks of comm (not freed with it), with tags tag_base +
+     * 0..tags-1. own_tag is the shadow's own, outside its calls' (a DCP client names a communicator
+     * with it). */
     int *peers;
     int tag_base;
+    int own_tag;
     /* Finished schedules kept for reuse: the schedule cache's (src/core/sched_cache.c), opaque here and
      * freed through the hooks when the shadow goes. */
     void *cache[TDM_SHADOW_CACHE_SLOTS];
@@ -62,11 +72,21 @@ typedef struct tdm_shadow_hooks {
     void (*free_cache)(struct tdm_shadow *sh);      /* frees what sits in sh->cache */
 } tdm_shadow_hooks;
 
-int tdm_shadow_module_init(const tdm_shadow_hooks *hooks);
+/* At TDM_Init, on every rank of MPI_COMM_WORLD. Testing hooks: own_duplicates 1 gives every
+ * communicator a duplicate of its own instead of a slot of the shared communicator; own_slots > 0 gives
+ * each rank at most that many own slots (shadow_slots.h). */
+int tdm_shadow_module_init(const tdm_shadow_hooks *hooks, int own_duplicates, int own_slots);
 /* Frees every shadow left (for communicators the application never freed). */
 void tdm_shadow_module_finalize(void);
 /* The shadow of comm, created on first use. */
 int tdm_shadow_get(MPI_Comm comm, tdm_shadow **shadow);
+/* The same with a duplicate of its own, whatever the shadows share: for traffic received from any tag
+ * (a DCP's link to its clients). */
+int tdm_shadow_get_own(MPI_Comm comm, tdm_shadow **shadow);
+/* Rank r of the shadow's communicator on its comm. */
+static inline int tdm_shadow_peer(const tdm_shadow *sh, int r) { return sh->peers ? sh->peers[r] : r; }
+/* What failed when sh->error is set: its duplication, or its slot's agreement. */
+const char *tdm_shadow_error_what(const tdm_shadow *sh);
 /* A shadow for collectives among a group of the ranks of comm, without a communicator of their own
  * (a dedicated collective process's calls among the DCPs of a communicator, dcp/dcp_server.c):
  * this rank is rank of the size processes peers[] (ranks of comm; the shadow owns the array), and its
@@ -101,8 +121,8 @@ static inline tdm_shadow *tdm_shadow_lookup(MPI_Comm comm)
 /* 1 when the duplicate is ready; progresses its creation. Sets *error on failure. Only the
  * application's thread creates shadows: the progress thread gets requests whose shadow is ready. */
 int tdm_shadow_ready(tdm_shadow *sh, int *error);
-/* The duplication request completed with an MPI error (found by a wait over many requests): the
- * shadow is never ready, and every collective on it fails with that error. */
+/* The creation request (sh->creating) completed with an MPI error (found by a wait over many
+ * requests): the shadow is never ready, and every collective on it fails with that error. */
 void tdm_shadow_failed(tdm_shadow *sh, int error);
 /* How many duplicates have become ready so far: a change means requests waiting for one can start. */
 unsigned long tdm_shadow_readied(void);
@@ -129,7 +149,7 @@ static inline int tdm_shadow_claim_tag(tdm_shadow *sh, tdm_tag_hold *hold, int *
     hold->held = 1;
     sh->window[s & sh->window_mask] = hold;
     sh->outstanding++;
-    *tag = sh->tag_base + claimed;
+    *tag = claimed; /* within the shadow's range: the engine adds tag_base once bound to it */
     return MPI_SUCCESS;
 }
 
@@ -150,6 +170,10 @@ static inline void tdm_shadow_put(tdm_shadow *sh)
     if (--sh->outstanding == 0 && sh->user_freed)
         tdm_shadow_destroy(sh);
 }
+
+/* TANDEM_VERBOSE: communicators that took a common slot of the shared communicator here, and that took
+ * one of their rank 0's own slots (shadow_slots.h). */
+void tdm_shadow_slot_counts(unsigned long *common, unsigned long *own);
 
 /* Tandem is inside an MPI call that may complete duplication requests (see on_user_comm_delete). */
 void tdm_shadow_testing_dups(int on);

@@ -135,12 +135,6 @@ static void add_message(tdm_schedule *s, tdm_action_kind kind, const void *src, 
     s->open_round_messages++;
 }
 
-void tdm_sched_map_peers(tdm_schedule *s, const int *peers)
-{
-    for (int i = 0; i < s->nactions; i++)
-        if (s->actions[i].kind == TDM_ACT_SEND || s->actions[i].kind == TDM_ACT_RECV)
-            s->actions[i].peer = peers[s->actions[i].peer];
-}
 
 void tdm_sched_append_round(tdm_schedule *s, const tdm_schedule *src, int round)
 {

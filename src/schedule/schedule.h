@@ -107,9 +107,6 @@ void tdm_sched_reduce(tdm_schedule *s, const void *in, void *inout, int count, M
                       MPI_Op op);
 void tdm_sched_copy(tdm_schedule *s, const void *src, int src_count, MPI_Datatype src_type, void *dst,
                     int dst_count, MPI_Datatype dst_type);
-/* Every send and receive goes to peers[its peer] instead: a schedule built for a group of ranks runs
- * on a communicator where they have other ranks. */
-void tdm_sched_map_peers(tdm_schedule *s, const int *peers);
 /* Appends round r of src to s's open round. The actions point into src's buffers: src must outlive them
  * (the model's view of a call built in lanes, their rounds side by side). */
 void tdm_sched_append_round(tdm_schedule *s, const tdm_schedule *src, int round);
