@@ -35,6 +35,8 @@ IGNORED_VARIABLES = {
     "TANDEM_OWN_DUPLICATES",
     # testing only: few own slots per rank, so that they must come back to be reused
     "TANDEM_OWN_SLOTS",
+    # testing only: few tags among the DCPs for a communicator's calls, so that calls wait for them
+    "TANDEM_DCP_WINDOW",
     # set by sim/run for every simulated run; users switch it off with sim/run --compute-data
     "TANDEM_SMPI_TIMING_ONLY",
     # set by tandem-run --dcp-ratio for the interposer: the job's extra ranks must never run the program

@@ -205,10 +205,13 @@ static void app_finish(app_traffic *t, int round)
 static op ops[2 * N_OPS];
 
 /* 7. Every kind as a persistent request on two communicators, built once and started 4 times with new
- * data (TDM_Startall), beside non-blocking calls, completed in a rank-dependent order; then freed. */
+ * data, in a rank-dependent order (TDM_Startall and TDM_Start), beside non-blocking calls, completed
+ * in a rank-dependent order; then freed. */
 static void persistent_rounds(MPI_Comm world, MPI_Comm other)
 {
     enum { N = 2 * NKINDS, ROUNDS = 4 };
+    const char *progress = getenv("TANDEM_PROGRESS");
+    int split_mode = progress && strcmp(progress, "split") == 0;
     TDM_Request reqs[N], beside[2];
     for (int i = 0; i < N; i++) {
         ops[i].kind = i % NKINDS;
@@ -222,11 +225,18 @@ static void persistent_rounds(MPI_Comm world, MPI_Comm other)
             fill(&ops[i], i + (round + 1) * N * p); /* new data, the same root */
             prepare(&ops[i], ops[i].out);
         }
+        /* MPI-4 matches persistent collectives by their _init: each rank starts them in an order of its
+         * own (odd ranks backwards, rotated by rank and round), half at once, half one by one; but in
+         * split mode a reduce's starting call runs its leaf levels, waiting for the ranks below
+         * (docs/progress.md): there, one order */
+        TDM_Request shuffled[N];
+        for (int k = 0; k < N; k++)
+            shuffled[k] = reqs[split_mode ? k : ((rank % 2 ? N - 1 - k : k) + 3 * rank + round) % N];
         CHECK_TDM(TDM_Iallreduce(in, out, 1, MPI_INT, MPI_SUM, world, &beside[0]));
-        CHECK_TDM(TDM_Startall(N / 2, reqs));
+        CHECK_TDM(TDM_Startall(N / 2, shuffled));
         CHECK_TDM(TDM_Ibarrier(other, &beside[1]));
-        for (int i = N / 2; i < N; i++)
-            CHECK_TDM(TDM_Start(&reqs[i]));
+        for (int k = N / 2; k < N; k++)
+            CHECK_TDM(TDM_Start(&shuffled[k]));
         if (round % 2 == 0) {
             CHECK_TDM(TDM_Waitall(N, reqs, MPI_STATUSES_IGNORE));
         } else {

@@ -56,6 +56,137 @@ static void same_as_mpi(MPI_Comm comm, MPI_Datatype type, MPI_Op op, int count, 
           count, in_place);
 }
 
+/* Every predefined type a predefined op takes goes through the DCP, Fortran and complex ones too,
+ * and gives MPI's result; a pair type with padding (MPI_DOUBLE_INT) runs inline, and right. */
+enum { INTEGER, REAL, COMPLEX, LOGICAL, PAIR_INT, PAIR_SAME };
+typedef struct {
+    MPI_Datatype type;
+    MPI_Op op;
+    int kind, through_dcp;
+    const char *name;
+} typed_op;
+
+/* Element i of this rank, as the type's kind wants it (valid logicals, exact sums, ties for MAXLOC). */
+static void element(const typed_op *t, int size, int me, int i, unsigned char *at)
+{
+    int v = (me + 1) * 3 + i % 5, half = size / 2;
+    memset(at, 0, (size_t)size);
+    if (t->kind == INTEGER) {
+        at[0] = (unsigned char)v; /* a small integer of any width (little endian) */
+    } else if (t->kind == LOGICAL) {
+        at[0] = (unsigned char)((me + i) % 3 == 0);
+    } else if (t->kind == REAL || t->kind == COMPLEX) {
+        int parts = t->kind == COMPLEX ? 2 : 1, part = size / parts;
+        for (int k = 0; k < parts; k++) {
+            if (part == sizeof(float))
+                ((float *)at)[k] = (float)(v + k);
+            else if (part == sizeof(double))
+                ((double *)at)[k] = (double)(v + k);
+            else
+                ((long double *)at)[k] = (long double)(v + k);
+        }
+    } else if (t->kind == PAIR_INT) { /* value then int index; ties broken by the index */
+        int index = me;
+        if (size - (int)sizeof(int) == sizeof(float))
+            *(float *)at = (float)((me * 7 + i) % 3);
+        else
+            *(int *)at = (me * 7 + i) % 3;
+        memcpy(at + size - sizeof(int), &index, sizeof index);
+    } else { /* PAIR_SAME: two of one type, value and index */
+        if (half == sizeof(float))
+            ((float *)at)[0] = (float)((me * 7 + i) % 3), ((float *)at)[1] = (float)me;
+        else if (half == sizeof(double))
+            ((double *)at)[0] = (double)((me * 7 + i) % 3), ((double *)at)[1] = (double)me;
+        else
+            ((int *)at)[0] = (me * 7 + i) % 3, ((int *)at)[1] = me;
+    }
+}
+
+static void every_predefined_type(MPI_Comm comm)
+{
+    const typed_op table[] = {
+        {MPI_INTEGER, MPI_SUM, INTEGER, 1, "MPI_INTEGER"},
+        {MPI_INTEGER8, MPI_PROD, INTEGER, 1, "MPI_INTEGER8"},
+        {MPI_REAL, MPI_MAX, REAL, 1, "MPI_REAL"},
+        {MPI_DOUBLE_PRECISION, MPI_SUM, REAL, 1, "MPI_DOUBLE_PRECISION"},
+        {MPI_LOGICAL, MPI_LOR, LOGICAL, 1, "MPI_LOGICAL"},
+        {MPI_COMPLEX, MPI_SUM, COMPLEX, 1, "MPI_COMPLEX"},
+        {MPI_DOUBLE_COMPLEX, MPI_PROD, COMPLEX, 1, "MPI_DOUBLE_COMPLEX"},
+        {MPI_C_BOOL, MPI_LAND, LOGICAL, 1, "MPI_C_BOOL"},
+        {MPI_C_DOUBLE_COMPLEX, MPI_SUM, COMPLEX, 1, "MPI_C_DOUBLE_COMPLEX"},
+        {MPI_C_FLOAT_COMPLEX, MPI_PROD, COMPLEX, 1, "MPI_C_FLOAT_COMPLEX"},
+        {MPI_LONG_DOUBLE, MPI_MAX, REAL, 1, "MPI_LONG_DOUBLE"},
+        {MPI_BYTE, MPI_BXOR, INTEGER, 1, "MPI_BYTE"},
+        {MPI_OFFSET, MPI_MIN, INTEGER, 1, "MPI_OFFSET"},
+        {MPI_AINT, MPI_SUM, INTEGER, 1, "MPI_AINT"},
+        {MPI_2INT, MPI_MAXLOC, PAIR_SAME, 1, "MPI_2INT"},
+        {MPI_FLOAT_INT, MPI_MINLOC, PAIR_INT, 1, "MPI_FLOAT_INT"},
+        {MPI_2DOUBLE_PRECISION, MPI_MAXLOC, PAIR_SAME, 1, "MPI_2DOUBLE_PRECISION"},
+        {MPI_2REAL, MPI_MINLOC, PAIR_SAME, 1, "MPI_2REAL"},
+        {MPI_2INTEGER, MPI_MINLOC, PAIR_SAME, 1, "MPI_2INTEGER"},
+        {MPI_DOUBLE_INT, MPI_MAXLOC, PAIR_INT, 0, "MPI_DOUBLE_INT"}, /* 12 bytes in 16: inline */
+    };
+    enum { COUNT = 9 };
+    static unsigned char in[COUNT * 64], ours[COUNT * 64], theirs[COUNT * 64];
+    int me;
+    MPI_Comm_rank(comm, &me);
+    for (size_t k = 0; k < sizeof table / sizeof table[0]; k++) {
+        const typed_op *t = &table[k];
+        int size;
+        MPI_Aint lb, extent;
+        MPI_Type_size(t->type, &size);
+        MPI_Type_get_extent(t->type, &lb, &extent);
+        memset(in, 0, sizeof in);
+        for (int i = 0; i < COUNT; i++)
+            element(t, size, me, i, in + i * extent);
+        memset(ours, 0, sizeof ours);
+        memset(theirs, 0, sizeof theirs);
+        TDM_Request req;
+        CHECK_TDM(TDM_Iallreduce(in, ours, COUNT, t->type, t->op, comm, &req));
+        const char *algorithm = TDM_Request_algorithm(req);
+        int dcp = algorithm && strcmp(algorithm, "allreduce_dcp") == 0;
+        check(dcp == t->through_dcp, "an allreduce of %s runs %s", t->name, algorithm ? algorithm : "(null)");
+        CHECK_TDM(TDM_Wait(&req, MPI_STATUS_IGNORE));
+        MPI_Allreduce(in, theirs, COUNT, t->type, t->op, comm);
+        int same = 1;
+        for (int i = 0; i < COUNT && same; i++) /* long doubles by value: their padding bytes are not data */
+            same = t->type == MPI_LONG_DOUBLE ? *(long double *)(ours + i * extent) == *(long double *)(theirs + i * extent)
+                                              : memcmp(ours + i * extent, theirs + i * extent, (size_t)size) == 0;
+        check(same, "an allreduce of %s with its op: not MPI's", t->name);
+    }
+}
+
+/* The clients of the first DCP start more calls on one communicator than the DCPs hold tags for
+ * (1,024 a communicator, fewer with TANDEM_DCP_WINDOW), then a blocking call on another; the other DCPs' clients make the two in the
+ * other order. Legal: the DCPs must keep serving the blocking call while the first communicator's calls
+ * wait for tags (a DCP blocked inside its service loop would deadlock here). */
+static void past_the_window(MPI_Comm app, int first, int calls)
+{
+    enum { CALLS = 11000 };
+    MPI_Comm many, one;
+    MPI_Comm_dup(app, &many);
+    MPI_Comm_dup(app, &one);
+    static int in[CALLS], out[CALLS];
+    static TDM_Request reqs[CALLS];
+    int mine = rank + 1, sum = 0;
+    for (int k = 0; k < calls; k++)
+        in[k] = rank * 3 + k;
+    if (!first)
+        CHECK_TDM(TDM_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, one));
+    for (int k = 0; k < calls; k++)
+        CHECK_TDM(TDM_Iallreduce(&in[k], &out[k], 1, MPI_INT, MPI_SUM, many, &reqs[k]));
+    if (first)
+        CHECK_TDM(TDM_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, one));
+    CHECK_TDM(TDM_Waitall(calls, reqs, MPI_STATUSES_IGNORE));
+    int bad = 0;
+    for (int k = 0; k < calls; k++)
+        bad += out[k] != 3 * size * (size - 1) / 2 + size * k;
+    check(sum == size * (size + 1) / 2 && bad == 0, "%d calls on one communicator crossing a blocking one: sum %d, "
+          "%d wrong", calls, sum, bad);
+    MPI_Comm_free(&many);
+    MPI_Comm_free(&one);
+}
+
 /* Every call the DCPs serve on comm against MPI's: allreduce (every type and op of the matrix, or two
  * of each), 40 outstanding completed in reverse order, reduce and bcast from every root, barrier. */
 static void served_calls(MPI_Comm comm, int whole_matrix)
@@ -336,7 +467,29 @@ int main(int argc, char **argv)
     MPI_Group_free(&world_group);
     MPI_Group_free(&app_group);
 
+    /* MPI_COMM_WORLD holds the DCPs, which never call: refused at once, every kind, not a hang */
+    int one = 1, sum = 0;
+    TDM_Request refused = TDM_REQUEST_NULL;
+    check(TDM_Iallreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &refused) == MPI_ERR_COMM &&
+              refused == TDM_REQUEST_NULL && strstr(TDM_Last_error(), "dedicated collective processes"),
+          "TDM_Iallreduce on MPI_COMM_WORLD, which holds DCPs: %s", TDM_Last_error());
+    check(TDM_Barrier(MPI_COMM_WORLD) == MPI_ERR_COMM && strstr(TDM_Last_error(), "argument comm"),
+          "TDM_Barrier on MPI_COMM_WORLD, which holds DCPs: %s", TDM_Last_error());
+    struct {
+        double value;
+        int rank;
+    } pair = {1.0, rank}, max; /* a call the DCPs do not carry (it would run inline) is refused alike */
+    check(TDM_Allreduce(&pair, &max, 1, MPI_DOUBLE_INT, MPI_MAXLOC, MPI_COMM_WORLD) == MPI_ERR_COMM,
+          "TDM_Allreduce(MPI_MAXLOC) on MPI_COMM_WORLD, which holds DCPs: %s", TDM_Last_error());
+
     served_calls(app, 1);
+    every_predefined_type(app);
+    /* past the DCPs' tags for a communicator: 1,024, or the testing TANDEM_DCP_WINDOW (the suite's, to
+     * be quick); TANDEM_TEST_DCP_CALLS sets the number (a stress run: 1100, 11000) */
+    const char *window = getenv("TANDEM_DCP_WINDOW"), *calls = getenv("TANDEM_TEST_DCP_CALLS");
+    int past = calls ? atoi(calls) : window ? 3 * atoi(window) : 0;
+    if (atoi(count) >= 2 && past > 0 && past <= 11000)
+        past_the_window(app, first == 0, past); /* this rank's DCP is the first, or not */
     sub_communicators(app);
     if (getenv("TANDEM_DCP_SEGMENT")) { /* in short segments (test_dcp_np5_segments): many of them */
         long_vector(app);

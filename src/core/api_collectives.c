@@ -166,9 +166,9 @@ static void group_add(struct tdm_request *req)
     }
 }
 
-static int launch(struct tdm_request *req, TDM_Request *request);
+static int launch(const char *fn, struct tdm_request *req, TDM_Request *request);
 
-int tdm_group_end(int rc, void *memory, TDM_Request *request)
+int tdm_group_end(const char *fn, int rc, void *memory, TDM_Request *request)
 {
     struct tdm_request *whole = group_first;
     grouping = 0;
@@ -184,11 +184,11 @@ int tdm_group_end(int rc, void *memory, TDM_Request *request)
         tdm_request_free(whole);
         return rc;
     }
-    return launch(whole, request);
+    return launch(fn, whole, request);
 }
 
 /* A built call starts, or becomes an inactive persistent request (or a chunk of a call in chunks). */
-static int launch(struct tdm_request *req, TDM_Request *request)
+static int launch(const char *fn, struct tdm_request *req, TDM_Request *request)
 {
     if (grouping) {
         group_add(req);
@@ -196,7 +196,12 @@ static int launch(struct tdm_request *req, TDM_Request *request)
         return MPI_SUCCESS;
     }
     if (building_persistent) {
-        tdm_persistent_keep(req);
+        int rc = tdm_persistent_keep(req);
+        if (rc == MPI_ERR_NO_MEM)
+            return abandon(req, tdm_error(fn, rc, "out of memory for the persistent request's tags"));
+        if (rc != MPI_SUCCESS)
+            return abandon(req, tdm_error(fn, rc, "every tag kept for persistent requests on the communicator is "
+                                                  "taken: free some (TDM_Request_free)"));
     } else {
         tdm_agent_start(&req->run);
     }
@@ -234,7 +239,7 @@ static int handoff_start(const char *fn, tdm_coll_args *a, struct tdm_request *r
         return abandon(req, tdm_error(fn, rc, "out of memory building the call to the dedicated collective process"));
     if (tdm_global.dump_schedules)
         tdm_request_dump(req, stderr);
-    return launch(req, request);
+    return launch(fn, req, request);
 }
 
 /* Starts a call whose arguments were checked. key: the call's raw arguments if its schedule may be
@@ -245,7 +250,10 @@ static int start(const char *fn, tdm_coll_args *a, const tdm_sched_key *key, MPI
     tdm_shadow *shadow = on_group;
     /* a call a dedicated collective process serves runs on the link to it (handoff.h) */
     void *via = NULL;
-    int handed_off = !on_group && handoff && handoff->serves(a, comm, &shadow, &via);
+    int handed_off = !on_group && handoff ? handoff->serves(a, comm, &shadow, &via) : 0;
+    if (handed_off < 0)
+        return tdm_error(fn, MPI_ERR_COMM, "the communicator holds dedicated collective processes, which never call "
+                                           "(argument comm): use TDM_Comm_world() or one made from it");
     int rc = handed_off || on_group ? MPI_SUCCESS : tdm_shadow_get(comm, &shadow);
     if (rc != MPI_SUCCESS)
         return tdm_mpi_error(fn, "creating Tandem's private communicator", rc);
@@ -304,7 +312,7 @@ static int start(const char *fn, tdm_coll_args *a, const tdm_sched_key *key, MPI
     }
     if (tdm_global.dump_schedules)
         tdm_request_dump(req, stderr);
-    return launch(req, request);
+    return launch(fn, req, request);
 }
 
 int tdm_coll_start(const char *fn, tdm_coll_args *a, MPI_Comm comm, TDM_Request *request)
@@ -352,7 +360,7 @@ static int start_keyed(const char *fn, tdm_sched_key *key, MPI_Comm comm, TDM_Re
     tdm_exec_restart(&req->run.exec, tag);
     if (tdm_global.verbose | tdm_global.dump_schedules) /* one test on the common path */
         report_reuse(req);
-    return launch(req, request);
+    return launch(fn, req, request);
 }
 
 /* The checks common to reductions (reduce, allreduce, scan, exscan, reduce_scatter*). */

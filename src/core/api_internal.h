@@ -94,7 +94,7 @@ int tdm_neighbor_degrees(MPI_Comm comm, int *in, int *out);
  * it, for an _init function), or if rc is an error, frees them and returns rc. memory (malloc'ed, or
  * NULL) is freed with the request. */
 void tdm_group_begin(void);
-int tdm_group_end(int rc, void *memory, TDM_Request *request);
+int tdm_group_end(const char *fn, int rc, void *memory, TDM_Request *request);
 int tdm_group_collecting(void);
 /* Whether the call being started is an _init function's (persistent.h). */
 int tdm_building_persistent(void);

@@ -178,7 +178,7 @@ int tdm_chunked_elementwise(const char *fn, tdm_coll_kind kind, const void *send
         if (rc != MPI_SUCCESS)
             skip_chunks(comm, chunks_left(v.count, first + per, per));
     }
-    return tdm_group_end(rc, NULL, request);
+    return tdm_group_end(fn, rc, NULL, request);
 }
 
 /* ---- gather, scatter, allgather, alltoall and the neighbour ones ---- */
@@ -341,7 +341,7 @@ int tdm_chunked_blocks(const char *fn, tdm_coll_kind kind, const void *sendbuf, 
     }
     side_free(&snd);
     side_free(&rcv);
-    return tdm_group_end(rc, NULL, request);
+    return tdm_group_end(fn, rc, NULL, request);
 }
 
 /* ---- reduce_scatter, reduce_scatter_block ---- */
@@ -424,5 +424,5 @@ int tdm_chunked_reduce_scatter(const char *fn, tdm_coll_kind kind, const void *s
             skip_chunks(comm, chunks_left(total, first + per, per));
     }
     free(counts);
-    return tdm_group_end(rc, snapshot, request);
+    return tdm_group_end(fn, rc, snapshot, request);
 }

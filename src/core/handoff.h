@@ -13,8 +13,9 @@
 struct tdm_request;
 
 typedef struct tdm_handoff {
-    /* Whether the call on comm is served; if so, *link is the shadow its schedule runs on and *via what
-     * build needs of the communicator. */
+    /* Whether the call on comm is served (1; 0: it runs here; -1: it cannot run at all, since comm holds
+     * processes that serve others); if so, *link is the shadow its schedule runs on and *via what build
+     * needs of the communicator. */
     int (*serves)(const tdm_coll_args *a, MPI_Comm comm, tdm_shadow **link, void **via);
     /* The call's name (TDM_Request_algorithm: "allreduce_dcp", ...). */
     const char *(*name)(const tdm_coll_args *a);

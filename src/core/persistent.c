@@ -8,12 +8,17 @@
 
 #include <stdio.h>
 
-void tdm_persistent_keep(struct tdm_request *req)
+int tdm_persistent_keep(struct tdm_request *req)
 {
-    for (tdm_run *lane = &req->run; lane; lane = lane->lane_next)
+    int rc = MPI_SUCCESS;
+    for (tdm_run *lane = &req->run; lane; lane = lane->lane_next) {
         tdm_shadow_release(req->run.shadow, &lane->tag_hold); /* its claim keeps the shadow until freed */
+        if (rc == MPI_SUCCESS)
+            rc = tdm_shadow_fix_tag(req->run.shadow, &lane->tag_hold);
+    }
     req->persistent = 1;
     req->active = 0;
+    return rc;
 }
 
 void tdm_persistent_complete(struct tdm_request *req)
@@ -37,12 +42,17 @@ static int check_startable(const char *fn, const char *name, TDM_Request req)
     return MPI_SUCCESS;
 }
 
-/* Runs the built schedule again: every lane claims a new tag, in the same order on every rank. */
+/* Runs the built schedule again, every lane on its own tag (or, where the communicator keeps none for
+ * persistent requests, a new sequence tag: starts must then come in the same order on every rank). */
 static int start(const char *fn, struct tdm_request *req)
 {
     int lanes = 0;
     for (tdm_run *lane = &req->run; lane; lane = lane->lane_next, lanes++) {
-        int tag, rc = tdm_shadow_claim_tag(req->run.shadow, &lane->tag_hold, &tag);
+        int tag = lane->tag_hold.fixed_tag - 1, rc = MPI_SUCCESS;
+        if (tag >= 0)
+            tdm_shadow_hold(req->run.shadow);
+        else
+            rc = tdm_shadow_claim_tag(req->run.shadow, &lane->tag_hold, &tag);
         if (rc != MPI_SUCCESS) { /* the lanes that claimed theirs give them back */
             for (tdm_run *claimed = &req->run; claimed != lane; claimed = claimed->lane_next) {
                 tdm_shadow_release(req->run.shadow, &claimed->tag_hold);

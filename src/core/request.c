@@ -45,8 +45,10 @@ void tdm_request_free(struct tdm_request *req)
         free_lanes(req);
     tdm_shadow *sh = req->run.shadow;
     req->magic = 0;
-    if (sh) /* a request completed by the progress thread gives its tag back here */
+    if (sh) { /* a request completed by the progress thread gives its tag back here */
         tdm_shadow_release(sh, &req->run.tag_hold);
+        tdm_shadow_unfix_tag(sh, &req->run.tag_hold);
+    }
     if (!tdm_sched_cache_keep(req))
         tdm_request_release(req);
     if (sh)

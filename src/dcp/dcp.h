@@ -32,8 +32,9 @@ int tdm_dcp_init(const char *fn);
 int tdm_dcp_active(void);
 /* The application ranks' communicator (MPI_COMM_WORLD outside dcp mode). */
 MPI_Comm tdm_dcp_app_world(void);
-/* Whether the DCP serves this call on comm; if so, *link is the shadow its schedule runs on and *via
- * the communicator's state (a tdm_dcp_comm), for tdm_dcp_build_client. */
+/* Whether the DCP serves this call on comm (1; 0: it runs inline; -1: comm holds DCP ranks, so it
+ * cannot run); if so, *link is the shadow its schedule runs on and *via the communicator's state (a
+ * tdm_dcp_comm), for tdm_dcp_build_client. */
 int tdm_dcp_serves(const tdm_coll_args *a, MPI_Comm comm, tdm_shadow **link, void **via);
 /* The application's side of a call the DCP serves: its contribution out, the result in; and its name
  * (TDM_Request_algorithm: "allreduce_dcp", ...). Builds req->run.sched; a communicator's first calls

@@ -132,6 +132,9 @@ static tdm_dcp_comm *state_of(MPI_Comm comm)
         MPI_Group_free(&group);
         MPI_Group_free(&world);
         free(ranks);
+        for (int r = 0; r < cc->size; r++)
+            if (cc->members[r] != MPI_UNDEFINED && tdm_dcp.map.app_index[cc->members[r]] < 0)
+                cc->holds_dcp = 1;
         for (int r = 0; r < cc->size && cc->served; r++)
             cc->served = cc->members[r] != MPI_UNDEFINED && tdm_dcp.map.app_index[cc->members[r]] >= 0;
     }
@@ -171,11 +174,13 @@ int tdm_dcp_serves(const tdm_coll_args *a, MPI_Comm comm, tdm_shadow **link, voi
 {
     if (!tdm_dcp.active || tdm_dcp.is_dcp)
         return 0;
+    tdm_dcp_comm *cc = comm == tdm_dcp.app_world ? &app_world_state : state_of(comm);
+    if (cc && cc->holds_dcp) /* its DCP ranks never call: neither the DCPs nor inline can run it */
+        return -1;
     if (!tdm_dcp_kind_of(a, 1)) {
         say_inline(comm);
         return 0;
     }
-    tdm_dcp_comm *cc = comm == tdm_dcp.app_world ? &app_world_state : state_of(comm);
     if (!cc || !cc->served || !tdm_dcp_kind_of(a, cc->contiguous))
         return 0;
     *link = tdm_dcp.link_shadow;

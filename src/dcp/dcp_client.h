@@ -14,6 +14,7 @@ struct tdm_coll_args;
 typedef struct tdm_dcp_comm {
     MPI_Comm comm;            /* the user's (while it lives) */
     int served;               /* intracommunicator of two application ranks or more */
+    int holds_dcp;            /* a rank of it is a DCP: no Tandem call can run on it */
     int size, rank;
     int *members;             /* world ranks, in its order */
     int *order;               /* its ranks in group order (dcp_server.h) */

@@ -280,6 +280,10 @@ static int retire_comms(void)
 
 /* ---- calls ---- */
 
+/* Tags a call takes among the DCPs when it starts: an agreement on the size of its blocks, and the call
+ * (its segments start later, a few at a time: feed_segments). */
+#define CLAIMS_PER_CALL 2
+
 /* Starts the calls of sc whose contributions are all there. Returns whether any started. */
 static int start_ready_calls(served_comm *sc)
 {
@@ -288,6 +292,10 @@ static int start_ready_calls(served_comm *sc)
     int moved = 0;
     contribution **oldest = tdm_dcp_alloc(sizeof *oldest * (size_t)sc->mine);
     while (!sc->holding) {
+        /* a call whose tags among the DCPs are still taken waits here, in the queue: claiming them
+         * would wait for the oldest call inside the service loop, which then serves no one */
+        if (!tdm_shadow_claims_free(sc->among, CLAIMS_PER_CALL))
+            break;
         int ready = 1;
         for (int i = 0; i < sc->mine && ready; i++)
             ready = sc->queue[i] && sc->queue[i]->h.call == sc->next_call && sc->queue[i]->rest == MPI_REQUEST_NULL;

@@ -9,9 +9,9 @@
 static int keyval = MPI_KEYVAL_INVALID;
 static tdm_shadow *registry;
 static tdm_shadow_hooks hooks; /* the layer above's, from tdm_shadow_module_init */
-/* Tags 0 .. tag_range-1: set at TDM_Init (tdm_shadow_set_tag_range), read by every call; MPI's
- * largest tag (the shadows with a duplicate of their own keep it for themselves). */
-static unsigned long tag_range = 32767, tag_ub = 32767;
+/* MPI's largest tag (a shadow with a duplicate of its own keeps it for itself), and the testing
+ * override of the calls' tag range (0: none): set at TDM_Init (tdm_shadow_set_tag_range). */
+static unsigned long tag_ub = 32767, testing_range;
 /* The window first spans this many sequence numbers (fewer if the tag range is smaller). */
 #define FIRST_WINDOW 64ul
 
@@ -91,6 +91,7 @@ void tdm_shadow_destroy(tdm_shadow *sh)
     if (sh->next)
         sh->next->prev = sh->prev;
     pthread_mutex_unlock(&registry_lock);
+    free(sh->persistent_used);
     free(sh->window);
     free(sh);
 }
@@ -160,11 +161,16 @@ void tdm_shadow_set_tag_range(int range)
     int found = 0;
     MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &value, &found);
     tag_ub = found ? (unsigned long)*(int *)value : 32767ul;
-    if (range > 0) {
-        tag_range = (unsigned long)range;
-        return;
-    }
-    tag_range = tag_ub;
+    testing_range = range > 0 ? (unsigned long)range : 0;
+}
+
+/* Of a shadow's `total` tags, those kept for persistent requests (a quarter), and those its calls take
+ * in sequence (the rest, or the testing range). */
+static unsigned long persistent_share(unsigned long total) { return total >= 1024 ? total / 4 : 0; }
+static unsigned long sequence_tags(unsigned long total)
+{
+    unsigned long tags = total - persistent_share(total);
+    return testing_range && testing_range < tags ? testing_range : tags;
 }
 
 /* The duplication does not block (MPI_Comm_idup): the first collective on a communicator must not wait
@@ -183,13 +189,16 @@ static int start_duplication(MPI_Comm comm, tdm_shadow *sh)
 #endif
 }
 
-/* A shadow's memory, with its window of tag holders, for tags 0 .. tags-1. */
-static tdm_shadow *new_shadow(unsigned long tags)
+/* A shadow's memory, with its window of tag holders, for calls' tags 0 .. tags-1, and persistent tags
+ * above them up to `total` (at least tags). */
+static tdm_shadow *new_shadow(unsigned long tags, unsigned long total)
 {
     tdm_shadow *sh = calloc(1, sizeof *sh);
     if (!sh)
         return NULL;
     sh->tags = tags;
+    sh->persistent_tags = total > tags ? persistent_share(total) : 0;
+    sh->persistent_base = total - sh->persistent_tags;
     sh->window_mask = (tags < FIRST_WINDOW ? largest_window(tags) : FIRST_WINDOW) - 1;
     sh->window = calloc(sh->window_mask + 1, sizeof *sh->window);
     if (!sh->window) {
@@ -202,7 +211,8 @@ static tdm_shadow *new_shadow(unsigned long tags)
 int tdm_shadow_create_group(MPI_Comm comm, int rank, int size, int *peers, int tag_base, unsigned long tags,
                             tdm_shadow **out)
 {
-    tdm_shadow *sh = new_shadow(tags < tag_range ? tags : tag_range);
+    unsigned long calls = testing_range && testing_range < tags ? testing_range : tags;
+    tdm_shadow *sh = new_shadow(calls, calls); /* no persistent requests among DCPs */
     if (!sh)
         return MPI_ERR_NO_MEM;
     sh->user = MPI_COMM_NULL;
@@ -218,12 +228,6 @@ int tdm_shadow_create_group(MPI_Comm comm, int rank, int size, int *peers, int t
     return MPI_SUCCESS;
 }
 
-/* The calls' tags of a shadow in a slot. */
-static unsigned long slot_tags(void)
-{
-    unsigned long tags = tdm_slots_call_tags();
-    return tag_range < tags ? tag_range : tags;
-}
 
 /* A shadow for comm: in a slot of the shared communicator where it can be (own 0), else with a
  * duplicate of its own. The slot's agreement, or the duplication, starts here, in comm's first
@@ -237,7 +241,8 @@ static int create_shadow(MPI_Comm comm, int own, tdm_shadow **out)
     if (rc != MPI_SUCCESS)
         return rc;
     int in_slot = !own && tdm_slots_serve(comm, size, &peers);
-    tdm_shadow *sh = new_shadow(in_slot ? slot_tags() : tag_range);
+    unsigned long total = in_slot ? tdm_slots_call_tags() : tag_ub; /* a duplicate's own tag: tag_ub */
+    tdm_shadow *sh = new_shadow(sequence_tags(total), total);
     if (!sh) {
         free(peers);
         return MPI_ERR_NO_MEM;
@@ -311,6 +316,28 @@ int tdm_shadow_get_own(MPI_Comm comm, tdm_shadow **shadow)
     return create_shadow(comm, 1, shadow);
 }
 
+int tdm_shadow_fix_tag(tdm_shadow *sh, tdm_tag_hold *hold)
+{
+    if (sh->persistent_tags == 0)
+        return MPI_SUCCESS;
+    if (!sh->persistent_used && !(sh->persistent_used = calloc(sh->persistent_tags, 1)))
+        return MPI_ERR_NO_MEM;
+    unsigned long i = sh->persistent_next++ % sh->persistent_tags; /* counted on every rank alike */
+    if (sh->persistent_used[i])
+        return MPI_ERR_OTHER;
+    sh->persistent_used[i] = 1;
+    hold->fixed_tag = (int)(sh->persistent_base + i) + 1;
+    return MPI_SUCCESS;
+}
+
+void tdm_shadow_unfix_tag(tdm_shadow *sh, tdm_tag_hold *hold)
+{
+    if (!hold->fixed_tag)
+        return;
+    sh->persistent_used[(unsigned long)hold->fixed_tag - 1 - sh->persistent_base] = 0;
+    hold->fixed_tag = 0;
+}
+
 void tdm_shadow_failed(tdm_shadow *sh, int error)
 {
     sh->error = error;
@@ -364,7 +391,19 @@ int tdm_shadow_ready(tdm_shadow *sh, int *error)
 
 unsigned long tdm_shadow_tags_at_once(void)
 {
-    return largest_window(tdm_slots_call_tags() > 0 ? slot_tags() : tag_range);
+    unsigned long in_slot = tdm_slots_call_tags();
+    return largest_window(sequence_tags(in_slot > 0 && in_slot < tag_ub ? in_slot : tag_ub));
+}
+
+int tdm_shadow_claims_free(const tdm_shadow *sh, int n)
+{
+    /* below the largest window every holder lies within it: the window grows instead */
+    if (sh->window_mask + 1 < largest_window(sh->tags))
+        return 1;
+    for (int i = 0; i < n; i++)
+        if (sh->window[(sh->next_seq + (unsigned long)i) & sh->window_mask])
+            return 0;
+    return 1;
 }
 
 /* Doubles the window, every call keeping its sequence number's slot in it; 0 if out of memory. */

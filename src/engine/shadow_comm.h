@@ -27,6 +27,7 @@
 typedef struct tdm_tag_hold {
     unsigned long seq;         /* the call's sequence number on the communicator */
     int held;                  /* in the shadow's window */
+    int fixed_tag;             /* a persistent request's own tag + 1, from its _init to its free (else 0) */
 } tdm_tag_hold;
 
 typedef struct tdm_shadow {
@@ -43,7 +44,11 @@ typedef struct tdm_shadow {
     const char *error_what;    /* what ran out, if the agreement said (else NULL) */
     int rank, size;
     unsigned long next_seq;
-    unsigned long tags;        /* the tag range: tags 0 .. tags-1 */
+    unsigned long tags;        /* the calls' tag range: tags 0 .. tags-1 */
+    /* Persistent requests' own tags: persistent_base + 0 .. persistent_tags-1, handed out in init order
+     * (persistent_next counts them), each taken (persistent_used) until its request is freed. */
+    unsigned long persistent_base, persistent_tags, persistent_next;
+    unsigned char *persistent_used;
     int next_tag;              /* next_seq modulo tags, kept without dividing */
     int outstanding;           /* requests started here and not yet freed (Wait/Test) */
     /* The calls holding a tag: that of sequence number q in window[q & window_mask]. Every such call
@@ -133,6 +138,10 @@ tdm_shadow *tdm_shadow_first(void);
  * completes that call once the window spans the tag range. */
 int tdm_shadow_free_slot(tdm_shadow *sh, unsigned long seq);
 
+/* Whether the next n claims on sh take their tags at once, none of them waiting for an earlier call to
+ * complete (tag wrap): a loop that must never block asks before it starts calls. */
+int tdm_shadow_claims_free(const tdm_shadow *sh, int n);
+
 /* Sequence number and tag for a new collective; may progress other collectives (tag wrap). Inline:
  * every call takes one. */
 static inline int tdm_shadow_claim_tag(tdm_shadow *sh, tdm_tag_hold *hold, int *tag)
@@ -152,6 +161,15 @@ static inline int tdm_shadow_claim_tag(tdm_shadow *sh, tdm_tag_hold *hold, int *
     *tag = claimed; /* within the shadow's range: the engine adds tag_base once bound to it */
     return MPI_SUCCESS;
 }
+
+/* A persistent request's own tag for hold, in init order: MPI_ERR_OTHER if the one due is still taken
+ * (the communicator has persistent_tags requests alive), MPI_ERR_NO_MEM. Where the shadow keeps none,
+ * nothing (its starts claim sequence tags). */
+int tdm_shadow_fix_tag(tdm_shadow *sh, tdm_tag_hold *hold);
+/* Its request is freed: the tag may serve a later _init. */
+void tdm_shadow_unfix_tag(tdm_shadow *sh, tdm_tag_hold *hold);
+/* A start of a persistent request on its own tag: like a claim, the shadow stays until it is done. */
+static inline void tdm_shadow_hold(tdm_shadow *sh) { sh->outstanding++; }
 
 /* The collective holding a tag completed: the tag may be reused. */
 static inline void tdm_shadow_release(tdm_shadow *sh, tdm_tag_hold *hold)
