@@ -11,6 +11,7 @@
 #include "../core/api_internal.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
 static int type_size(MPI_Datatype type)
@@ -320,8 +321,34 @@ static void alltoall_answers(served_call *x)
     free(at);
 }
 
+/* The clients' headers of one call agree on what MPI requires them to (an erroneous program gets a
+ * clear end, not a read past its buffers): the collective, its datatype and op, root, and the count
+ * where every rank gives the same. */
+static void check_agreement(const served_comm *sc, contribution **in)
+{
+    const dcp_header *h = &in[0]->h;
+    int same_count = h->kind == DCP_ALLREDUCE || h->kind == DCP_REDUCE || h->kind == DCP_SCAN ||
+                     h->kind == DCP_EXSCAN || h->kind == DCP_BCAST;
+    int rooted = h->kind == DCP_BCAST || h->kind == DCP_REDUCE || h->kind == DCP_GATHER || h->kind == DCP_SCATTER;
+    for (int i = 1; i < sc->mine; i++) {
+        const dcp_header *o = &in[i]->h;
+        const char *what = o->kind != h->kind ? "collective"
+                           : h->kind <= DCP_REDUCE_SCATTER && (o->type != h->type || o->op != h->op) ? "datatype or op"
+                           : rooted && o->root != h->root       ? "root"
+                           : same_count && o->count != h->count ? "count"
+                                                                : NULL;
+        if (what) {
+            fprintf(stderr, "tandem: dedicated collective process: ranks %d and %d of a communicator called its call %d "
+                            "with a different %s (an erroneous program); aborting\n",
+                    h->rank, o->rank, h->call, what);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+    }
+}
+
 served_call *tdm_dcp_start_call(served_comm *sc, contribution **in)
 {
+    check_agreement(sc, in);
     dcp_header h = in[0]->h;
     int m = sc->mine, K, bytes = 0, rc = MPI_SUCCESS;
     MPI_Comm_size(tdm_dcp.dcp_world, &K);
