@@ -206,7 +206,7 @@ int tdm_inline_block(unsigned long mark, MPI_Request *const *extra, MPI_Status *
         tdm_inline_progress();
         return MPI_SUCCESS;
     }
-    for (tdm_shadow *sh = tdm_shadow_first(); sh; sh = sh->next)
+    for (tdm_shadow *sh = tdm_shadow_first_pending(); sh; sh = sh->pending_next)
         total++;
     total += n_extra;
     if (total == 0)
@@ -222,7 +222,7 @@ int tdm_inline_block(unsigned long mark, MPI_Request *const *extra, MPI_Status *
         wait_shadow[n] = NULL;
         live_extras += *extra[n] != MPI_REQUEST_NULL;
     }
-    for (tdm_shadow *sh = tdm_shadow_first(); sh; sh = sh->next)
+    for (tdm_shadow *sh = tdm_shadow_first_pending(); sh; sh = sh->pending_next)
         gather(&sh->creating, NULL, sh, &n);
     for (tdm_run *run = running; run; run = run->active_next)
         for (int i = 0; i < run->exec.posted; i++)

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 static int keyval = MPI_KEYVAL_INVALID;
-static tdm_shadow *registry;
+static tdm_shadow *registry, *pending_list;
 static tdm_shadow_hooks hooks; /* the layer above's, from tdm_shadow_module_init */
 /* MPI's largest tag (a shadow with a duplicate of its own keeps it for itself), and the testing
  * override of the calls' tag range (0: none): set at TDM_Init (tdm_shadow_set_tag_range). */
@@ -41,9 +41,25 @@ static unsigned long readied;
 
 unsigned long tdm_shadow_readied(void) { return __atomic_load_n(&readied, __ATOMIC_ACQUIRE); }
 
+static void pending_remove(tdm_shadow *sh)
+{
+    pthread_mutex_lock(&registry_lock);
+    if (sh->pending) {
+        if (sh->pending_prev)
+            sh->pending_prev->pending_next = sh->pending_next;
+        else
+            pending_list = sh->pending_next;
+        if (sh->pending_next)
+            sh->pending_next->pending_prev = sh->pending_prev;
+        sh->pending = 0;
+    }
+    pthread_mutex_unlock(&registry_lock);
+}
+
 /* Tandem reports MPI's errors on its own traffic as return codes. */
 static void mark_ready(tdm_shadow *sh)
 {
+    pending_remove(sh);
     if (sh->slot < 0) /* the shared communicator has its handler from the start */
         MPI_Comm_set_errhandler(sh->comm, MPI_ERRORS_RETURN);
     __atomic_store_n(&sh->ready, 1, __ATOMIC_RELEASE);
@@ -83,6 +99,7 @@ void tdm_shadow_destroy(tdm_shadow *sh)
          * MPI_Comm_free crashes on). */
         MPI_Comm_free(&sh->comm);
     }
+    pending_remove(sh);
     pthread_mutex_lock(&registry_lock);
     if (sh->prev)
         sh->prev->next = sh->next;
@@ -146,7 +163,7 @@ void tdm_shadow_module_finalize(void)
     tdm_slots_finalize();
 }
 
-tdm_shadow *tdm_shadow_first(void) { return registry; }
+tdm_shadow *tdm_shadow_first_pending(void) { return pending_list; }
 
 void tdm_shadow_slot_counts(unsigned long *common, unsigned long *own)
 {
@@ -280,6 +297,13 @@ static int create_shadow(MPI_Comm comm, int own, tdm_shadow **out)
     if (registry)
         registry->prev = sh;
     registry = sh;
+    if (!sh->ready && sh->error == MPI_SUCCESS) {
+        sh->pending = 1;
+        sh->pending_next = pending_list;
+        if (pending_list)
+            pending_list->pending_prev = sh;
+        pending_list = sh;
+    }
     pthread_mutex_unlock(&registry_lock);
     *out = sh;
     return MPI_SUCCESS;
@@ -340,6 +364,7 @@ void tdm_shadow_unfix_tag(tdm_shadow *sh, tdm_tag_hold *hold)
 
 void tdm_shadow_failed(tdm_shadow *sh, int error)
 {
+    pending_remove(sh);
     sh->error = error;
     sh->creating = MPI_REQUEST_NULL;
     if (sh->peers)

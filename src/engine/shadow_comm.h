@@ -68,6 +68,10 @@ typedef struct tdm_shadow {
     void *cache[TDM_SHADOW_CACHE_SLOTS];
     int cache_victim;          /* the slot replaced next when all are taken */
     struct tdm_shadow *prev, *next; /* registry of live shadows */
+    /* the shadows still being created (their creation request in flight), which a blocking wait gathers:
+     * a list of its own, since a program may hold thousands of ready ones */
+    struct tdm_shadow *pending_prev, *pending_next;
+    int pending;
 } tdm_shadow;
 
 /* What the layer above hangs on a shadow, handed back to it: the collective holding a tag must complete
@@ -131,8 +135,8 @@ int tdm_shadow_ready(tdm_shadow *sh, int *error);
 void tdm_shadow_failed(tdm_shadow *sh, int error);
 /* How many duplicates have become ready so far: a change means requests waiting for one can start. */
 unsigned long tdm_shadow_readied(void);
-/* The registry of shadows, to find duplicates still being created. */
-tdm_shadow *tdm_shadow_first(void);
+/* The shadows still being created (linked by pending_next), to gather their creation requests. */
+tdm_shadow *tdm_shadow_first_pending(void);
 
 /* The slot of sequence number seq is taken by an earlier call still running: grows the window, or
  * completes that call once the window spans the tag range. */
