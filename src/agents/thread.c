@@ -454,9 +454,11 @@ int tdm_thread_agent_wait(tdm_run *run)
     }
     for (int polls = 0; !tdm_run_done(run);) {
         /* work of this thread's own: inline requests and split tails may be what another rank needs
-         * before this request can finish */
+         * before this request can finish, and so may requests still waiting for their shadow (another
+         * started after them found it ready and went ahead: only an application thread hands them over) */
         if (tdm_inline_running() > 0 || tdm_split_waiting())
             tdm_inline_progress();
+        tdm_thread_agent_pump();
         if (drive_lanes(run))
             polls = 0;
         else if (++polls < PAUSE_SPINS)
