@@ -77,8 +77,9 @@ typedef struct TDM_Pattern_spec {
                               the v-forms: the most it may produce */
     int tile;              /* items per collective, 1 .. ; TDM_PATTERN_AUTO */
     int window;            /* tiles' collectives in flight at most, 1 .. ; TDM_PATTERN_AUTO */
-    int tune;              /* non-zero: the first runs also try twice and half the tile and the window
-                              and keep the fastest (the tuner; with auto parameters) */
+    int tune;              /* non-zero: the first runs also try twice and half the tile and the window,
+                              those of the two that are TDM_PATTERN_AUTO, and keep the fastest (the
+                              tuner; a tile and a window both given are kept as they are) */
     TDM_Pattern_compute_fn *compute;
     TDM_Pattern_consume_fn *consume; /* NULL: the results are not looked at */
     void *user;                      /* passed to both */
@@ -102,7 +103,8 @@ int TDM_Pattern_create(const TDM_Pattern_spec *spec, TDM_Pattern *pattern);
  * function fails, this rank stops calling them, sends what the collectives still need (zeros, or no
  * elements for the v-forms) so that no rank waits forever, and returns that error (MPI_ERR_OTHER for a
  * function's own non-MPI code) once the collectives are done; the other ranks are not told, as with
- * MPI's errors. */
+ * MPI's errors. On an MPI error (MPI_ERR_NO_MEM for a tile's buffers, or a collective's) it starts no
+ * more tiles, waits for those in flight and returns the error. */
 int TDM_Pattern_run(TDM_Pattern pattern);
 /* The tile and window the next run uses (after an auto pattern's first run: the model's choice, or the
  * tuner's current candidate) and whether the tuner has settled. */

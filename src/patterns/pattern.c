@@ -137,7 +137,8 @@ int TDM_Pattern_create(const TDM_Pattern_spec *spec, TDM_Pattern *pattern)
         pt->sizes_comm = pt->data_comm;
     pt->tile = spec->tile, pt->window = spec->window;
     pt->plan_tile = spec->tile == TDM_PATTERN_AUTO, pt->plan_window = spec->window == TDM_PATTERN_AUTO;
-    pt->tuning = !!spec->tune;
+    /* the tuner varies what the spec leaves auto: with a tile and a window given, nothing */
+    pt->tuning = spec->tune && (pt->plan_tile || pt->plan_window);
     pt->settled = !pt->tuning;
     *pattern = pt;
     return MPI_SUCCESS;

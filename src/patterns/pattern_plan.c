@@ -12,8 +12,9 @@
  * the plan has no consumption before it to hide its collective, the last one has.
  *
  * The tuner (spec.tune): each run's time, the slowest rank's, against the best so far; the next run
- * tries the best's neighbours in turn (twice and half the tile, then the window); a better one becomes
- * the best; when none is better, or after TUNER_MAX_TRIALS runs, it settles on the best.
+ * tries the best's neighbours in turn (twice and half the tile, then the window: of the two, those the
+ * spec left auto); a better one becomes the best; when none is better, or after TUNER_MAX_TRIALS runs,
+ * it settles on the best.
  */
 #include "pattern.h"
 
@@ -232,6 +233,8 @@ void tdm_pattern_tuner_step(struct tdm_pattern *pt, double run_seconds)
     int most_tile = tdm_pattern_max_tile(pt) < pt->items_max ? tdm_pattern_max_tile(pt) : pt->items_max;
     for (; t->trials < TUNER_MAX_TRIALS && t->next_neighbour < 4; t->next_neighbour++) {
         int i = t->next_neighbour;
+        if ((i < 2 && pt->spec.tile != TDM_PATTERN_AUTO) || (i >= 2 && pt->spec.window != TDM_PATTERN_AUTO))
+            continue; /* the caller's own tile or window stays */
         int tile = t->best_tile * (i == 0 ? 2 : 1) / (i == 1 ? 2 : 1);
         int window = t->best_window * (i == 2 ? 2 : 1) / (i == 3 ? 2 : 1);
         int tiles = tile > 0 ? (pt->items_max + tile - 1) / tile : 0;

@@ -77,6 +77,18 @@ static int wait_oldest(struct tdm_pattern *pt, window_ring *w)
     return rc;
 }
 
+/* After an MPI error: every tile in flight waited for, its data collective started after its sizes as
+ * on the other ranks, so that no collective writes into a slot once the run has returned (the slots'
+ * buffers may then be freed). Their own errors are dropped: the run reports the first. */
+static void settle(struct tdm_pattern *pt, window_ring *w)
+{
+    for (; w->count; w->head = (w->head + 1) % (pt->window + 1), w->count--) {
+        tile_slot *s = slot_at(pt, w, 0);
+        tdm_tile_wait(pt, s);
+        s->state = TILE_FREE;
+    }
+}
+
 /* Room to start a tile: fewer than `window` collectives running, and a slot for the tile after it (fewer
  * than `window` tiles held, or the oldest done, to be consumed right after the start). Waits for the
  * oldest running collective until so. */
@@ -146,8 +158,10 @@ int TDM_Pattern_run(TDM_Pattern pattern)
     }
     while (rc == MPI_SUCCESS && w.count)
         rc = wait_oldest(pt, &w);
-    if (rc != MPI_SUCCESS) /* MPI's own error underneath: the run cannot go on */
+    if (rc != MPI_SUCCESS) { /* MPI's own error underneath: the run cannot go on */
+        settle(pt, &w);
         return rc;
+    }
     TDM_Pattern_times *t = &pt->last;
     t->total = MPI_Wtime() - start;
     t->compute = pt->compute_time_sum, t->consume = pt->consume_time_sum;
