@@ -116,8 +116,9 @@ int tdm_dcp_groups(const int *members, int n, int *group_of_rank, int *group, in
 }
 
 /* The tags of dcp_link: DCP_CONTROL_TAG, slot 1 (the application world), then each serving DCP's share
- * of slots, of `window` tags each: a window of up to 1024 calls of a communicator among the DCPs at
- * once, smaller when MPI has few tags, so that each DCP has 8 slots at least. */
+ * of slots, of `window` tags each: up to 512 calls of a communicator among the DCPs at once, and as
+ * many persistent ones (a slot's two halves), fewer when MPI has few tags, so that each DCP has 8
+ * slots at least. */
 static void divide_tags(int serving, int most)
 {
     void *value;
@@ -127,7 +128,7 @@ static void divide_tags(int serving, int most)
     int window = 1024;
     while (window > most) /* a testing setting: few tags, so that calls wait for them */
         window /= 2;
-    while (window > 1 && tags / window < 2 + 8L * serving)
+    while (window > 4 && tags / window < 2 + 8L * serving) /* 4: each half a call's 2 tags (dcp_server.c) */
         window /= 2;
     tdm_dcp.window = window;
     tdm_dcp.slots_per_dcp = (int)((tags / window - 2) / (serving > 0 ? serving : 1));
@@ -196,7 +197,7 @@ int tdm_dcp_init(const char *fn)
     for (int e = 0; e < dcps; e++)
         serving_dcps += tdm_dcp.map.clients[e] > 0;
     int most_window = 1024; /* testing: TANDEM_DCP_WINDOW */
-    if ((rc = number_setting(fn, "TANDEM_DCP_WINDOW", 2, &most_window)) != MPI_SUCCESS)
+    if ((rc = number_setting(fn, "TANDEM_DCP_WINDOW", 4, &most_window)) != MPI_SUCCESS)
         return rc;
     divide_tags(serving_dcps, most_window);
     find_carried_types();

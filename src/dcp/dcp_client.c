@@ -271,34 +271,45 @@ void tdm_dcp_wait_for_name(struct tdm_request *req, tdm_dcp_comm *cc, dcp_header
 
 /* ---- persistent calls ---- */
 
+/* What a persistent call holds: its communicator, its message's header, its starts so far, and its wait
+ * for the communicator's name (the first starts). */
+typedef struct persistent_call {
+    tdm_dcp_comm *cc;
+    dcp_header *header;
+    int starts;
+    naming_wait wait;
+} persistent_call;
+
 static void persistent_restart(struct tdm_request *req)
 {
-    naming_wait *w = req->persistent_arg;
-    tdm_dcp_comm *cc = w->cc;
-    w->header->call = cc->calls++; /* starts come in the same order on every rank, as calls do */
-    cc->announced = 1;             /* its message carries the members */
+    persistent_call *pc = req->persistent_arg;
+    tdm_dcp_comm *cc = pc->cc;
+    /* the DCP matches it by its stream (its _init's place) and this count: the starts of different
+     * persistent calls may come in different orders on different ranks */
+    pc->header->call = pc->starts++;
+    cc->announced = 1; /* its message carries the members */
     if (cc->named)
-        w->header->key = cc->key;
+        pc->header->key = cc->key;
     else
-        wait_in(req, &w[1], cc, w->header);
+        wait_in(req, &pc->wait, cc, pc->header);
 }
 
 static void persistent_release(struct tdm_request *req)
 {
-    naming_wait *w = req->persistent_arg;
-    if (w->cc != &app_world_state) /* which lives until TDM_Finalize */
-        drop(w->cc);
+    persistent_call *pc = req->persistent_arg;
+    if (pc->cc != &app_world_state) /* which lives until TDM_Finalize */
+        drop(pc->cc);
 }
 
 void tdm_dcp_persistent_call(struct tdm_request *req, tdm_dcp_comm *cc, dcp_header *header)
 {
-    naming_wait *w = tdm_sched_tmp(&req->run.sched, 2 * sizeof *w); /* what it holds, and a wait for the name */
-    if (!w)
+    persistent_call *pc = tdm_sched_tmp(&req->run.sched, sizeof *pc);
+    if (!pc)
         return;
-    w[0] = (naming_wait){.cc = cc, .header = header};
+    *pc = (persistent_call){.cc = cc, .header = header};
     if (cc != &app_world_state)
         cc->refs++; /* its DCP hears that the communicator is freed only once this request is too */
-    req->persistent_arg = w;
+    req->persistent_arg = pc;
     req->restart = persistent_restart;
     req->release = persistent_release;
 }

@@ -23,6 +23,7 @@ typedef struct tdm_dcp_comm {
     int named;
     int announced;            /* the members went to the DCP with a call */
     int calls;                /* calls through the DCP so far */
+    int streams;              /* persistent calls through the DCP initialized so far */
     tdm_shadow *shadow;       /* its shadow, where it is named (held until named) */
     MPI_Request *naming;      /* rank 0: a send to each other rank; the others: one receive */
     int naming_started;
@@ -37,8 +38,8 @@ void tdm_dcp_tell_server(dcp_header *h);
 int tdm_dcp_kind_of(const struct tdm_coll_args *a, int contiguous);
 /* The call waits for the communicator's name (a request prelude) if it has none yet. */
 void tdm_dcp_wait_for_name(struct tdm_request *req, tdm_dcp_comm *cc, dcp_header *header);
-/* A persistent call: at each start, its call number and (the first times) its wait for the name go into
- * header; it holds cc until freed. */
+/* A persistent call (the header's stream set): at each start, its count of starts and (the first times)
+ * its wait for the name go into header; it holds cc until freed. */
 void tdm_dcp_persistent_call(struct tdm_request *req, tdm_dcp_comm *cc, dcp_header *header);
 
 #endif

@@ -605,6 +605,7 @@ int tdm_dcp_build_client(struct tdm_request *req, const tdm_coll_args *a, void *
     tdm_schedule *s = &req->run.sched;
     int n = cc->size, me = a->rank, root = a->rank == a->root;
     int kind = tdm_dcp_kind_of(a, cc->contiguous);
+    int stream = persistent ? ++cc->streams : 0; /* taken even if this rank fails: the others' stay aligned */
     MPI_Datatype carried = kind <= DCP_REDUCE_SCATTER ? carried_type(a) : MPI_DATATYPE_NULL;
     MPI_Datatype unit = carried != MPI_DATATYPE_NULL ? carried : MPI_BYTE;
     int factor = carried != MPI_DATATYPE_NULL ? a->dtype.size / type_size(carried) : 1; /* elements per item */
@@ -618,8 +619,8 @@ int tdm_dcp_build_client(struct tdm_request *req, const tdm_coll_args *a, void *
     if (!ints)
         return tdm_sched_finish(s);
     dcp_header h = {.kind = kind, .type = tdm_dcp_type_index(carried), .op = tdm_dcp_op_index(a->op),
-                    .root = a->root, .rank = me, .key = cc->key, .call = cc->calls,
-                    .members = announce ? n : 0, .counts = p.nints};
+                    .root = a->root, .rank = me, .key = cc->key, .stream = stream,
+                    .call = persistent ? 0 : cc->calls, .members = announce ? n : 0, .counts = p.nints};
     if (!describe(a, kind, factor, &out, n, &h, ints)) /* the header counts in ints */
         return refuse(&h);
     if (kind != DCP_BARRIER) {

@@ -21,9 +21,10 @@
  *   The DCPs agree on the call's count (the most, an allreduce among them started with its first
  *   segment); a client gets no message for a segment that carries nothing of its answer.
  *
- *   DCP -> DCP, on dcp_link with DCP_CONTROL_TAG: a dcp_control (slot grants and releases). Calls among
- *   the DCPs of a communicator take the tags of its slot on dcp_link: slot s owns the tags
- *   s * window .. s * window + window - 1. Slot 1 is the application world's; the DCP of a
+ *   DCP -> DCP, on dcp_link with DCP_CONTROL_TAG: a dcp_control (slot grants and releases, the turns of
+ *   persistent calls). Calls among the DCPs of a communicator take the tags of its slot on dcp_link:
+ *   slot s owns the tags s * window .. s * window + window - 1, the first half for its calls in order,
+ *   the second for its persistent calls. Slot 1 is the application world's; the DCP of a
  *   communicator's rank 0 hands out the others from its share (dcp_server.c).
  *
  * A communicator is named among the DCPs by a dcp_key its ranks agree on at its first call through
@@ -81,7 +82,10 @@ typedef struct dcp_header {
     int root;     /* reduce, bcast, gather, scatter: a rank of the communicator */
     int rank;     /* the client's rank in the communicator */
     dcp_key key;  /* the communicator */
-    int call;     /* the client's calls through the DCP on it before this one (FREED: all of them) */
+    int stream;   /* 0: the communicator's calls, in order; p + 1: its persistent call p (p of them
+                   * initialized before it), whose starts may come in any order among its others */
+    int call;     /* stream 0: the client's calls through the DCP on it before this one (FREED: all of
+                   * them); else the persistent call's starts before this one */
     int members;  /* > 0: the communicator's size; its members' world ranks follow the header */
     int counts;   /* the counts that follow (after the members): 0, the size or twice the size */
     int segment;  /* a segmented call: units per segment (a reduction's elements, else bytes); 0: the
@@ -95,12 +99,16 @@ typedef struct dcp_header {
  * and small data fit. */
 #define DCP_FIRST_BYTES 8192
 
-/* DCP -> DCP */
-enum { DCP_CONTROL_TAG = 0, DCP_GRANT = 1, DCP_RELEASE };
+/* DCP -> DCP. A communicator's persistent calls run among its DCPs in an order its first DCP gives:
+ * each DCP tells it when its clients all started one (READY), and once all did it hands the start its
+ * turn (RUN), the same on every DCP, as the communicator's other calls have their call numbers. */
+enum { DCP_CONTROL_TAG = 0, DCP_GRANT = 1, DCP_RELEASE, DCP_STREAM_READY, DCP_STREAM_RUN };
 typedef struct dcp_control {
-    int what;   /* DCP_GRANT (the slot of key, from the DCP of its rank 0) or DCP_RELEASE (to it) */
+    int what;   /* DCP_GRANT (the slot of key, from the DCP of its rank 0) or DCP_RELEASE (to it); the
+                 * DCP_STREAM_ ones: to it, and from it */
     dcp_key key;
-    int slot;
+    int slot;   /* DCP_STREAM_RUN: the turn */
+    int stream, call; /* DCP_STREAM_*: the persistent call and its start */
 } dcp_control;
 
 /* TANDEM_DCP_SEGMENT's default: 64 KiB, a few microseconds on a network link, long enough that a

@@ -105,26 +105,40 @@ static int lend_slot(void)
     return -1;
 }
 
-static void control(int what, dcp_key key, int slot, int to)
+static void send_control(dcp_control c, int to)
 {
-    dcp_control c = {.what = what, .key = key, .slot = slot};
     int rc = MPI_Send(&c, (int)sizeof c, MPI_BYTE, to, DCP_CONTROL_TAG, tdm_dcp.dcp_link);
     if (rc != MPI_SUCCESS)
         tdm_dcp_fail("telling another DCP about a communicator", rc);
 }
 
-/* The group shadow, once the members are known and the slot granted. */
+static void control(int what, dcp_key key, int slot, int to)
+{
+    send_control((dcp_control){.what = what, .key = key, .slot = slot}, to);
+}
+
+/* A group shadow of sc's DCPs on the tags of its slot from `first`, half the slot's. */
+static tdm_shadow *group_shadow(const served_comm *sc, int first)
+{
+    int *peers = tdm_dcp_alloc(sizeof(int) * (size_t)sc->group_size), half = tdm_dcp.window / 2;
+    memcpy(peers, sc->group, sizeof(int) * (size_t)sc->group_size);
+    tdm_shadow *shadow = NULL;
+    /* one DCP alone: its calls among itself send nothing, any tags do */
+    int rc = tdm_shadow_create_group(tdm_dcp.dcp_link, sc->group_rank, sc->group_size, peers,
+                                     sc->slot * tdm_dcp.window + first, (unsigned long)half, &shadow);
+    if (rc != MPI_SUCCESS)
+        tdm_dcp_fail("creating the DCPs' group of a communicator", rc);
+    return shadow;
+}
+
+/* The group shadows, once the members are known and the slot granted: the calls in order take the first
+ * half of the slot's tags, the persistent calls the second. */
 static void join_group(served_comm *sc)
 {
     if (sc->among || sc->size == 0 || sc->slot < 0)
         return;
-    int *peers = tdm_dcp_alloc(sizeof(int) * (size_t)sc->group_size);
-    memcpy(peers, sc->group, sizeof(int) * (size_t)sc->group_size);
-    /* one DCP alone: its calls among itself send nothing, any tags do */
-    int rc = tdm_shadow_create_group(tdm_dcp.dcp_link, sc->group_rank, sc->group_size, peers,
-                                     sc->slot * tdm_dcp.window, (unsigned long)tdm_dcp.window, &sc->among);
-    if (rc != MPI_SUCCESS)
-        tdm_dcp_fail("creating the DCPs' group of a communicator", rc);
+    sc->among = group_shadow(sc, 0);
+    sc->among_streams = group_shadow(sc, tdm_dcp.window / 2);
 }
 
 /* ---- communicators ---- */
@@ -170,6 +184,11 @@ static void queue_message(served_comm *sc, contribution *in)
         tdm_dcp_free_contribution(in);
         return;
     }
+    if (in->h.stream > 0) { /* a persistent call's start: matched by its stream and count, in any order */
+        in->next = sc->stream_queue[i];
+        sc->stream_queue[i] = in;
+        return;
+    }
     contribution **p = &sc->queue[i];
     while (*p && (*p)->h.call < in->h.call)
         p = &(*p)->next;
@@ -195,6 +214,7 @@ static void learn(served_comm *sc, const int *members, int size)
         if (sc->group_of_rank[r] == sc->group_rank)
             sc->mine_ranks[sc->mine++] = r;
     sc->queue = tdm_dcp_alloc(sizeof *sc->queue * (size_t)sc->mine);
+    sc->stream_queue = tdm_dcp_alloc(sizeof *sc->stream_queue * (size_t)sc->mine);
     sc->freed_after = tdm_dcp_alloc(sizeof(int) * (size_t)sc->mine);
     for (int i = 0; i < sc->mine; i++)
         sc->freed_after[i] = -1;
@@ -220,10 +240,10 @@ static void learn(served_comm *sc, const int *members, int size)
  * sender, may finalize before its DCP could start the call). */
 static int done_with(const served_comm *sc)
 {
-    if (sc->size == 0 || sc->running > 0)
+    if (sc->size == 0 || sc->running > 0 || sc->starts)
         return 0;
     for (int i = 0; i < sc->mine; i++) {
-        if (sc->queue[i])
+        if (sc->queue[i] || sc->stream_queue[i])
             return 0;
         int client = tdm_dcp.map.app_index[sc->members[sc->mine_ranks[i]]] - srv.first;
         if (!srv.finalized[client] && (sc->freed_after[i] < 0 || sc->next_call < sc->freed_after[i]))
@@ -236,16 +256,23 @@ static void forget(served_comm *sc)
 {
     if (sc->group_rank == 0 && sc->slot >= srv.first_slot)
         srv.share_used[sc->slot - srv.first_slot] = 0;
-    if (sc->among)
-        tdm_shadow_destroy(sc->among); /* no call runs on it */
+    if (sc->among) { /* no call runs on them */
+        tdm_shadow_destroy(sc->among);
+        tdm_shadow_destroy(sc->among_streams);
+    }
     for (int i = 0; i < sc->mine; i++)
         for (contribution *in = sc->queue[i], *next; in; in = next) {
             next = in->next;
             tdm_dcp_free_contribution(in);
         }
+    for (stream_start *st = sc->starts, *next; st; st = next) { /* a first DCP's, of the others' READY */
+        next = st->next;
+        free(st);
+    }
     free(sc->members);
     free(sc->mine_ranks);
     free(sc->queue);
+    free(sc->stream_queue);
     free(sc->freed_after);
     free(sc->group);
     free(sc->group_of_rank);
@@ -284,6 +311,16 @@ static int retire_comms(void)
  * (its segments start later, a few at a time: feed_segments). */
 #define CLAIMS_PER_CALL 2
 
+/* A call started among the DCPs: in flight until answered; a segmented one holds sc's later calls. */
+static void run(served_comm *sc, served_call *x)
+{
+    if (x->segments > 0)
+        sc->holding = x;
+    sc->running++;
+    *srv.calls_end = x;
+    srv.calls_end = &x->next;
+}
+
 /* Starts the calls of sc whose contributions are all there. Returns whether any started. */
 static int start_ready_calls(served_comm *sc)
 {
@@ -306,15 +343,102 @@ static int start_ready_calls(served_comm *sc)
             sc->queue[i] = oldest[i]->next;
         }
         sc->next_call++;
-        served_call *x = tdm_dcp_start_call(sc, oldest);
-        if (x->segments > 0)
-            sc->holding = x;
-        sc->running++;
-        *srv.calls_end = x;
-        srv.calls_end = &x->next;
+        run(sc, tdm_dcp_start_call(sc, sc->among, oldest));
         moved = 1;
     }
     free(oldest);
+    return moved;
+}
+
+/* ---- persistent calls ----
+ * Their starts come in any order: a start runs among the DCPs once every client of the communicator
+ * started it, in the turn its first DCP gives (the DCPs of a group shadow must start their calls on it
+ * in one order). */
+
+static stream_start *find_start(served_comm *sc, int stream, int call)
+{
+    stream_start **p = &sc->starts;
+    while (*p && !((*p)->stream == stream && (*p)->call == call))
+        p = &(*p)->next;
+    if (!*p) {
+        *p = tdm_dcp_alloc(sizeof **p);
+        **p = (stream_start){.stream = stream, .call = call, .turn = -1};
+    }
+    return *p;
+}
+
+/* Client i's message of the start, or NULL; with take, out of its queue. */
+static contribution *start_of(served_comm *sc, int i, const stream_start *st, int take)
+{
+    for (contribution **p = &sc->stream_queue[i]; *p; p = &(*p)->next) {
+        contribution *in = *p;
+        if (in->h.stream == st->stream && in->h.call == st->call && in->rest == MPI_REQUEST_NULL) {
+            if (take)
+                *p = in->next;
+            return in;
+        }
+    }
+    return NULL;
+}
+
+static void stream_control(int what, const served_comm *sc, const stream_start *st, int to)
+{
+    send_control((dcp_control){.what = what, .key = sc->key, .slot = st->turn, .stream = st->stream, .call = st->call},
+                 to);
+}
+
+/* The first DCP: a start every DCP is ready for gets its turn, told to the others. */
+static void give_turn(served_comm *sc, stream_start *st)
+{
+    if (st->turn >= 0 || st->ready_dcps < sc->group_size)
+        return;
+    st->turn = sc->turns_given++;
+    for (int g = 1; g < sc->group_size; g++)
+        stream_control(DCP_STREAM_RUN, sc, st, sc->group[g]);
+}
+
+/* Starts of sc's persistent calls: those its clients all made reported (or, on the first DCP, counted),
+ * then the one whose turn it is run. Returns whether any moved. */
+static int start_stream_calls(served_comm *sc)
+{
+    if (!sc->among)
+        return 0;
+    int moved = 0;
+    for (contribution *in = sc->mine > 0 ? sc->stream_queue[0] : NULL; in; in = in->next) {
+        stream_start *st = find_start(sc, in->h.stream, in->h.call);
+        int all = !st->ready;
+        for (int i = 0; i < sc->mine && all; i++)
+            all = start_of(sc, i, st, 0) != NULL;
+        if (!all)
+            continue;
+        st->ready = 1;
+        moved = 1;
+        if (sc->group_rank == 0) {
+            st->ready_dcps++;
+            give_turn(sc, st);
+        } else {
+            stream_control(DCP_STREAM_READY, sc, st, sc->group[0]);
+        }
+    }
+    contribution **in = NULL;
+    while (!sc->holding && tdm_shadow_claims_free(sc->among_streams, CLAIMS_PER_CALL)) {
+        stream_start **p = &sc->starts;
+        while (*p && !((*p)->turn == sc->next_turn && (*p)->ready))
+            p = &(*p)->next;
+        if (!*p)
+            break;
+        stream_start *st = *p;
+        *p = st->next;
+        if (!in)
+            in = tdm_dcp_alloc(sizeof *in * (size_t)sc->mine);
+        for (int i = 0; i < sc->mine; i++)
+            in[i] = start_of(sc, i, st, 1);
+        free(st);
+        sc->next_turn++;
+        run(sc, tdm_dcp_start_call(sc, sc->among_streams, in));
+        moved = 1;
+    }
+    free(in);
     return moved;
 }
 
@@ -449,6 +573,15 @@ static void control_message(void)
         served_comm *sc = find_or_add(c.key);
         sc->slot = c.slot;
         join_group(sc);
+    } else if (c.what == DCP_STREAM_READY) { /* on the first DCP: another's clients all started it */
+        served_comm *sc = find_or_add(c.key);
+        stream_start *st = find_start(sc, c.stream, c.call);
+        st->ready_dcps++;
+        if (sc->size > 0)
+            give_turn(sc, st);
+    } else if (c.what == DCP_STREAM_RUN) { /* from the first DCP: its turn */
+        served_comm *sc = find_or_add(c.key);
+        find_start(sc, c.stream, c.call)->turn = c.slot;
     } else {
         served_comm *sc = find(c.key);
         if (!sc)
@@ -517,9 +650,12 @@ static void block(void)
     for (served_comm *sc = srv.comms; sc; sc = sc->next) {
         for (contribution *in = sc->unsorted; in; in = in->next)
             wait_on_contribution(in);
-        for (int i = 0; i < sc->mine; i++)
+        for (int i = 0; i < sc->mine; i++) {
             for (contribution *in = sc->queue[i]; in; in = in->next)
                 wait_on_contribution(in);
+            for (contribution *in = sc->stream_queue[i]; in; in = in->next)
+                wait_on_contribution(in);
+        }
     }
     for (served_call *x = srv.calls; x; x = x->next) {
         for (int i = 0; i < x->sc->mine; i++)
@@ -569,7 +705,7 @@ void tdm_dcp_serve(int d)
         }
         moved |= feed_segments();
         for (served_comm *sc = srv.comms; sc; sc = sc->next)
-            moved |= start_ready_calls(sc);
+            moved |= start_ready_calls(sc) | start_stream_calls(sc);
         moved |= progress_calls();
         moved |= retire_comms();
         if (!moved)

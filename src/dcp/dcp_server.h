@@ -29,6 +29,16 @@ typedef struct contribution {
     long long *segment_at; /* ... and where each segment starts in data (units) */
 } contribution;
 
+/* A start of a persistent call on a communicator, as this DCP knows it: from its clients' messages
+ * (ready once they all sent it) and, on the communicator's first DCP, from the others' READY. */
+typedef struct stream_start {
+    struct stream_start *next;
+    int stream, call;  /* the persistent call (the header's stream) and its start */
+    int ready;         /* this DCP's clients all started it */
+    int ready_dcps;    /* the first DCP: the DCPs whose clients all did, itself included */
+    int turn;          /* its place among the communicator's persistent calls among the DCPs; -1 */
+} stream_start;
+
 /* A communicator some clients of this DCP call collectives on. */
 typedef struct served_comm {
     struct served_comm *next;
@@ -46,9 +56,15 @@ typedef struct served_comm {
     int *group_of_rank;         /* per rank of it: the group index of its DCP */
     int *order;                 /* its ranks in group order */
     int slot;                   /* of tags on dcp_link; -1: not granted yet; 0: needs none (one DCP) */
-    tdm_shadow *among;          /* its DCPs' group shadow, once granted */
+    tdm_shadow *among;          /* its DCPs' group shadow, once granted: its calls in order */
+    contribution **stream_queue; /* per client in it: starts of its persistent calls, as they came */
+    stream_start *starts;       /* those not run yet */
+    tdm_shadow *among_streams;  /* its DCPs' group shadow for them, in the turns the first DCP gives */
+    int next_turn;              /* the turn of the next one to run */
+    int turns_given;            /* the first DCP: turns handed out */
     int running;                /* calls started and not yet answered */
-    struct served_call *holding; /* a segmented call whose segments have not all started */
+    struct served_call *holding; /* a segmented call whose segments have not all started (on either
+                                  * shadow: the calls after it wait) */
     int released;               /* this DCP is done with it (told the first DCP) */
     int releases;               /* the first DCP: the others that are done with it */
 } served_comm;
@@ -57,6 +73,7 @@ typedef struct served_comm {
 typedef struct served_call {
     struct served_call *next;
     served_comm *sc;
+    tdm_shadow *among;          /* sc's shadow it runs on (sc->among, or among_streams) */
     contribution **in;          /* per client in the communicator, kept until answered */
     TDM_Request req;            /* among the DCPs; NULL once done */
     char *input, *output;       /* this DCP's part of the call among the DCPs, and what it gets */
@@ -84,8 +101,9 @@ int tdm_dcp_receive_segments(contribution *in, int source);
 int tdm_dcp_post_segments(contribution *in, int source);
 void tdm_dcp_free_contribution(contribution *in);
 
-/* Starts the call of sc whose contributions are in[0 .. sc->mine - 1] among its DCPs. */
-served_call *tdm_dcp_start_call(served_comm *sc, contribution **in);
+/* Starts the call of sc whose contributions are in[0 .. sc->mine - 1] among its DCPs, on the group
+ * shadow among (sc->among or sc->among_streams). */
+served_call *tdm_dcp_start_call(served_comm *sc, tdm_shadow *among, contribution **in);
 /* Advances a call: among the DCPs, then its answers (tdm_dcp_finish_call) out. Returns whether anything
  * moved; *done once every answer went out. A segmented call's segments start in order and, on sc,
  * before any later call (sc->holding): the DCPs of sc must start their calls among themselves in one

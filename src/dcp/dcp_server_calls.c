@@ -99,11 +99,11 @@ int tdm_dcp_post_segments(contribution *in, int source)
     return in->posted == in->h.segments;
 }
 
-/* Segments among the DCPs at once per call: within the tags of a communicator's slot (a call beyond
- * them would wait for the oldest inside the service loop, which then serves nobody). */
+/* Segments among the DCPs at once per call: within the tags of a communicator's group shadow, half its
+ * slot (a call beyond them would wait for the oldest inside the service loop, which then serves nobody). */
 static int segments_in_flight(void)
 {
-    int half = tdm_dcp.window / 2;
+    int half = tdm_dcp.window / 4;
     return half < 1 ? 1 : half < 64 ? half : 64;
 }
 
@@ -127,7 +127,7 @@ static served_call *start_segment(served_call *x, int k)
             c->data = whole->data + (whole->segment_at ? (size_t)whole->segment_at[k] * size : 0);
         in[i] = c;
     }
-    served_call *part = tdm_dcp_start_call(x->sc, in);
+    served_call *part = tdm_dcp_start_call(x->sc, x->among, in);
     free(in);
     return part;
 }
@@ -338,15 +338,20 @@ static void check_agreement(const served_comm *sc, contribution **in)
                            : same_count && o->count != h->count ? "count"
                                                                 : NULL;
         if (what) {
-            fprintf(stderr, "tandem: dedicated collective process: ranks %d and %d of a communicator called its call %d "
+            char call[64];
+            if (h->stream > 0)
+                snprintf(call, sizeof call, "start %d of its persistent call %d", h->call, h->stream - 1);
+            else
+                snprintf(call, sizeof call, "its call %d", h->call);
+            fprintf(stderr, "tandem: dedicated collective process: ranks %d and %d of a communicator called %s "
                             "with a different %s (an erroneous program); aborting\n",
-                    h->rank, o->rank, h->call, what);
+                    h->rank, o->rank, call, what);
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
     }
 }
 
-served_call *tdm_dcp_start_call(served_comm *sc, contribution **in)
+served_call *tdm_dcp_start_call(served_comm *sc, tdm_shadow *among, contribution **in)
 {
     check_agreement(sc, in);
     dcp_header h = in[0]->h;
@@ -354,6 +359,7 @@ served_call *tdm_dcp_start_call(served_comm *sc, contribution **in)
     MPI_Comm_size(tdm_dcp.dcp_world, &K);
     served_call *x = tdm_dcp_alloc(sizeof *x);
     x->sc = sc;
+    x->among = among;
     x->in = tdm_dcp_alloc(sizeof *x->in * (size_t)m);
     memcpy(x->in, in, sizeof *x->in * (size_t)m);
     x->answer = tdm_dcp_alloc(sizeof *x->answer * (size_t)m);
@@ -383,7 +389,7 @@ served_call *tdm_dcp_start_call(served_comm *sc, contribution **in)
         if (h.varying) { /* the DCPs' first call of it, then its segments */
             x->most = x->segments;
             x->agreeing = 1;
-            tdm_coll_on_group(sc->among);
+            tdm_coll_on_group(among);
             rc = TDM_Iallreduce(&x->most, &x->agreed, 1, MPI_INT, MPI_MAX, tdm_dcp.dcp_world, &x->req);
             tdm_coll_on_group(NULL);
             if (rc != MPI_SUCCESS)
@@ -392,7 +398,7 @@ served_call *tdm_dcp_start_call(served_comm *sc, contribution **in)
         return x;
     }
     MPI_Comm checked = tdm_dcp.dcp_world; /* as many ranks as any group or more: checks the arguments */
-    tdm_coll_on_group(sc->among);
+    tdm_coll_on_group(among);
     switch (h.kind) {
     case DCP_ALLREDUCE:
     case DCP_REDUCE:
