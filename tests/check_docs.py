@@ -37,6 +37,10 @@ IGNORED_VARIABLES = {
     "TANDEM_OWN_SLOTS",
     # testing only: few tags among the DCPs for a communicator's calls, so that calls wait for them
     "TANDEM_DCP_WINDOW",
+    # testing only: a short first part of a client's message, so that its members or counts follow apart
+    "TANDEM_DCP_FIRST_BYTES",
+    # testing only: few slots of tags a DCP lends communicators, so that some wait for one to come back
+    "TANDEM_DCP_SLOTS",
     # set by sim/run for every simulated run; users switch it off with sim/run --compute-data
     "TANDEM_SMPI_TIMING_ONLY",
     # set by tandem-run --dcp-ratio for the interposer: the job's extra ranks must never run the program

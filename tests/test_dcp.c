@@ -281,6 +281,28 @@ static void allreduce_right(MPI_Comm comm, const char *what)
 }
 
 /* Sub-communicators of the application world: each named among its DCPs at its first call. */
+/* More communicators with calls outstanding than the first DCP has slots to lend (TANDEM_DCP_SLOTS, a
+ * testing setting): the calls of the later ones wait until the program frees earlier ones, which it
+ * does as their calls complete. */
+static void more_communicators_than_slots(MPI_Comm app)
+{
+    enum { COMMS = 6 };
+    MPI_Comm comms[COMMS];
+    TDM_Request reqs[COMMS];
+    int in[COMMS], got[COMMS], want[COMMS];
+    for (int c = 0; c < COMMS; c++) {
+        MPI_Comm_dup(app, &comms[c]);
+        in[c] = rank * 10 + c;
+        CHECK_TDM(TDM_Iallreduce(&in[c], &got[c], 1, MPI_INT, MPI_SUM, comms[c], &reqs[c]));
+    }
+    for (int c = 0; c < COMMS; c++) {
+        CHECK_TDM(TDM_Wait(&reqs[c], MPI_STATUS_IGNORE));
+        MPI_Allreduce(&in[c], &want[c], 1, MPI_INT, MPI_SUM, comms[c]);
+        check(got[c] == want[c], "communicator %d of %d alive (past the slots): %d, MPI %d", c, COMMS, got[c], want[c]);
+        MPI_Comm_free(&comms[c]);
+    }
+}
+
 static void sub_communicators(MPI_Comm app)
 {
     MPI_Comm halves, reversed, odd_even, dup, alone;
@@ -502,6 +524,10 @@ int main(int argc, char **argv)
     check(TDM_Allreduce(&pair, &max, 1, MPI_DOUBLE_INT, MPI_MAXLOC, MPI_COMM_WORLD) == MPI_ERR_COMM,
           "TDM_Allreduce(MPI_MAXLOC) on MPI_COMM_WORLD, which holds DCPs: %s", TDM_Last_error());
 
+    if (getenv("TANDEM_DCP_SLOTS")) { /* that alone: the other parts keep several communicators alive */
+        more_communicators_than_slots(app);
+        return harness_finish();
+    }
     served_calls(app, 1);
     every_predefined_type(app);
     /* past the DCPs' tags for a communicator: 1,024, or the testing TANDEM_DCP_WINDOW (the suite's, to

@@ -200,6 +200,16 @@ int tdm_dcp_init(const char *fn)
     if ((rc = number_setting(fn, "TANDEM_DCP_WINDOW", 4, &most_window)) != MPI_SUCCESS)
         return rc;
     divide_tags(serving_dcps, most_window);
+    int most_slots = tdm_dcp.slots_per_dcp; /* testing: TANDEM_DCP_SLOTS, few, so that communicators wait */
+    if ((rc = number_setting(fn, "TANDEM_DCP_SLOTS", 1, &most_slots)) != MPI_SUCCESS)
+        return rc;
+    if (most_slots < tdm_dcp.slots_per_dcp)
+        tdm_dcp.slots_per_dcp = most_slots;
+    /* testing: a short first part, so that a call's members or counts follow in its rest */
+    tdm_dcp.first_bytes = DCP_FIRST_BYTES;
+    if ((rc = number_setting(fn, "TANDEM_DCP_FIRST_BYTES", (int)sizeof(dcp_header), &tdm_dcp.first_bytes)) !=
+        MPI_SUCCESS)
+        return rc;
     find_carried_types();
     /* the link's shadow on every rank now: its duplicate is collective over all of them */
     int error = MPI_SUCCESS;

@@ -647,7 +647,7 @@ int tdm_dcp_build_client(struct tdm_request *req, const tdm_coll_args *a, void *
     if (announce)
         memcpy(message + sizeof h, cc->members, members);
     memcpy(message + sizeof h + members, ints, sizeof(int) * (size_t)p.nints);
-    int first = bytes < DCP_FIRST_BYTES ? bytes : DCP_FIRST_BYTES; /* the DCP's posted receive's size */
+    int first = bytes < tdm_dcp.first_bytes ? bytes : tdm_dcp.first_bytes; /* the DCP's posted receive's size */
     tdm_sched_send(s, message, first, MPI_BYTE, tdm_dcp.server);
     if (bytes > first)
         tdm_sched_send(s, message + first, bytes - first, MPI_BYTE, tdm_dcp.server);

@@ -5,7 +5,8 @@
  *   client -> its DCP, on the link's shadow, with the tag the client's call took there (the DCP
  *   answers with it): a dcp_header, then the communicator's members (world ranks, in its order) if the
  *   header says so, then the call's data (packed bytes). A message of more than DCP_FIRST_BYTES goes as
- *   two with the same tag: its first DCP_FIRST_BYTES, then the rest. The DCP keeps a receive of that
+ *   two with the same tag: its first DCP_FIRST_BYTES, then the rest (which the DCP receives while it
+ *   serves the others, even where it needs it before it can queue the call). The DCP keeps a receive of that
  *   size posted for each client, so that it can block until any of its clients, its peers or its own
  *   messages moves (it does not poll: in simulation each poll costs time and events).
  *
@@ -140,6 +141,7 @@ typedef struct tdm_dcp_job {
     int slots_per_dcp;       /* slots each serving DCP hands out */
     int segment_bytes;       /* TANDEM_DCP_SEGMENT (rank 0's): a call with a block above it goes in
                               * segments of about that many bytes; 0: whole */
+    int first_bytes;         /* a message's first part: DCP_FIRST_BYTES (testing: TANDEM_DCP_FIRST_BYTES) */
 } tdm_dcp_job;
 
 extern tdm_dcp_job tdm_dcp;

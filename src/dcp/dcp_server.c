@@ -36,7 +36,8 @@ static struct {
     served_call *calls, **calls_end;
     char *share_used;           /* the slots it lends: slot first_slot + i taken */
     int first_slot, next_slot;
-    /* receives kept posted: one per client (DCP_FIRST_BYTES), one for the other DCPs' control messages */
+    int waits;                  /* communicators that waited for a slot so far */
+    /* receives kept posted: one per client (first_bytes), one for the other DCPs' control messages */
     char **posted_buf;
     MPI_Request *posted;
     dcp_control control_in;
@@ -47,6 +48,8 @@ static struct {
     int nwait, wait_cap;
     /* per client: a call whose segment receives are not all posted yet, or NULL (its next receive waits) */
     contribution **feeding;
+    /* per client: a message whose rest the DCP needs before it can queue it, or NULL (the same) */
+    contribution **arriving;
 } srv;
 
 void tdm_dcp_fail(const char *what, int rc)
@@ -99,9 +102,10 @@ static int lend_slot(void)
             return srv.first_slot + i;
         }
     }
-    fprintf(stderr, "tandem: dedicated collective process: more than %d communicators whose rank 0 it serves are "
-                    "in use at once; aborting\n", n);
-    MPI_Abort(MPI_COMM_WORLD, 1);
+    static int said;
+    if (!said++)
+        fprintf(stderr, "tandem: dedicated collective process: more than %d communicators whose rank 0 it serves are "
+                        "in use at once (MPI_TAG_UB is small): the calls of the next ones wait until one is freed\n", n);
     return -1;
 }
 
@@ -129,6 +133,17 @@ static tdm_shadow *group_shadow(const served_comm *sc, int first)
     if (rc != MPI_SUCCESS)
         tdm_dcp_fail("creating the DCPs' group of a communicator", rc);
     return shadow;
+}
+
+/* sc's first DCP: a slot for sc, granted to its other DCPs; none free, sc waits (lend_to_waiting). */
+static void lend(served_comm *sc)
+{
+    if ((sc->slot = lend_slot()) < 0) {
+        sc->waiting = ++srv.waits;
+        return;
+    }
+    for (int g = 1; g < sc->group_size; g++)
+        control(DCP_GRANT, sc->key, sc->slot, sc->group[g]);
 }
 
 /* The group shadows, once the members are known and the slot granted: the calls in order take the first
@@ -222,10 +237,8 @@ static void learn(served_comm *sc, const int *members, int size)
         sc->slot = 0;
     } else if (dcp_key_equal(sc->key, DCP_APP_WORLD_KEY)) {
         sc->slot = 1;
-    } else if (sc->group_rank == 0) { /* its first DCP lends it a slot */
-        sc->slot = lend_slot();
-        for (int g = 1; g < sc->group_size; g++)
-            control(DCP_GRANT, sc->key, sc->slot, sc->group[g]);
+    } else if (sc->group_rank == 0) { /* its first DCP lends it a slot, now or once one is given back */
+        lend(sc);
     }
     join_group(sc);
     for (contribution *in = sc->unsorted, *next; in; in = next) {
@@ -280,6 +293,21 @@ static void forget(served_comm *sc)
     free(sc);
 }
 
+/* A slot given back: the communicator that has waited longest takes it (the program may free the
+ * later ones only once the earlier ones' calls completed). */
+static void lend_to_waiting(void)
+{
+    served_comm *first = NULL;
+    for (served_comm *sc = srv.comms; sc; sc = sc->next)
+        if (sc->waiting > 0 && (!first || sc->waiting < first->waiting))
+            first = sc;
+    if (first) {
+        first->waiting = 0;
+        lend(first);
+        join_group(first);
+    }
+}
+
 /* Communicators this DCP is done with: told to their first DCP, and forgotten once that one heard from
  * every DCP of theirs. Returns whether any changed. */
 static int retire_comms(void)
@@ -298,6 +326,8 @@ static int retire_comms(void)
             *p = sc->next;
             forget(sc);
             moved = 1;
+            if (lent)
+                lend_to_waiting();
         } else {
             p = &sc->next;
         }
@@ -481,7 +511,7 @@ static const char *kind_name(int kind)
 
 static void post_client_receive(int client)
 {
-    int rc = MPI_Irecv(srv.posted_buf[client], DCP_FIRST_BYTES, MPI_BYTE, tdm_dcp.map.app_world[srv.first + client],
+    int rc = MPI_Irecv(srv.posted_buf[client], tdm_dcp.first_bytes, MPI_BYTE, tdm_dcp.map.app_world[srv.first + client],
                        MPI_ANY_TAG, tdm_dcp.link_shadow->comm, &srv.posted[client]);
     if (rc != MPI_SUCCESS)
         tdm_dcp_fail("posting a receive for a client", rc);
@@ -490,6 +520,8 @@ static void post_client_receive(int client)
 /* The first part of a client's message arrived in its posted receive (status): the rest's receive
  * posted, the contribution queued, the client's next receive posted (after those of the rest and of its
  * segments, which it must not match). */
+static void take_message(int client, contribution *in);
+
 static void client_message(int client, const MPI_Status *status)
 {
     int got, rc, source = tdm_dcp.map.app_world[srv.first + client];
@@ -505,21 +537,30 @@ static void client_message(int client, const MPI_Status *status)
         tdm_dcp_fail("allocating memory", MPI_ERR_NO_MEM);
     memcpy(in->message, srv.posted_buf[client], (size_t)got);
     in->rest = MPI_REQUEST_NULL;
-    if (in->h.bytes > got) { /* the rest follows with the same tag: the call waits for it, not the DCP */
-        int whole = (long long)sizeof in->h + (long long)sizeof(int) * in->h.members <= got &&
-                    !tdm_dcp_data_in_segments(&in->h);
-        if (!whole) /* needed at once: the members of a communicator of thousands of ranks, or a segmented
-                       call's counts (its data follows in segments: the rest is counts only) */
-            rc = MPI_Recv(in->message + got, in->h.bytes - got, MPI_BYTE, source, status->MPI_TAG,
-                          tdm_dcp.link_shadow->comm, MPI_STATUS_IGNORE);
-        else
-            rc = MPI_Irecv(in->message + got, in->h.bytes - got, MPI_BYTE, source, status->MPI_TAG,
-                           tdm_dcp.link_shadow->comm, &in->rest);
-        if (rc != MPI_SUCCESS)
-            tdm_dcp_fail("receiving a client's message", rc);
-    }
     in->tag = status->MPI_TAG;
     in->client = client;
+    if (in->h.bytes > got) { /* the rest follows with the same tag: the call waits for it, not the DCP */
+        rc = MPI_Irecv(in->message + got, in->h.bytes - got, MPI_BYTE, source, status->MPI_TAG,
+                       tdm_dcp.link_shadow->comm, &in->rest);
+        if (rc != MPI_SUCCESS)
+            tdm_dcp_fail("receiving a client's message", rc);
+        int whole = (long long)sizeof in->h + (long long)sizeof(int) * in->h.members <= got &&
+                    !tdm_dcp_data_in_segments(&in->h);
+        if (!whole) { /* needed first: the members of a communicator of thousands of ranks, or a segmented
+                         call's counts (its data follows in segments: the rest is counts only); the
+                         service loop goes on meanwhile, the client's next receive waits */
+            srv.arriving[client] = in;
+            return;
+        }
+    }
+    take_message(client, in);
+}
+
+/* A client's message whose first part (and, if the DCP needs it at once, its rest) arrived: queued on
+ * its communicator, the client's next receive posted (after its segments' receives). */
+static void take_message(int client, contribution *in)
+{
+    int source = tdm_dcp.map.app_world[srv.first + client];
     if (in->h.kind == DCP_REFUSED) {
         fprintf(stderr,
                 "tandem: dedicated collective process: rank %d of MPI_COMM_WORLD called a %s whose data to or from its "
@@ -647,6 +688,9 @@ static void block(void)
     for (int c = 0; c < srv.clients; c++) /* first: wait_status[c] is the status of client c's message */
         wait_on(&srv.posted[c]);
     wait_on(&srv.control);
+    for (int c = 0; c < srv.clients; c++)
+        if (srv.arriving[c])
+            wait_on(&srv.arriving[c]->rest);
     for (served_comm *sc = srv.comms; sc; sc = sc->next) {
         for (contribution *in = sc->unsorted; in; in = in->next)
             wait_on_contribution(in);
@@ -683,8 +727,9 @@ void tdm_dcp_serve(int d)
     srv.posted_buf = tdm_dcp_alloc(sizeof(char *) * (size_t)(srv.clients + 1));
     srv.posted = tdm_dcp_alloc(sizeof(MPI_Request) * (size_t)(srv.clients + 1));
     srv.feeding = tdm_dcp_alloc(sizeof *srv.feeding * (size_t)(srv.clients + 1));
+    srv.arriving = tdm_dcp_alloc(sizeof *srv.arriving * (size_t)(srv.clients + 1));
     for (int c = 0; c < srv.clients; c++) {
-        srv.posted_buf[c] = tdm_dcp_alloc(DCP_FIRST_BYTES);
+        srv.posted_buf[c] = tdm_dcp_alloc((size_t)tdm_dcp.first_bytes);
         post_client_receive(c);
     }
     post_control_receive();
@@ -695,7 +740,12 @@ void tdm_dcp_serve(int d)
     while (srv.finished < srv.clients || srv.comms) {
         int moved = 0;
         for (int c = 0; c < srv.clients; c++)
-            if (!srv.finalized[c] && !srv.feeding[c] && srv.posted[c] == MPI_REQUEST_NULL) {
+            if (srv.arriving[c] && srv.arriving[c]->rest == MPI_REQUEST_NULL) {
+                contribution *in = srv.arriving[c];
+                srv.arriving[c] = NULL;
+                take_message(c, in);
+                moved = 1;
+            } else if (!srv.finalized[c] && !srv.feeding[c] && !srv.arriving[c] && srv.posted[c] == MPI_REQUEST_NULL) {
                 client_message(c, &srv.wait_status[c]);
                 moved = 1;
             }
@@ -724,6 +774,7 @@ void tdm_dcp_serve(int d)
     free(srv.posted_buf);
     free(srv.posted);
     free(srv.feeding);
+    free(srv.arriving);
     free(srv.wait);
     free(srv.wait_status);
     free(srv.finalized);

@@ -56,6 +56,7 @@ typedef struct served_comm {
     int *group_of_rank;         /* per rank of it: the group index of its DCP */
     int *order;                 /* its ranks in group order */
     int slot;                   /* of tags on dcp_link; -1: not granted yet; 0: needs none (one DCP) */
+    int waiting;                /* its first DCP: > 0 while it waits for a slot, its place in line */
     tdm_shadow *among;          /* its DCPs' group shadow, once granted: its calls in order */
     contribution **stream_queue; /* per client in it: starts of its persistent calls, as they came */
     stream_start *starts;       /* those not run yet */
