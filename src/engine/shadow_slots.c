@@ -7,8 +7,11 @@
 /* Common slots at most: more than every communicator MPI gives a process (MPICH: 2,046; Open MPI
  * tested to 10,000), each keeping at least `least` tags. They take half of MPI's tags at most. */
 #define MOST_COMMON 16384
-/* Own slots of each rank at most, and the fewest tags one gives its calls (else own slots are off). */
-#define MOST_OWN 256
+/* Own slots of each rank: as wide as common slots, as many as fit up to MOST_OWN (first calls of that
+ * many communicators at once, each rank in its own order: tests/stress.c's 2,000); where fewer than
+ * FEW_OWN fit, narrower ones, down to LEAST_OWN_TAGS tags (else own slots are off). */
+#define MOST_OWN 16384
+#define FEW_OWN 256
 #define LEAST_OWN_TAGS 1024ul
 
 typedef struct tdm_agreement {
@@ -60,7 +63,11 @@ int tdm_slots_init(unsigned long tag_ub, unsigned long least, int wanted, int mo
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     /* the other half, but the last tag (releases): own slots of each rank */
     unsigned long rest = tags - n * stride - 1, per_rank = rest / (unsigned long)size;
-    unsigned long k = per_rank / LEAST_OWN_TAGS < MOST_OWN ? per_rank / LEAST_OWN_TAGS : MOST_OWN;
+    unsigned long k = per_rank / stride;
+    if (k >= FEW_OWN)
+        k = k < MOST_OWN ? k : MOST_OWN;
+    else
+        k = per_rank / LEAST_OWN_TAGS < FEW_OWN ? per_rank / LEAST_OWN_TAGS : FEW_OWN;
     if (most_own > 0 && k > (unsigned long)most_own)
         k = (unsigned long)most_own;
     if (n < 64 || k < 1 || !wanted)
