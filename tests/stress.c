@@ -10,9 +10,10 @@
  *                  started in an order of each rank's own, `rounds` times.
  * In split progress every part starts its calls in one order on every rank, its documented limit (a
  * reduce's start waits for the ranks below it in the tree). Under any agent (TANDEM_PROGRESS), dedicated collective processes included. Rank 0 prints each
- * part's time (the slowest rank's); with --native, the first two parts again with MPI's own calls.
- * scripts/stress runs it at a benchmark's sizes.
+ * part's time (the slowest rank's); with --native, the first two parts again with MPI's own calls
+ * (--native-outstanding: fewer outstanding there). scripts/stress runs it at a benchmark's sizes.
  *   stress [--comms N] [--cycles N] [--outstanding N] [--spread N] [--persistent N] [--rounds N] [--native]
+ *          [--native-outstanding N]
  */
 #include "harness.h"
 
@@ -27,6 +28,7 @@ static int one_order;
 typedef struct sizes {
     int comms, cycles, outstanding, spread, persistent, rounds;
     int native; /* the first two parts again with MPI's own calls, for their times */
+    int native_outstanding; /* ... with this many outstanding (MPICH 4.0.2 aborts past 80,000 or so) */
 } sizes;
 
 /* An allreduce of one int into reqs[i]: Tandem's, or MPI's (native); and the wait for n of them. */
@@ -128,7 +130,7 @@ static void communicators(const sizes *z, int native)
 static void outstanding(const sizes *z, int native)
 {
     double start = MPI_Wtime();
-    int n = z->outstanding, spread = z->spread;
+    int n = native && z->native_outstanding ? z->native_outstanding : z->outstanding, spread = z->spread;
     MPI_Comm *comms = malloc(sizeof *comms * (size_t)spread);
     int *order = malloc(sizeof(int) * (size_t)spread), *in = malloc(sizeof(int) * (size_t)n);
     int *got = malloc(sizeof(int) * (size_t)n), *want = malloc(sizeof(int) * (size_t)n);
@@ -228,7 +230,8 @@ static int parse(int argc, char **argv, sizes *z)
         int *value, least;
     } options[] = {{"--comms", &z->comms, 1},           {"--cycles", &z->cycles, 0},
                    {"--outstanding", &z->outstanding, 1}, {"--spread", &z->spread, 1},
-                   {"--persistent", &z->persistent, 1}, {"--rounds", &z->rounds, 1}};
+                   {"--persistent", &z->persistent, 1}, {"--rounds", &z->rounds, 1},
+                   {"--native-outstanding", &z->native_outstanding, 1}};
     for (int a = 1; a < argc; a += 2) {
         if (strcmp(argv[a], "--native") == 0) {
             z->native = 1;
@@ -243,7 +246,7 @@ static int parse(int argc, char **argv, sizes *z)
         if (o == n || !end || *end || v < options[o].least || v > 1 << 24) {
             if (rank == 0)
                 fprintf(stderr, "stress: bad option '%s%s%s' (options: --comms, --cycles, --outstanding, --spread, "
-                                "--persistent, --rounds, each with a number; --native)\n",
+                                "--persistent, --rounds, --native-outstanding, each with a number; --native)\n",
                         argv[a], a + 1 < argc ? " " : "", a + 1 < argc ? argv[a + 1] : "");
             return 0;
         }
