@@ -51,6 +51,21 @@ static inline MPI_Comm harness_world(void)
 #endif
 }
 
+/* What the process's private writable mappings hold now (VmData, what RLIMIT_DATA limits), in bytes;
+ * -1 if /proc does not say. */
+static inline long harness_data_bytes(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kib = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmData: %ld kB", &kib) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kib < 0 ? -1 : kib * 1024;
+}
+
 __attribute__((format(printf, 2, 3))) static inline void check(int ok, const char *fmt, ...)
 {
     harness_checks++;

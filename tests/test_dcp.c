@@ -13,6 +13,7 @@
  */
 #include "harness.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #define N 1000
@@ -133,7 +134,7 @@ static void every_predefined_type(MPI_Comm comm)
         {MPI_2DOUBLE_PRECISION, MPI_MAXLOC, PAIR_SAME, 1, "MPI_2DOUBLE_PRECISION"},
         {MPI_2REAL, MPI_MINLOC, PAIR_SAME, 1, "MPI_2REAL"},
         {MPI_2INTEGER, MPI_MINLOC, PAIR_SAME, 1, "MPI_2INTEGER"},
-        {MPI_DOUBLE_INT, MPI_MAXLOC, PAIR_INT, 0, "MPI_DOUBLE_INT"}, /* 12 bytes in 16: inline (SMPI: 16) */
+        {MPI_DOUBLE_INT, MPI_MAXLOC, PAIR_INT, 1, "MPI_DOUBLE_INT"}, /* 12 bytes in 16 (SMPI: 16) */
     };
     enum { COUNT = 9 };
     static unsigned char in[COUNT * 64], ours[COUNT * 64], theirs[COUNT * 64];
@@ -173,6 +174,111 @@ static void every_predefined_type(MPI_Comm comm)
                 same = memcmp(a, b, (size_t)size) == 0;
         }
         check(same, "an allreduce of %s with its op: not MPI's", t->name);
+    }
+}
+
+/* The pairs with padding (MPI_DOUBLE_INT: 12 bytes of data in 16) through the DCPs: MAXLOC and MINLOC
+ * in allreduce, reduce, scan and reduce_scatter_block, and a derived type of two pairs; compared with
+ * MPI by value and index (padding is not data). Values tie across ranks, so the index decides. */
+typedef struct {
+    MPI_Datatype type;
+    const char *name;
+    int value_bytes, index_at, extent;
+} padded_pair;
+
+#define PADDED_PAIR(mpi_type, c_type)                                                                         \
+    {mpi_type, #mpi_type, (int)sizeof(((struct { c_type value; int index; } *)0)->value),                    \
+     (int)offsetof(struct { c_type value; int index; }, index), (int)sizeof(struct { c_type value; int index; })}
+
+static void pair_element(const padded_pair *p, int me, int i, unsigned char *at)
+{
+    int v = (me * 7 + i) % 3;
+    memset(at, 0, (size_t)p->extent);
+    if (p->type == MPI_DOUBLE_INT)
+        *(double *)at = v;
+    else if (p->type == MPI_LONG_INT)
+        *(long *)at = v;
+    else if (p->type == MPI_SHORT_INT)
+        *(short *)at = (short)v;
+    else
+        *(long double *)at = v;
+    memcpy(at + p->index_at, &me, sizeof me);
+}
+
+/* The elements at a and b hold the same value and index. */
+static int same_pairs(const padded_pair *p, const unsigned char *a, const unsigned char *b, int count)
+{
+    for (int i = 0; i < count; i++, a += p->extent, b += p->extent) {
+        int same_value = p->type == MPI_LONG_DOUBLE_INT ? *(const long double *)a == *(const long double *)b
+                                                        : memcmp(a, b, (size_t)p->value_bytes) == 0;
+        if (!same_value || memcmp(a + p->index_at, b + p->index_at, sizeof(int)) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+static void padded_pairs(MPI_Comm comm)
+{
+    const padded_pair pairs[] = {PADDED_PAIR(MPI_DOUBLE_INT, double), PADDED_PAIR(MPI_LONG_INT, long),
+                                 PADDED_PAIR(MPI_SHORT_INT, short), PADDED_PAIR(MPI_LONG_DOUBLE_INT, long double)};
+    enum { COUNT = 12 }; /* per rank in reduce_scatter_block: COUNT * size in all */
+    int me, n;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &n);
+    for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
+        const padded_pair *p = &pairs[k];
+        MPI_Aint lb, extent;
+        MPI_Type_get_extent(p->type, &lb, &extent);
+        if (extent != p->extent) /* an MPI that lays the pair out otherwise (SMPI's are packed) */
+            continue;
+        size_t bytes = (size_t)(COUNT * n) * (size_t)extent;
+        unsigned char *in = malloc(bytes), *ours = calloc(1, bytes), *theirs = calloc(1, bytes);
+        for (int i = 0; i < COUNT * n; i++)
+            pair_element(p, me, i, in + (size_t)i * (size_t)extent);
+        MPI_Datatype two;
+        MPI_Type_contiguous(2, p->type, &two);
+        MPI_Type_commit(&two);
+        for (int form = 0; form < 5; form++) {
+            MPI_Op op = form % 2 ? MPI_MINLOC : MPI_MAXLOC;
+            const char *names[] = {"allreduce_dcp", "reduce_dcp", "scan_dcp", "reduce_scatter_block_dcp",
+                                   "allreduce_dcp"};
+            memset(ours, 0, bytes);
+            memset(theirs, 0, bytes);
+            TDM_Request req = TDM_REQUEST_NULL;
+            int compared = COUNT, rc;
+            if (form == 0)
+                rc = TDM_Iallreduce(in, ours, COUNT, p->type, op, comm, &req);
+            else if (form == 1)
+                rc = TDM_Ireduce(in, ours, COUNT, p->type, op, 1 % n, comm, &req);
+            else if (form == 2)
+                rc = TDM_Iscan(in, ours, COUNT, p->type, op, comm, &req);
+            else if (form == 3)
+                rc = TDM_Ireduce_scatter_block(in, ours, COUNT, p->type, op, comm, &req);
+            else
+                rc = TDM_Iallreduce(in, ours, COUNT / 2, two, op, comm, &req);
+            check(rc == MPI_SUCCESS, "%s, form %d: %s", p->name, form, TDM_Last_error());
+            if (rc != MPI_SUCCESS)
+                continue;
+            const char *running = TDM_Request_algorithm(req);
+            /* a scan runs inline where a DCP's ranks are not consecutive: not in this program's world */
+            check(running && strcmp(running, names[form]) == 0, "%s, form %d: runs %s, not %s", p->name, form,
+                  running ? running : "(null)", names[form]);
+            CHECK_TDM(TDM_Wait(&req, MPI_STATUS_IGNORE));
+            if (form == 0)
+                MPI_Allreduce(in, theirs, COUNT, p->type, op, comm);
+            else if (form == 1)
+                MPI_Reduce(in, theirs, COUNT, p->type, op, 1 % n, comm), compared = me == 1 % n ? COUNT : 0;
+            else if (form == 2)
+                MPI_Scan(in, theirs, COUNT, p->type, op, comm);
+            else if (form == 3)
+                MPI_Reduce_scatter_block(in, theirs, COUNT, p->type, op, comm);
+            else /* (MPIs refuse MAXLOC on a derived type: the same elements, one by one) */
+                MPI_Allreduce(in, theirs, COUNT, p->type, op, comm);
+            check(same_pairs(p, ours, theirs, compared), "%s, form %d (%s): not MPI's", p->name, form,
+                  names[form]);
+        }
+        MPI_Type_free(&two);
+        free(in), free(ours), free(theirs);
     }
 }
 
@@ -530,6 +636,7 @@ int main(int argc, char **argv)
     }
     served_calls(app, 1);
     every_predefined_type(app);
+    padded_pairs(app);
     /* past the DCPs' tags for a communicator: 1,024, or the testing TANDEM_DCP_WINDOW (the suite's, to
      * be quick); TANDEM_TEST_DCP_CALLS sets the number (a stress run: 1100, 11000) */
     const char *window = getenv("TANDEM_DCP_WINDOW"), *calls = getenv("TANDEM_TEST_DCP_CALLS");

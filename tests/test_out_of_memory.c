@@ -19,24 +19,10 @@
 static int rank, size;
 static struct rlimit saved;
 
-/* What the process's private writable mappings hold now (VmData, what RLIMIT_DATA limits), in bytes. */
-static long data_bytes(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long kib = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "VmData: %ld kB", &kib) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return kib * 1024;
-}
-
 /* Allocations past `more` bytes from now fail, until unlimit(). */
 static void limit(long more)
 {
-    long now = data_bytes();
+    long now = harness_data_bytes();
     check(now > 0, "VmData not found in /proc/self/status");
     getrlimit(RLIMIT_DATA, &saved);
     struct rlimit tight = {(rlim_t)(now + more), saved.rlim_max};

@@ -30,6 +30,7 @@ int tdm_run_bind_comm_slow(tdm_run *run)
     }
     e->tag_base = run->shadow->tag_base;
     e->peers = run->shadow->peers;
+    e->bulk = run->shadow->bulk;
     e->comm = run->shadow->comm;
     return 1;
 }

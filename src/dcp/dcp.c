@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 tdm_dcp_job tdm_dcp = {.app_world = MPI_COMM_NULL, .dcp_world = MPI_COMM_NULL, .link = MPI_COMM_NULL,
-                       .dcp_link = MPI_COMM_NULL};
+                       .data_link = MPI_COMM_NULL, .dcp_link = MPI_COMM_NULL};
 
 /* The predefined datatypes and ops a call may carry to its DCP: every type a predefined op accepts
  * (MPI-4.0 section 6.9.2: C, Fortran, C++ bool and complex, byte, and the pairs of MAXLOC and MINLOC).
@@ -36,8 +36,8 @@ static const MPI_Op carried_ops[] = {MPI_SUM, MPI_PROD, MPI_MAX,  MPI_MIN,  MPI_
 #define NTYPES ((int)(sizeof carried_types / sizeof carried_types[0]))
 #define NOPS ((int)(sizeof carried_ops / sizeof carried_ops[0]))
 
-/* Which of them this MPI has, without gaps: a DCP keeps data packed (size = extent), so a pair type
- * with padding (MPI_DOUBLE_INT: 12 bytes in 16) runs inline. Set at TDM_Init. */
+/* Which of them this MPI has (a pair with padding, MPI_DOUBLE_INT, travels as an array of it, padding
+ * included: dcp_client_calls.c). Set at TDM_Init. */
 static unsigned char carried[NTYPES];
 
 static void find_carried_types(void)
@@ -47,7 +47,7 @@ static void find_carried_types(void)
         MPI_Aint lb = 0, extent = 0;
         carried[i] = carried_types[i] != MPI_DATATYPE_NULL && MPI_Type_size(carried_types[i], &size) == MPI_SUCCESS &&
                      MPI_Type_get_extent(carried_types[i], &lb, &extent) == MPI_SUCCESS && size > 0 && lb == 0 &&
-                     extent == size;
+                     extent >= size;
     }
 }
 
@@ -190,6 +190,7 @@ int tdm_dcp_init(const char *fn)
     MPI_Comm_split(MPI_COMM_WORLD, d >= 0 ? MPI_UNDEFINED : 0, rank, &tdm_dcp.app_world);
     MPI_Comm_split(MPI_COMM_WORLD, serving ? 0 : MPI_UNDEFINED, rank, &tdm_dcp.dcp_world);
     if ((rc = MPI_Comm_dup(MPI_COMM_WORLD, &tdm_dcp.link)) != MPI_SUCCESS ||
+        (rc = MPI_Comm_dup(MPI_COMM_WORLD, &tdm_dcp.data_link)) != MPI_SUCCESS ||
         (rc = MPI_Comm_dup(MPI_COMM_WORLD, &tdm_dcp.dcp_link)) != MPI_SUCCESS)
         return tdm_mpi_error(fn, "duplicating MPI_COMM_WORLD", rc);
     MPI_Comm_set_errhandler(tdm_dcp.dcp_link, MPI_ERRORS_RETURN);
@@ -218,6 +219,7 @@ int tdm_dcp_init(const char *fn)
     while (!tdm_shadow_ready(tdm_dcp.link_shadow, &error))
         if (error != MPI_SUCCESS)
             return tdm_mpi_error(fn, "creating the link to the dedicated collective processes", error);
+    tdm_dcp.link_shadow->bulk = tdm_dcp.data_link;
     tdm_dcp.active = 1;
     if (tdm_global.verbose && rank == 0)
         fprintf(stderr, "tandem: dcp progress: %d dedicated collective processes serve %d application ranks\n",

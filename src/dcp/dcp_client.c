@@ -334,6 +334,7 @@ void tdm_dcp_finalize(void)
     MPI_Comm_free_keyval(&keyval);
     MPI_Comm_free(&tdm_dcp.app_world);
     MPI_Comm_free(&tdm_dcp.dcp_link);
+    MPI_Comm_free(&tdm_dcp.data_link);
     tdm_dcp_mapping_free(&tdm_dcp.map);
     free(tdm_dcp.node);
     tdm_dcp.node = NULL;

@@ -21,6 +21,16 @@ static int type_size(MPI_Datatype type)
     return size;
 }
 
+/* The bytes a unit of a call's data takes where the DCPs keep it: an array of the unit, as MPI lays it
+ * out (a pair with padding, MPI_DOUBLE_INT: 16 for its 12 bytes of data), so that MPI_Reduce_local and
+ * Tandem's collectives among the DCPs take it as it is. Bytes and the other carried types: their size. */
+static int unit_bytes(MPI_Datatype unit)
+{
+    MPI_Aint lb = 0, extent = 0;
+    MPI_Type_get_extent(unit, &lb, &extent);
+    return (int)extent;
+}
+
 /* The predefined datatype a reduction's data travels as: its own, or the one a derived datatype
  * repeats; MPI_DATATYPE_NULL if the DCPs do not carry it. */
 static MPI_Datatype carried_type(const tdm_coll_args *a)
@@ -146,6 +156,26 @@ static int unpack(tdm_schedule *s, const char *from, block b)
     return bytes;
 }
 
+/* Copies b into an array of units at to (packed, where the unit has no padding); returns its bytes. */
+static long long to_units(tdm_schedule *s, block b, MPI_Datatype unit, char *to)
+{
+    if (unit_bytes(unit) == type_size(unit))
+        return pack(s, b, to);
+    long long units = bytes_of(b) / type_size(unit);
+    tdm_sched_copy(s, b.at, b.count, b.type, to, (int)units, unit);
+    return units * unit_bytes(unit);
+}
+
+/* The other way: an array of units at from into b. */
+static long long from_units(tdm_schedule *s, const char *from, MPI_Datatype unit, block b)
+{
+    if (unit_bytes(unit) == type_size(unit))
+        return unpack(s, from, b);
+    long long units = bytes_of(b) / type_size(unit);
+    tdm_sched_copy(s, from, (int)units, unit, (void *)b.at, b.count, b.type);
+    return units * unit_bytes(unit);
+}
+
 /* The answer into b: straight into the user's buffer if its data is dense bytes there (or the very
  * datatype the DCP sends), else into packed memory and then unpacked (next round). */
 static void receive_block(tdm_schedule *s, block b, const tdm_typeinfo *t, MPI_Datatype sent)
@@ -158,12 +188,13 @@ static void receive_block(tdm_schedule *s, block b, const tdm_typeinfo *t, MPI_D
         tdm_sched_round(s);
         return;
     }
-    char *packed = tdm_sched_tmp(s, (size_t)bytes_of(b));
+    long long units = bytes_of(b) / type_size(sent);
+    char *packed = tdm_sched_tmp(s, (size_t)(units * unit_bytes(sent)));
     if (!packed)
         return;
-    tdm_sched_recv(s, packed, (int)(bytes_of(b) / type_size(sent)), sent, server);
+    tdm_sched_recv(s, packed, (int)units, sent, server);
     tdm_sched_round(s);
-    unpack(s, packed, b);
+    from_units(s, packed, sent, b);
 }
 
 /* ---- neighbourhood collectives ---- */
@@ -250,11 +281,11 @@ static plan plan_of(const tdm_coll_args *a, int kind, int n, MPI_Datatype carrie
     case DCP_REDUCE:
     case DCP_SCAN:
     case DCP_EXSCAN:
-        p.data = elements * type_size(carried);
+        p.data = elements * unit_bytes(carried);
         break;
     case DCP_REDUCE_SCATTER:
         p.nints = n;
-        p.data = (a->kind == TDM_COLL_REDUCE_SCATTER_BLOCK ? n * elements : elements) * type_size(carried);
+        p.data = (a->kind == TDM_COLL_REDUCE_SCATTER_BLOCK ? n * elements : elements) * unit_bytes(carried);
         break;
     case DCP_BCAST:
         p.data = root ? (long long)a->count * a->dtype.size : 0;
@@ -362,11 +393,11 @@ static void pack_data(tdm_schedule *s, const tdm_coll_args *a, int kind, const t
     case DCP_REDUCE:
     case DCP_SCAN:
     case DCP_EXSCAN:
-        pack(s, (block){a->in_place ? a->recvbuf : a->sendbuf, a->count, a->datatype}, data);
+        to_units(s, (block){a->in_place ? a->recvbuf : a->sendbuf, a->count, a->datatype}, carried_type(a), data);
         break;
     case DCP_REDUCE_SCATTER: {
         int total = a->kind == TDM_COLL_REDUCE_SCATTER_BLOCK ? a->count * n : a->count;
-        pack(s, (block){a->in_place ? a->recvbuf : a->sendbuf, total, a->datatype}, data);
+        to_units(s, (block){a->in_place ? a->recvbuf : a->sendbuf, total, a->datatype}, carried_type(a), data);
         break;
     }
     case DCP_BCAST:
@@ -425,7 +456,7 @@ static int longest(const int *lengths, int blocks, int from)
 static void cut_in_segments(dcp_header *h, const int *ints, const tdm_dcp_comm *cc, int rank, MPI_Datatype unit,
                             int v_form, int *lengths)
 {
-    int n = cc->size, size = type_size(unit);
+    int n = cc->size, size = unit_bytes(unit);
     int most = longest(lengths, tdm_dcp_message_blocks(h, ints, cc->order, n, rank, lengths), 0);
     most = longest(lengths, tdm_dcp_answer_blocks(h, ints, cc->order, n, rank, lengths), most);
     if (tdm_dcp.segment_bytes == 0 || (!v_form && (long long)most * size <= tdm_dcp.segment_bytes))
@@ -496,7 +527,7 @@ static block answer_block(const tdm_coll_args *a, int kind, const int *order, in
 static void reorder(tdm_schedule *s, char **at, char *seg, const int *lengths, int blocks, const dcp_header *h,
                     MPI_Datatype unit, int to_segments)
 {
-    size_t size = (size_t)type_size(unit);
+    size_t size = (size_t)unit_bytes(unit);
     for (int k = 0; k < h->segments; k++)
         for (int b = 0; b < blocks; b++) {
             int piece = tdm_dcp_piece(lengths[b], h->segment, k);
@@ -516,7 +547,7 @@ static void segmented_call(tdm_schedule *s, const tdm_coll_args *a, const dcp_he
                            const tdm_dcp_comm *cc, const tdm_outgoing_blocks *out, MPI_Datatype unit)
 {
     int n = cc->size, server = tdm_dcp.server;
-    size_t size = (size_t)type_size(unit);
+    size_t size = (size_t)unit_bytes(unit);
     int *given = tdm_sched_tmp_private(s, sizeof(int) * (size_t)n), *got = tdm_sched_tmp_private(s, sizeof(int) * (size_t)n);
     char **at = tdm_sched_tmp_private(s, sizeof(char *) * (size_t)n);
     if (!given || !got || !at)
@@ -555,7 +586,7 @@ static void segmented_call(tdm_schedule *s, const tdm_coll_args *a, const dcp_he
         long long o = tdm_dcp_segment_length(given, gives, h->segment, k);
         long long i = tdm_dcp_segment_length(got, gets, h->segment, k);
         if (o > 0)
-            tdm_sched_send(s, src + sent * (long long)size, (int)o, unit, server);
+            tdm_sched_send_bulk(s, src + sent * (long long)size, (int)o, unit, server);
         if (i > 0)
             tdm_sched_recv(s, back + received * (long long)size, (int)i, unit, server);
         sent += o;
@@ -585,7 +616,7 @@ static void segmented_call(tdm_schedule *s, const tdm_coll_args *a, const dcp_he
     for (int b = 0; b < gets; b++) {
         block to = answer_block(a, h->kind, cc->order, b, unit, &dense);
         if (!dense)
-            unpack(s, at[b], to);
+            from_units(s, at[b], unit, to);
     }
 }
 
@@ -632,13 +663,14 @@ int tdm_dcp_build_client(struct tdm_request *req, const tdm_coll_args *a, void *
     int in_segments = tdm_dcp_data_in_segments(&h);
     if (in_segments)
         p.data = p.back = 0; /* the data follows the header's message in segments, as the answer does */
-    if (p.data > INT_MAX - (long long)(sizeof(dcp_header) + members + sizeof(int) * (size_t)p.nints) ||
+    size_t data_at = tdm_dcp_data_offset(announce ? n : 0, p.nints);
+    if (p.data > INT_MAX - (long long)data_at ||
         p.back > INT_MAX) /* whole, over INT_MAX bytes: a v-form's root under TANDEM_DCP_SEGMENT=0 */
         return refuse(&h);
-    char *message = tdm_sched_tmp_private(s, sizeof(dcp_header) + members + sizeof(int) * (size_t)p.nints + (size_t)p.data);
+    char *message = tdm_sched_tmp_private(s, data_at + (size_t)p.data);
     if (!message)
         return tdm_sched_finish(s);
-    char *data = message + sizeof h + members + sizeof(int) * (size_t)p.nints;
+    char *data = message + data_at;
     if (!in_segments)
         pack_data(s, a, kind, cc, &out, ints, data);
     int bytes = (int)(data - message + p.data);
@@ -647,10 +679,16 @@ int tdm_dcp_build_client(struct tdm_request *req, const tdm_coll_args *a, void *
     if (announce)
         memcpy(message + sizeof h, cc->members, members);
     memcpy(message + sizeof h + members, ints, sizeof(int) * (size_t)p.nints);
-    int first = bytes < tdm_dcp.first_bytes ? bytes : tdm_dcp.first_bytes; /* the DCP's posted receive's size */
+    char *counts_end = message + sizeof h + members + sizeof(int) * (size_t)p.nints;
+    memset(counts_end, 0, (size_t)(data - counts_end)); /* up to the data's alignment */
+    /* the first part: the whole message if it fits the DCP's posted receive, else no more than the header,
+     * members and counts (what the DCP holds of a call it cannot start yet) */
+    int first = bytes, prefix = (int)(data - message);
+    if (bytes > tdm_dcp.first_bytes)
+        first = prefix < tdm_dcp.first_bytes ? prefix : tdm_dcp.first_bytes;
     tdm_sched_send(s, message, first, MPI_BYTE, tdm_dcp.server);
-    if (bytes > first)
-        tdm_sched_send(s, message + first, bytes - first, MPI_BYTE, tdm_dcp.server);
+    if (bytes > first) /* the DCP takes it when it can use it */
+        tdm_sched_send_bulk(s, message + first, bytes - first, MPI_BYTE, tdm_dcp.server);
     /* the answer */
     if (in_segments) {
         segmented_call(s, a, &h, ints, cc, &out, unit);

@@ -4,18 +4,21 @@
  *
  *   client -> its DCP, on the link's shadow, with the tag the client's call took there (the DCP
  *   answers with it): a dcp_header, then the communicator's members (world ranks, in its order) if the
- *   header says so, then the call's data (packed bytes). A message of more than DCP_FIRST_BYTES goes as
- *   two with the same tag: its first DCP_FIRST_BYTES, then the rest (which the DCP receives while it
- *   serves the others, even where it needs it before it can queue the call). The DCP keeps a receive of that
- *   size posted for each client, so that it can block until any of its clients, its peers or its own
- *   messages moves (it does not poll: in simulation each poll costs time and events).
+ *   header says so, then the counts, then the call's data (packed bytes, or an array of a reduction's
+ *   unit; from tdm_dcp_data_offset). A message of more than DCP_FIRST_BYTES goes as two with the same
+ *   tag: its header, members and counts (DCP_FIRST_BYTES at most), then the rest on the data link (the
+ *   link shadow's bulk channel). The DCP keeps a receive of DCP_FIRST_BYTES posted for each client on the
+ *   link, so that it reads every call's first part as it comes and can block until any of its clients,
+ *   its peers or its own messages moves (it does not poll: in simulation each poll costs time and
+ *   events); it receives the rest when it can use the data (dcp_server.c), or at once where it needs
+ *   the members or counts in it.
  *
  *   A segmented call (a call with a block longer than segment_bytes; dcp_segments.h): the header's
- *   message carries no data; the data follows in segments, one message each with the same tag, and
- *   the answer comes back in segments the same way (MPI keeps the messages of one tag in order). The
- *   DCP posts the receives of a client's segments as soon as it has read the header, before it posts
- *   the client's next receive, so that this one never matches them.
- *
+ *   message carries no data; the data follows in segments on the data link, one message each with the
+ *   same tag, and the answer comes back in segments on the link the same way (MPI keeps the messages
+ *   of one tag in order). Nothing of a call but its first part travels on the link from the client, so
+ *   the DCP's receive of any tag there never takes a rest or a segment, and it may put those off.
+
  *   The v-forms (gatherv, scatterv, alltoallv, alltoallw, the neighbourhood collectives) are always
  *   segmented, each client by its own blocks (no rank knows the others'): its header's `segments`
  *   counts its own, and one segment travels in the header's message as an unsegmented call's data does.
@@ -96,9 +99,24 @@ typedef struct dcp_header {
     int bytes;    /* the message's, header included (its first DCP_FIRST_BYTES come first) */
 } dcp_header;
 
+/* Where a call's data starts in its message, after the header, the members and the counts: at a
+ * multiple of 16 bytes, so that the DCP reduces it where it lies (a long double's pair wants that). */
+static inline size_t tdm_dcp_data_offset(int members, int counts)
+{
+    size_t prefix = sizeof(dcp_header) + sizeof(int) * ((size_t)members + (size_t)counts);
+    return (prefix + 15) / 16 * 16;
+}
+
 /* The first message of a call: the header, the members of a communicator of up to a thousand ranks or so,
  * and small data fit. */
 #define DCP_FIRST_BYTES 8192
+
+/* What a DCP receives of a client's data ahead of its calls (dcp_server.c): a 1 MiB allreduce's next
+ * few calls, a bound whatever the number of calls the client has outstanding. */
+#define DCP_AHEAD_BYTES (4LL << 20)
+/* What the calls that run on a communicator hold of their clients' data, on a DCP (a larger call runs
+ * alone): a few of its 1 MiB allreduces at once, pipelined among the DCPs. */
+#define DCP_RUNNING_BYTES (16LL << 20)
 
 /* DCP -> DCP. A communicator's persistent calls run among its DCPs in an order its first DCP gives:
  * each DCP tells it when its clients all started one (READY), and once all did it hands the start its
@@ -135,6 +153,8 @@ typedef struct tdm_dcp_job {
     MPI_Comm dcp_world;      /* the DCPs that serve clients (on them) */
     MPI_Comm link;           /* every rank: a private duplicate of MPI_COMM_WORLD */
     tdm_shadow *link_shadow; /* its shadow: clients and DCPs talk on its duplicate, with its tags */
+    MPI_Comm data_link;      /* every rank: another duplicate, the link shadow's bulk channel: a call's
+                              * data past its first message, which the DCP takes when it can use it */
     MPI_Comm dcp_link;       /* every rank: another duplicate, for the DCPs among themselves */
     int server;              /* a client: the world rank of its DCP */
     int window;              /* tags of a slot: calls of one communicator among the DCPs at once */

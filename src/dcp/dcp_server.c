@@ -15,6 +15,7 @@
  */
 #include "../base/error.h"
 #include "../base/smpi_support.h"
+#include "../base/state.h"
 #include "../core/api_internal.h"
 #include "../engine/shadow_comm.h"
 #include "../agents/agent.h"
@@ -46,10 +47,12 @@ static struct {
     MPI_Request **wait;
     MPI_Status *wait_status;
     int nwait, wait_cap;
-    /* per client: a call whose segment receives are not all posted yet, or NULL (its next receive waits) */
-    contribution **feeding;
-    /* per client: a message whose rest the DCP needs before it can queue it, or NULL (the same) */
-    contribution **arriving;
+    /* per client: its contributions whose data is not fetched yet, oldest first; the bytes it has ahead
+     * of its calls (fetch_ahead), and the most any had */
+    contribution **unfetched_first, **unfetched_last;
+    long long *ahead, most_ahead;
+    contribution *arriving; /* messages whose rest the DCP needs before it can queue them */
+    contribution *feeding;  /* fetched calls whose segment receives are not all posted yet */
 } srv;
 
 void tdm_dcp_fail(const char *what, int rc)
@@ -335,15 +338,143 @@ static int retire_comms(void)
     return moved;
 }
 
+/* ---- a client's data ----
+ * What a call gives past its first message (the rest of the message, its segments) comes on the data
+ * link, and the DCP takes it only when it can use it: at once for the calls that start next on their
+ * communicators (fetch_heads), ahead for the others while what their client has ahead of its calls stays
+ * under DCP_AHEAD_BYTES (fetch_ahead). A client that runs ahead keeps the rest in its own memory (MPI
+ * holds a send until its receive is posted, past its eager size): the DCP holds the first parts. It still
+ * reads every first part as it comes: a program may wait in one communicator's call while the calls it
+ * made before on another cannot start yet. */
+
+static int source_of(const contribution *in) { return tdm_dcp.map.app_world[srv.first + in->client]; }
+
+static void unfetched_add(contribution *in)
+{
+    int c = in->client;
+    in->later = NULL;
+    in->earlier = srv.unfetched_last[c];
+    if (in->earlier)
+        in->earlier->later = in;
+    else
+        srv.unfetched_first[c] = in;
+    srv.unfetched_last[c] = in;
+}
+
+static void unfetched_remove(contribution *in)
+{
+    int c = in->client;
+    if (in->earlier)
+        in->earlier->later = in->later;
+    else
+        srv.unfetched_first[c] = in->later;
+    if (in->later)
+        in->later->earlier = in->earlier;
+    else
+        srv.unfetched_last[c] = in->earlier;
+    in->earlier = in->later = NULL;
+}
+
+/* Where the counts and the data lie in the message. */
+static void point_into_message(contribution *in)
+{
+    in->counts = (const int *)(in->message + sizeof in->h) + in->h.members;
+    in->data = in->message + tdm_dcp_data_offset(in->h.members, in->h.counts);
+}
+
+/* The message's rest received into it, grown to its whole size now. */
+static void receive_rest(contribution *in)
+{
+    char *whole = realloc(in->message, (size_t)in->h.bytes);
+    if (!whole)
+        tdm_dcp_fail("allocating memory", MPI_ERR_NO_MEM);
+    in->message = whole;
+    point_into_message(in);
+    int at = in->h.bytes - in->rest_bytes;
+    int rc = MPI_Irecv(in->message + at, in->rest_bytes, MPI_BYTE, source_of(in), in->tag, tdm_dcp.data_link, &in->rest);
+    if (rc != MPI_SUCCESS)
+        tdm_dcp_fail("receiving a client's message", rc);
+    in->rest_bytes = 0;
+}
+
+/* Posts the receives of in's data (its rest, its segments): the memory for it taken now. Returns the
+ * bytes they bring. */
+static long long fetch(contribution *in)
+{
+    long long bytes = in->rest_bytes;
+    if (in->earlier || srv.unfetched_first[in->client] == in)
+        unfetched_remove(in);
+    in->fetched = 1;
+    if (in->rest_bytes > 0)
+        receive_rest(in);
+    long long segments = 0;
+    if (tdm_dcp_data_in_segments(&in->h) && !tdm_dcp_receive_segments(in, source_of(in), &segments)) {
+        in->later = srv.feeding; /* a v-form of many segments: the next posted as the first arrive */
+        srv.feeding = in;
+    }
+    return in->fetched_bytes = bytes + segments;
+}
+
+/* Whether in's data is all there to start its call with (its segments may come later). */
+static int arrived(contribution *in)
+{
+    if (!in->fetched)
+        fetch(in);
+    return in->rest == MPI_REQUEST_NULL;
+}
+
+/* in's call starts: its bytes no longer count as ahead. */
+static void leave_queue(contribution *in)
+{
+    srv.ahead[in->client] -= in->ahead;
+    in->ahead = 0;
+}
+
+/* Data of calls that cannot start yet, each client's oldest first, within DCP_AHEAD_BYTES of it. */
+static int fetch_ahead(void)
+{
+    int moved = 0;
+    for (int c = 0; c < srv.clients; c++)
+        while (srv.unfetched_first[c] && srv.ahead[c] < DCP_AHEAD_BYTES) {
+            contribution *in = srv.unfetched_first[c];
+            in->ahead = fetch(in);
+            srv.ahead[c] += in->ahead;
+            srv.most_ahead = srv.ahead[c] > srv.most_ahead ? srv.ahead[c] : srv.most_ahead;
+            moved = 1;
+        }
+    return moved;
+}
+
 /* ---- calls ---- */
 
 /* Tags a call takes among the DCPs when it starts: an agreement on the size of its blocks, and the call
  * (its segments start later, a few at a time: feed_segments). */
 #define CLAIMS_PER_CALL 2
 
-/* A call started among the DCPs: in flight until answered; a segmented one holds sc's later calls. */
-static void run(served_comm *sc, served_call *x)
+/* Whether a call whose clients' data is `bytes` may start on sc's shadow `on` (0: among, 1:
+ * among_streams): beside the data of the calls that run there, it stays within DCP_RUNNING_BYTES, or none
+ * runs (a larger call runs alone). Each shadow on its own: the DCPs start the calls of each in one order,
+ * and the oldest call of each completes whatever the other holds. */
+static int room_for(const served_comm *sc, int on, long long bytes)
 {
+    return sc->running_on[on] == 0 || sc->bytes_on[on] + bytes <= DCP_RUNNING_BYTES;
+}
+
+static long long bytes_of(contribution **in, int n)
+{
+    long long bytes = 0;
+    for (int i = 0; i < n; i++)
+        bytes += in[i]->fetched_bytes;
+    return bytes;
+}
+
+/* A call started among the DCPs: in flight until answered; a segmented one holds sc's later calls. */
+static void run(served_comm *sc, served_call *x, long long bytes)
+{
+    int on = x->among == sc->among_streams;
+    x->bytes = bytes;
+    sc->running_on[on]++;
+    sc->bytes_on[on] += bytes;
     if (x->segments > 0)
         sc->holding = x;
     sc->running++;
@@ -363,17 +494,18 @@ static int start_ready_calls(served_comm *sc)
          * would wait for the oldest call inside the service loop, which then serves no one */
         if (!tdm_shadow_claims_free(sc->among, CLAIMS_PER_CALL))
             break;
-        int ready = 1;
-        for (int i = 0; i < sc->mine && ready; i++)
-            ready = sc->queue[i] && sc->queue[i]->h.call == sc->next_call && sc->queue[i]->rest == MPI_REQUEST_NULL;
-        if (!ready)
+        int ready = 1; /* every client's data fetched at once: not one after the other */
+        for (int i = 0; i < sc->mine; i++)
+            ready &= sc->queue[i] && sc->queue[i]->h.call == sc->next_call && arrived(sc->queue[i]);
+        if (!ready || !room_for(sc, 0, bytes_of(sc->queue, sc->mine)))
             break;
         for (int i = 0; i < sc->mine; i++) {
             oldest[i] = sc->queue[i];
             sc->queue[i] = oldest[i]->next;
+            leave_queue(oldest[i]);
         }
         sc->next_call++;
-        run(sc, tdm_dcp_start_call(sc, sc->among, oldest));
+        run(sc, tdm_dcp_start_call(sc, sc->among, oldest), bytes_of(oldest, sc->mine));
         moved = 1;
     }
     free(oldest);
@@ -402,7 +534,7 @@ static contribution *start_of(served_comm *sc, int i, const stream_start *st, in
 {
     for (contribution **p = &sc->stream_queue[i]; *p; p = &(*p)->next) {
         contribution *in = *p;
-        if (in->h.stream == st->stream && in->h.call == st->call && in->rest == MPI_REQUEST_NULL) {
+        if (in->h.stream == st->stream && in->h.call == st->call) {
             if (take)
                 *p = in->next;
             return in;
@@ -415,6 +547,15 @@ static void stream_control(int what, const served_comm *sc, const stream_start *
 {
     send_control((dcp_control){.what = what, .key = sc->key, .slot = st->turn, .stream = st->stream, .call = st->call},
                  to);
+}
+
+/* The start of sc's persistent calls to run next: its place in sc->starts (*place NULL if none yet). */
+static stream_start **next_stream_start(served_comm *sc)
+{
+    stream_start **p = &sc->starts;
+    while (*p && !((*p)->turn == sc->next_turn && (*p)->ready))
+        p = &(*p)->next;
+    return p;
 }
 
 /* The first DCP: a start every DCP is ready for gets its turn, told to the others. */
@@ -452,20 +593,27 @@ static int start_stream_calls(served_comm *sc)
     }
     contribution **in = NULL;
     while (!sc->holding && tdm_shadow_claims_free(sc->among_streams, CLAIMS_PER_CALL)) {
-        stream_start **p = &sc->starts;
-        while (*p && !((*p)->turn == sc->next_turn && (*p)->ready))
-            p = &(*p)->next;
+        stream_start **p = next_stream_start(sc);
         if (!*p)
+            break;
+        int ready = 1;
+        long long bytes = 0;
+        for (int i = 0; i < sc->mine; i++) {
+            contribution *in = start_of(sc, i, *p, 0);
+            ready &= arrived(in);
+            bytes += in->fetched_bytes;
+        }
+        if (!ready || !room_for(sc, 1, bytes))
             break;
         stream_start *st = *p;
         *p = st->next;
         if (!in)
             in = tdm_dcp_alloc(sizeof *in * (size_t)sc->mine);
         for (int i = 0; i < sc->mine; i++)
-            in[i] = start_of(sc, i, st, 1);
+            leave_queue(in[i] = start_of(sc, i, st, 1));
         free(st);
         sc->next_turn++;
-        run(sc, tdm_dcp_start_call(sc, sc->among_streams, in));
+        run(sc, tdm_dcp_start_call(sc, sc->among_streams, in), bytes);
         moved = 1;
     }
     free(in);
@@ -486,7 +634,10 @@ static int progress_calls(void)
             *p = x->next;
             if (!*p)
                 srv.calls_end = p;
+            int on = x->among == x->sc->among_streams;
             x->sc->running--;
+            x->sc->running_on[on]--;
+            x->sc->bytes_on[on] -= x->bytes;
             tdm_dcp_free_call(x);
             moved = 1;
         } else {
@@ -517,14 +668,16 @@ static void post_client_receive(int client)
         tdm_dcp_fail("posting a receive for a client", rc);
 }
 
-/* The first part of a client's message arrived in its posted receive (status): the rest's receive
- * posted, the contribution queued, the client's next receive posted (after those of the rest and of its
- * segments, which it must not match). */
-static void take_message(int client, contribution *in);
+/* A client's message whose first part (and, if the DCP needs it at once, its rest) arrived: queued on
+ * its communicator. */
+static void take_message(contribution *in);
 
+/* The first part of a client's message arrived in its posted receive (status): the client's next
+ * receive posted (nothing else of this call comes on the link), the message taken, or put off until its
+ * rest arrives where the DCP needs that to queue it. */
 static void client_message(int client, const MPI_Status *status)
 {
-    int got, rc, source = tdm_dcp.map.app_world[srv.first + client];
+    int got;
     MPI_Get_count(status, MPI_BYTE, &got);
     contribution *in = tdm_dcp_alloc(sizeof *in);
     if (got < (int)sizeof in->h)
@@ -532,35 +685,32 @@ static void client_message(int client, const MPI_Status *status)
     memcpy(&in->h, srv.posted_buf[client], sizeof in->h);
     if (in->h.bytes < got)
         tdm_dcp_fail("a client's message longer than its header says", MPI_ERR_INTERN);
-    in->message = malloc((size_t)in->h.bytes);
+    in->message = malloc((size_t)got);
     if (!in->message)
         tdm_dcp_fail("allocating memory", MPI_ERR_NO_MEM);
     memcpy(in->message, srv.posted_buf[client], (size_t)got);
+    in->rest_bytes = in->h.bytes - got;
     in->rest = MPI_REQUEST_NULL;
     in->tag = status->MPI_TAG;
     in->client = client;
-    if (in->h.bytes > got) { /* the rest follows with the same tag: the call waits for it, not the DCP */
-        rc = MPI_Irecv(in->message + got, in->h.bytes - got, MPI_BYTE, source, status->MPI_TAG,
-                       tdm_dcp.link_shadow->comm, &in->rest);
-        if (rc != MPI_SUCCESS)
-            tdm_dcp_fail("receiving a client's message", rc);
-        int whole = (long long)sizeof in->h + (long long)sizeof(int) * in->h.members <= got &&
-                    !tdm_dcp_data_in_segments(&in->h);
-        if (!whole) { /* needed first: the members of a communicator of thousands of ranks, or a segmented
-                         call's counts (its data follows in segments: the rest is counts only); the
-                         service loop goes on meanwhile, the client's next receive waits */
-            srv.arriving[client] = in;
-            return;
-        }
+    if (in->h.kind != DCP_FINALIZED) /* (its last message) */
+        post_client_receive(client);
+    int whole = (long long)sizeof in->h + (long long)sizeof(int) * in->h.members <= got &&
+                !tdm_dcp_data_in_segments(&in->h);
+    if (in->rest_bytes > 0 && !whole) { /* needed first: the members of a communicator of thousands of
+                                           ranks, or a segmented call's counts (its data follows in
+                                           segments: the rest is counts only) */
+        receive_rest(in);
+        in->next = srv.arriving;
+        srv.arriving = in;
+        return;
     }
-    take_message(client, in);
+    take_message(in);
 }
 
-/* A client's message whose first part (and, if the DCP needs it at once, its rest) arrived: queued on
- * its communicator, the client's next receive posted (after its segments' receives). */
-static void take_message(int client, contribution *in)
+static void take_message(contribution *in)
 {
-    int source = tdm_dcp.map.app_world[srv.first + client];
+    int source = source_of(in);
     if (in->h.kind == DCP_REFUSED) {
         fprintf(stderr,
                 "tandem: dedicated collective process: rank %d of MPI_COMM_WORLD called a %s whose data to or from its "
@@ -570,25 +720,21 @@ static void take_message(int client, contribution *in)
         usleep(200000); /* time to forward the message: MPICH's launcher dropped it once in 40 aborts */
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    if (in->h.kind == DCP_FINALIZED) { /* its last message: no receive posted again */
+    if (in->h.kind == DCP_FINALIZED) { /* its last message */
         srv.finalized[in->client] = 1;
         srv.finished++;
         free(in->message);
         free(in);
         return;
     }
-    const int *members = (const int *)(in->message + sizeof in->h);
-    in->counts = members + in->h.members;
-    in->data = (char *)(in->counts + in->h.counts);
-    /* the client's next receive (any tag) only once its segments' receives are all posted: it must not
-     * match them */
-    if (tdm_dcp_data_in_segments(&in->h) && !tdm_dcp_receive_segments(in, source))
-        srv.feeding[client] = in;
+    point_into_message(in);
+    if (in->rest_bytes > 0 || tdm_dcp_data_in_segments(&in->h))
+        unfetched_add(in);
     else
-        post_client_receive(client);
+        in->fetched = 1; /* all in its first part */
     served_comm *sc = find_or_add(in->h.key);
     if (sc->size == 0 && in->h.members > 0)
-        learn(sc, members, in->h.members);
+        learn(sc, (const int *)(in->message + sizeof in->h), in->h.members);
     if (sc->size > 0) {
         queue_message(sc, in);
     } else {
@@ -632,16 +778,37 @@ static void control_message(void)
 }
 
 /* Posts more of the segment receives of calls with more than TDM_DCP_MAX_SEGMENTS (v-forms) as their
- * first ones arrive, then the client's next receive. Returns whether any client's all were. */
+ * first ones arrive. Returns whether any call's all were. */
 static int feed_segments(void)
 {
     int moved = 0;
-    for (int c = 0; c < srv.clients; c++)
-        if (srv.feeding[c] && tdm_dcp_post_segments(srv.feeding[c], tdm_dcp.map.app_world[srv.first + c])) {
-            srv.feeding[c] = NULL;
-            post_client_receive(c);
+    for (contribution **p = &srv.feeding; *p;) {
+        contribution *in = *p;
+        if (tdm_dcp_post_segments(in, source_of(in))) {
+            *p = in->later;
+            in->later = NULL;
             moved = 1;
+        } else {
+            p = &in->later;
         }
+    }
+    return moved;
+}
+
+/* Messages whose rest arrived, which the DCP needed before it could queue them. */
+static int take_arrived(void)
+{
+    int moved = 0;
+    for (contribution **p = &srv.arriving; *p;) {
+        contribution *in = *p;
+        if (in->rest == MPI_REQUEST_NULL) {
+            *p = in->next;
+            take_message(in);
+            moved = 1;
+        } else {
+            p = &in->next;
+        }
+    }
     return moved;
 }
 
@@ -688,9 +855,8 @@ static void block(void)
     for (int c = 0; c < srv.clients; c++) /* first: wait_status[c] is the status of client c's message */
         wait_on(&srv.posted[c]);
     wait_on(&srv.control);
-    for (int c = 0; c < srv.clients; c++)
-        if (srv.arriving[c])
-            wait_on(&srv.arriving[c]->rest);
+    for (contribution *in = srv.arriving; in; in = in->next)
+        wait_on(&in->rest);
     for (served_comm *sc = srv.comms; sc; sc = sc->next) {
         for (contribution *in = sc->unsorted; in; in = in->next)
             wait_on_contribution(in);
@@ -726,8 +892,9 @@ void tdm_dcp_serve(int d)
     srv.first_slot = 2 + tdm_dcp_world_rank(d) * tdm_dcp.slots_per_dcp;
     srv.posted_buf = tdm_dcp_alloc(sizeof(char *) * (size_t)(srv.clients + 1));
     srv.posted = tdm_dcp_alloc(sizeof(MPI_Request) * (size_t)(srv.clients + 1));
-    srv.feeding = tdm_dcp_alloc(sizeof *srv.feeding * (size_t)(srv.clients + 1));
-    srv.arriving = tdm_dcp_alloc(sizeof *srv.arriving * (size_t)(srv.clients + 1));
+    srv.unfetched_first = tdm_dcp_alloc(sizeof *srv.unfetched_first * (size_t)(srv.clients + 1));
+    srv.unfetched_last = tdm_dcp_alloc(sizeof *srv.unfetched_last * (size_t)(srv.clients + 1));
+    srv.ahead = tdm_dcp_alloc(sizeof *srv.ahead * (size_t)(srv.clients + 1));
     for (int c = 0; c < srv.clients; c++) {
         srv.posted_buf[c] = tdm_dcp_alloc((size_t)tdm_dcp.first_bytes);
         post_client_receive(c);
@@ -738,14 +905,9 @@ void tdm_dcp_serve(int d)
         learn(world, tdm_dcp.map.app_world, tdm_dcp.map.app_ranks);
     }
     while (srv.finished < srv.clients || srv.comms) {
-        int moved = 0;
+        int moved = take_arrived();
         for (int c = 0; c < srv.clients; c++)
-            if (srv.arriving[c] && srv.arriving[c]->rest == MPI_REQUEST_NULL) {
-                contribution *in = srv.arriving[c];
-                srv.arriving[c] = NULL;
-                take_message(c, in);
-                moved = 1;
-            } else if (!srv.finalized[c] && !srv.feeding[c] && !srv.arriving[c] && srv.posted[c] == MPI_REQUEST_NULL) {
+            if (!srv.finalized[c] && srv.posted[c] == MPI_REQUEST_NULL) {
                 client_message(c, &srv.wait_status[c]);
                 moved = 1;
             }
@@ -753,7 +915,7 @@ void tdm_dcp_serve(int d)
             control_message();
             moved = 1;
         }
-        moved |= feed_segments();
+        moved |= fetch_ahead() | feed_segments();
         for (served_comm *sc = srv.comms; sc; sc = sc->next)
             moved |= start_ready_calls(sc) | start_stream_calls(sc);
         moved |= progress_calls();
@@ -773,8 +935,12 @@ void tdm_dcp_serve(int d)
         free(srv.posted_buf[c]);
     free(srv.posted_buf);
     free(srv.posted);
-    free(srv.feeding);
-    free(srv.arriving);
+    if (tdm_global.verbose)
+        fprintf(stderr, "tandem: dedicated collective process %d: at most %lld bytes of a client's data held ahead of "
+                        "its calls\n", srv.d, srv.most_ahead);
+    free(srv.unfetched_first);
+    free(srv.unfetched_last);
+    free(srv.ahead);
     free(srv.wait);
     free(srv.wait_status);
     free(srv.finalized);

@@ -21,7 +21,14 @@ typedef struct contribution {
     int tag;        /* the client's, for the answer */
     int client;     /* among this DCP's clients, 0 .. clients-1 */
     char *message;  /* the header, the members if any, the counts if any, then the data */
-    MPI_Request rest; /* the receive of the message past its first DCP_FIRST_BYTES, or MPI_REQUEST_NULL */
+    int rest_bytes;   /* the message's bytes past its first part (they come on the data link) whose
+                       * receive is not posted yet */
+    MPI_Request rest; /* that receive, or MPI_REQUEST_NULL */
+    int fetched;      /* the receives of its data past the first part (rest, segments) posted */
+    long long fetched_bytes; /* what those receives bring */
+    long long ahead;  /* of them, what counts in what its client has ahead of its calls (dcp_server.c) */
+    struct contribution *earlier, *later; /* among its client's contributions not fetched yet; then
+                                           * (later) among the calls whose segments are being posted */
     const int *counts;
     char *data;     /* in the message, or (segmented) its own memory the segments arrive in */
     MPI_Request *segments; /* a segmented call: the receives of its segments if it gives some, else NULL */
@@ -64,6 +71,8 @@ typedef struct served_comm {
     int next_turn;              /* the turn of the next one to run */
     int turns_given;            /* the first DCP: turns handed out */
     int running;                /* calls started and not yet answered */
+    int running_on[2];          /* ... of them, on among (0) and on among_streams (1) */
+    long long bytes_on[2];      /* ... and their clients' data (dcp_server.c: room_for) */
     struct served_call *holding; /* a segmented call whose segments have not all started (on either
                                   * shadow: the calls after it wait) */
     int released;               /* this DCP is done with it (told the first DCP) */
@@ -75,6 +84,7 @@ typedef struct served_call {
     struct served_call *next;
     served_comm *sc;
     tdm_shadow *among;          /* sc's shadow it runs on (sc->among, or among_streams) */
+    long long bytes;            /* its clients' data fetched for it */
     contribution **in;          /* per client in the communicator, kept until answered */
     TDM_Request req;            /* among the DCPs; NULL once done */
     char *input, *output;       /* this DCP's part of the call among the DCPs, and what it gets */
@@ -95,9 +105,9 @@ typedef struct served_call {
     struct served_call **parts; /* per segment, from its start until its answers went out */
 } served_call;
 
-/* A client's message about a segmented call received: the receives of the segments it gives posted,
- * TDM_DCP_MAX_SEGMENTS at most (a v-form may have more: dcp_protocol.h). Returns whether all are. */
-int tdm_dcp_receive_segments(contribution *in, int source);
+/* The receives of the segments a client's segmented call gives posted, TDM_DCP_MAX_SEGMENTS at most (a
+ * v-form may have more: dcp_protocol.h). Returns whether all are; *bytes: the data they bring. */
+int tdm_dcp_receive_segments(contribution *in, int source, long long *bytes);
 /* More of them posted as the first ones arrive, TDM_DCP_MAX_SEGMENTS at most pending; whether all are. */
 int tdm_dcp_post_segments(contribution *in, int source);
 void tdm_dcp_free_contribution(contribution *in);

@@ -14,11 +14,13 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The bytes a unit of a call's data takes here: an array of it as MPI lays it out (a pair with padding,
+ * MPI_DOUBLE_INT: 16), as the clients send it (dcp_client_calls.c). */
 static int type_size(MPI_Datatype type)
 {
-    int size;
-    MPI_Type_size(type, &size);
-    return size;
+    MPI_Aint lb, extent;
+    MPI_Type_get_extent(type, &lb, &extent);
+    return (int)extent;
 }
 
 /* inout = in op inout; in simulation charged as Tandem's own reductions are (SMPI charges nothing for
@@ -61,7 +63,7 @@ static int client_of_rank(const served_comm *sc, int r)
 /* The unit of a call's data: a reduction's carried type, else bytes. */
 static MPI_Datatype unit_of(const dcp_header *h) { return h->kind <= DCP_REDUCE_SCATTER ? tdm_dcp_type(h->type) : MPI_BYTE; }
 
-int tdm_dcp_receive_segments(contribution *in, int source)
+int tdm_dcp_receive_segments(contribution *in, int source, long long *bytes)
 {
     MPI_Datatype unit = unit_of(&in->h);
     int n = tdm_dcp_header_ranks(&in->h); /* the counts' ranks: all a message's blocks need */
@@ -74,6 +76,7 @@ int tdm_dcp_receive_segments(contribution *in, int source)
     for (int k = 0; k < in->h.segments; k++)
         in->segment_at[k + 1] = in->segment_at[k] + tdm_dcp_segment_length(lengths, blocks, in->h.segment, k);
     free(lengths);
+    *bytes = total * type_size(unit);
     if (total == 0) /* it gives nothing */
         return 1;
     in->data = tdm_dcp_alloc_data((size_t)total * (size_t)type_size(unit));
@@ -93,7 +96,7 @@ int tdm_dcp_post_segments(contribution *in, int source)
         int k = in->posted;
         long long at = in->segment_at[k], units = in->segment_at[k + 1] - at;
         if (units > 0 && (rc = MPI_Irecv(in->data + (size_t)at * size, (int)units, unit_of(&in->h), source, in->tag,
-                                         tdm_dcp.link_shadow->comm, &in->segments[k])) != MPI_SUCCESS)
+                                         tdm_dcp.data_link, &in->segments[k])) != MPI_SUCCESS)
             tdm_dcp_fail("receiving a client's segments", rc);
     }
     return in->posted == in->h.segments;

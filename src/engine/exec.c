@@ -9,6 +9,7 @@ int tdm_exec_init(tdm_exec *e, const tdm_schedule *s, MPI_Comm comm, int tag)
 {
     e->sched = s;
     e->comm = comm;
+    e->bulk = MPI_COMM_NULL;
     e->tag_base = 0;
     e->peers = NULL;
     tdm_exec_restart(e, tag);
@@ -91,7 +92,7 @@ static void start_round(tdm_exec *e)
     for (; a < end && rc == MPI_SUCCESS; a++) {
         if (a->kind == TDM_ACT_SEND)
             rc = MPI_Isend(a->src, a->count, a->type, e->peers ? e->peers[a->peer] : a->peer, e->tag_base + e->tag,
-                           e->comm, next++);
+                           a->bulk ? e->bulk : e->comm, next++);
         else if (a->kind == TDM_ACT_RECV)
             rc = MPI_Irecv(a->dst, a->count, a->type, e->peers ? e->peers[a->peer] : a->peer, e->tag_base + e->tag,
                            e->comm, next++);

@@ -14,6 +14,7 @@
 typedef struct tdm_exec {
     const tdm_schedule *sched;
     MPI_Comm comm;
+    MPI_Comm bulk;    /* the shadow's bulk channel (tdm_shadow.bulk; set with comm) */
     int tag_base;     /* of the shadow's range of tags on comm (set with comm) */
     const int *peers; /* the schedule's rank r is peers[r] on comm (NULL: r itself; set with comm) */
     int tag;          /* the call's, within that range */

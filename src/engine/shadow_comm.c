@@ -213,6 +213,7 @@ static tdm_shadow *new_shadow(unsigned long tags, unsigned long total)
     tdm_shadow *sh = calloc(1, sizeof *sh);
     if (!sh)
         return NULL;
+    sh->bulk = MPI_COMM_NULL;
     sh->tags = tags;
     sh->persistent_tags = total > tags ? persistent_share(total) : 0;
     sh->persistent_base = total - sh->persistent_tags;

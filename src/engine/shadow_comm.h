@@ -34,6 +34,8 @@ typedef struct tdm_shadow {
     MPI_Comm user;             /* the application's communicator (not owned) */
     MPI_Comm comm;             /* where its collectives run: the communicator every shadow shares, in
                                   a slot of its tags (shadow_slots.h), or a duplicate of its own */
+    MPI_Comm bulk;             /* MPI_COMM_NULL, or a communicator of the same ranks for sends the
+                                  schedules mark bulk (tdm_action.bulk; a DCP client's data): not owned */
     MPI_Request creating;      /* in flight: the duplicate's MPI_Comm_idup, or the slot's agreement */
     struct tdm_agreement *agreement; /* the agreement on its slot, while it runs */
     int slot;                  /* its slot of the shared communicator's tags; -1: none */

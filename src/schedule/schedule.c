@@ -152,6 +152,14 @@ void tdm_sched_send(tdm_schedule *s, const void *buf, int count, MPI_Datatype ty
     add_message(s, TDM_ACT_SEND, buf, NULL, count, type, peer);
 }
 
+void tdm_sched_send_bulk(tdm_schedule *s, const void *buf, int count, MPI_Datatype type, int peer)
+{
+    int before = s->nactions;
+    add_message(s, TDM_ACT_SEND, buf, NULL, count, type, peer);
+    if (s->nactions > before)
+        s->actions[s->nactions - 1].bulk = 1;
+}
+
 void tdm_sched_send_on_link(tdm_schedule *s, const void *buf, int count, MPI_Datatype type, int peer, int link)
 {
     int before = s->nactions;

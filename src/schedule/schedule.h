@@ -28,6 +28,8 @@ typedef struct tdm_action {
     const void *src;        /* send: data; reduce: input; copy: source */
     void *dst;              /* recv: buffer; reduce: input-output (dst = src op dst); copy: target */
     int dst_count;          /* copy only */
+    int bulk;               /* send, recv: on the shadow's bulk channel (tdm_shadow.bulk), apart from the
+                               messages a receiver takes with MPI_ANY_TAG */
     MPI_Datatype dst_type;  /* copy only */
     MPI_Op op;              /* reduce only */
     MPI_Datatype basic;     /* reduce only: see tdm_schedule.reduce_basic */
@@ -101,6 +103,9 @@ void tdm_sched_destroy(tdm_schedule *s);
  * dimension: folded, 4096 ranks need 256 actions per sub-color instead of 4096. */
 void tdm_sched_send(tdm_schedule *s, const void *buf, int count, MPI_Datatype type, int peer);
 void tdm_sched_recv(tdm_schedule *s, void *buf, int count, MPI_Datatype type, int peer);
+/* A send on the shadow's bulk channel (tdm_action.bulk): a DCP client's data, which its DCP receives
+ * when it can use it, apart from the headers it takes as they come. */
+void tdm_sched_send_bulk(tdm_schedule *s, const void *buf, int count, MPI_Datatype type, int peer);
 /* A send to a torus neighbour that names the link it uses (see tdm_action.link), for the model. */
 void tdm_sched_send_on_link(tdm_schedule *s, const void *buf, int count, MPI_Datatype type, int peer, int link);
 void tdm_sched_reduce(tdm_schedule *s, const void *in, void *inout, int count, MPI_Datatype type,

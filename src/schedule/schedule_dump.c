@@ -29,6 +29,8 @@ static void dump_action(const tdm_action *a, FILE *out)
         fprintf(out, "    send   %d x %s from %p to rank %d", a->count, type_name(a->type, t1), a->src, a->peer);
         if (a->link >= 0) /* torus link: dimension and direction */
             fprintf(out, " on link %d%c", a->link / 2, a->link % 2 ? '-' : '+');
+        if (a->bulk)
+            fprintf(out, " (bulk channel)");
         fprintf(out, "\n");
         break;
     case TDM_ACT_RECV:
