@@ -226,9 +226,9 @@ def report(rows):
 
 
 def plot(rows):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = common.pyplot()
+    if not plt:
+        return
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
     ax = axes[0]
     for part, app in (("fft", "fft3d"), ("compress", "pcompress")):
@@ -287,7 +287,9 @@ def main():
     ap.add_argument("--ranks", default="64,512")
     ap.add_argument("--plot-only", action="store_true", help="tables and plots from the committed CSV")
     ap.add_argument("--partial", help="append each run's row to this CSV as it comes")
+    common.add_run_options(ap)
     a = ap.parse_args()
+    common.use_run_options(a)
     global PARTIAL
     PARTIAL = a.partial
     if a.plot_only:

@@ -183,9 +183,9 @@ def report(rows):
 
 
 def plot(rows):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = common.pyplot()
+    if not plt:
+        return
     panels = sorted({(r["torus"], r["collective"]) for r in rows}, key=lambda k: (common.ranks_of(k[0]), k))
     cols = min(3, len(panels))
     fig, axes = plt.subplots((len(panels) + cols - 1) // cols, cols, figsize=(5 * cols, 3.6 * ((len(panels) + cols - 1) // cols)),

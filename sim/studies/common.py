@@ -23,6 +23,22 @@ def ranks_of(dims):
     return p
 
 
+# --raise-map-count, passed on to sim/run (add_run_options)
+RAISE_MAP_COUNT = False
+
+
+def add_run_options(ap):
+    """The options every study passes on to its simulated runs."""
+    ap.add_argument("--raise-map-count", action="store_true",
+                    help="as root, let sim/run raise vm.max_map_count (system-wide) for each run that needs "
+                         "more maps and restore it after (see docs/simulation.md)")
+
+
+def use_run_options(a):
+    global RAISE_MAP_COUNT
+    RAISE_MAP_COUNT = a.raise_map_count
+
+
 class SimulationFailed(RuntimeError):
     """A simulated run ended in error (SimGrid's message was printed); a study may go on without it."""
 
@@ -39,6 +55,8 @@ def simulate(torus, bench_args, settings=(), selector=None, cfg=(), platform=Non
         cmd += ["--app", app]
     if compute_data:
         cmd.append("--compute-data")
+    if RAISE_MAP_COUNT:
+        cmd.append("--raise-map-count")
     if platform:
         cmd += ["--platform", platform[0], "--hostfile", platform[1], "--ranks", str(platform[2])]
     else:
@@ -52,8 +70,8 @@ def simulate(torus, bench_args, settings=(), selector=None, cfg=(), platform=Non
     for item in cfg:
         cmd += ["--cfg", item]
     try:
-        run = subprocess.run(cmd + ["--"] + list(bench_args), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                             text=True)
+        # sim/run's stderr (what it changes on the system, why it stops) goes straight through
+        run = subprocess.run(cmd + ["--"] + list(bench_args), stdout=subprocess.PIPE, text=True)
         print("   ", run.stdout.strip().splitlines()[-1] if run.stdout.strip() else "(no output)", flush=True)
         if run.returncode != 0:
             sys.stderr.write(run.stdout)
@@ -102,8 +120,9 @@ def write_csv(name, rows):
 
 
 def merge_csv(name, rows, key):
-    """Writes rows over the committed CSV: rows measured now replace those of the same key, the others
-    stay (so a study can be run one scale at a time). Returns all rows."""
+    """Writes rows over the committed CSV: key names a cell (the columns a rerun of it keeps), and the
+    rows measured now replace every row of the cells they belong to, a cell's sweep included; the other
+    cells stay (so a study can be run one scale at a time). Returns all rows."""
     path = os.path.join(RESULTS, name + ".csv")
     fresh = {tuple(str(r.get(k, "")) for k in key) for r in rows}  # a key column added later: empty before
     kept = [r for r in (read_csv(name) if os.path.exists(path) else [])
@@ -129,6 +148,20 @@ def write_table(name, title, header, lines):
     return path
 
 
+def pyplot():
+    """matplotlib's pyplot (drawing to files), or None after one line saying the plot is skipped: the
+    studies need only Python to measure and write their tables."""
+    try:
+        import matplotlib
+    except ImportError:
+        print("plot skipped: matplotlib is not installed (apt-get install python3-matplotlib); the CSV and "
+              "the table are written", flush=True)
+        return None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
 def save_plot(fig, name):
     """Writes the study's PNG beside its CSV."""
     fig.tight_layout()
@@ -142,8 +175,10 @@ def run_study(name, doc, key, arguments, measure, report, plot):
     into the committed CSV by key) or --plot-only (the committed CSV); then its table and plot."""
     ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     arguments(ap)
+    add_run_options(ap)
     ap.add_argument("--plot-only", action="store_true", help="table and plot from the committed CSV")
     a = ap.parse_args()
+    use_run_options(a)
     try:
         rows = read_csv(name) if a.plot_only else merge_csv(name, measure(a), key)
     except SimulationFailed as e:

@@ -157,8 +157,10 @@ def simulate(dims, collective, sizes, a):
            "--send-overhead", str(a.send_overhead), "--receive-overhead", str(a.receive_overhead), "--",
            "--cpu-overhead", "--collectives", collective, "--sizes", ",".join(str(s) for s in sizes),
            "--reps", "1", "--iters", "1", "--modes", "tandem-inline+test", "--tests", str(tests_for(collective, ranks_of(dims)))]
+    if common.RAISE_MAP_COUNT:
+        cmd.insert(2, "--raise-map-count")
     try:
-        run = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        run = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)  # sim/run's stderr straight through
         print("   ", run.stdout.strip().splitlines()[-1] if run.stdout.strip() else "(no output)", flush=True)
         if run.returncode != 0:
             sys.stderr.write(run.stdout)
@@ -194,9 +196,9 @@ def report(rows):
 
 
 def plot(rows):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = common.pyplot()
+    if not plt:
+        return
     collectives = [c for c in COLLECTIVES if any(r["collective"] == c for r in rows)]
     fig, axes = plt.subplots(1, len(collectives), figsize=(4.6 * len(collectives), 4), squeeze=False)
     for ax, collective in zip(axes[0], collectives):

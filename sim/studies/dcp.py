@@ -54,6 +54,9 @@ APP_RANKS = 512  # the main table's job
 TORI = {8: "2x2x2", 64: "4x4x4", 512: "8x8x8"}
 FAT_TREES = {512: "2;16,32;1,16;1,1"}
 EAGER = "smpi/async-small-thresh:65536"
+# A cell of the table: a rerun replaces all its rows (its sweep's computation times are multiples of the
+# latency measured, which differs from run to run)
+CELL = ("topology", "ranks", "message_overhead_s", "receive_overhead_s", "bytes", "mode", "dcps", "part")
 
 
 def cpu_of(row):
@@ -245,9 +248,9 @@ def report(rows):
 
 
 def plot(rows):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = common.pyplot()
+    if not plt:
+        return
     main = [r for r in rows if int(r["ranks"]) == APP_RANKS and cpu_of(r) == (0.0, 0.0)]
     topologies = sorted({r["topology"] for r in main})
     sizes = sorted({int(r["bytes"]) for r in main})
@@ -343,6 +346,4 @@ def arguments(ap):
 
 
 if __name__ == "__main__":
-    common.run_study("dcp", __doc__, ("topology", "ranks", "message_overhead_s", "receive_overhead_s", "bytes", "mode", "dcps", "tcomp_s",
-                                      "part"),
-                     arguments, measure, report, plot)
+    common.run_study("dcp", __doc__, CELL, arguments, measure, report, plot)

@@ -61,9 +61,9 @@ def report(rows):
 
 
 def plot(rows):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = common.pyplot()
+    if not plt:
+        return
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
     for alg in MODEL_KEY:
         pts = [(float(r["schedule_cost_s"]), float(r["simulated_s"])) for r in rows if r["algorithm"] == alg]

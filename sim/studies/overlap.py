@@ -73,9 +73,9 @@ def report(rows):
 
 
 def plot(rows):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = common.pyplot()
+    if not plt:
+        return
     panels = sorted({(int(r["ranks"]), int(r["bytes"])) for r in rows})
     fig, axes = plt.subplots(1, len(panels), figsize=(4.6 * len(panels), 3.8), squeeze=False)
     for ax, (p, n) in zip(axes[0], panels):

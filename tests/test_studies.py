@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""The simulation studies' own machinery, without a simulation (issue 51): a rerun of a cell replaces
+all of its rows, its sweep included, and keeps the other cells; without matplotlib a study skips its
+plot with one line and still writes its table.
+  test_studies.py TOP"""
+import contextlib
+import io
+import os
+import sys
+import tempfile
+
+TOP = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(TOP, "sim", "studies"))
+import common  # noqa: E402
+import dcp  # noqa: E402
+
+failures = []
+
+
+def check(ok, what):
+    if not ok:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def cell_row(topology, dcps, tcomp, overhead):
+    return {"topology": topology, "ranks": 512, "message_overhead_s": 0.0, "receive_overhead_s": "", "bytes": 8,
+            "mode": "tandem-dcp", "dcps": dcps, "part": "overlap", "tcomp_s": tcomp, "overhead_s": overhead}
+
+
+def merge_replaces_cells():
+    with tempfile.TemporaryDirectory() as tmp:
+        common.RESULTS = tmp
+        old = [cell_row("torus", 8, t, 1.0) for t in (1e-6, 2e-6, 4e-6)] + [cell_row("torus", 64, 1e-6, 2.0)]
+        common.write_csv("dcp", old)
+        # the rerun of the 8-DCP cell measured another latency: other computation times
+        new = [cell_row("torus", 8, t, 3.0) for t in (1.1e-6, 2.2e-6)]
+        with contextlib.redirect_stdout(io.StringIO()):
+            merged = common.merge_csv("dcp", new, dcp.CELL)
+        on_disk = common.read_csv("dcp")
+        eight = [r for r in on_disk if r["dcps"] == "8"]
+        check(sorted(float(r["tcomp_s"]) for r in eight) == [1.1e-6, 2.2e-6],
+              f"the rerun cell holds its new sweep only: {[r['tcomp_s'] for r in eight]}")
+        check(all(float(r["overhead_s"]) == 3.0 for r in eight), "the rerun cell's rows are the new ones")
+        check([r["dcps"] for r in on_disk if r["dcps"] == "64"] == ["64"], "the other cell stays")
+        check(len(merged) == len(on_disk) == 3, f"3 rows in all, not {len(on_disk)}")
+
+
+def plot_skipped_without_matplotlib():
+    saved = sys.modules.get("matplotlib")
+    sys.modules["matplotlib"] = None  # import matplotlib now raises ImportError
+    try:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            plt = common.pyplot()
+        check(plt is None, "common.pyplot() without matplotlib returns None")
+        lines = out.getvalue().splitlines()
+        check(len(lines) == 1 and lines[0].startswith("plot skipped: matplotlib is not installed"),
+              f"one line says the plot is skipped: {lines}")
+    finally:
+        if saved is None:
+            del sys.modules["matplotlib"]
+        else:
+            sys.modules["matplotlib"] = saved
+
+
+merge_replaces_cells()
+plot_skipped_without_matplotlib()
+print(f"test_studies: {len(failures)} failed: {'FAIL' if failures else 'PASS'}")
+sys.exit(1 if failures else 0)
