@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
 """The simulation studies' own machinery, without a simulation (issue 51): a rerun of a cell replaces
 all of its rows, its sweep included, and keeps the other cells; without matplotlib a study skips its
-plot with one line and still writes its table.
+plot with one line and still writes its table; --dry-run prints one sim/run command per run, whose
+platform files exist, and changes no committed result.
   test_studies.py TOP"""
 import contextlib
+import hashlib
 import io
 import os
+import shlex
+import subprocess
 import sys
 import tempfile
 
@@ -64,7 +68,28 @@ def plot_skipped_without_matplotlib():
             sys.modules["matplotlib"] = saved
 
 
+def dry_run_lists_commands():
+    results = os.path.join(TOP, "sim", "results")
+    before = {f: hashlib.sha1(open(os.path.join(results, f), "rb").read()).hexdigest() for f in os.listdir(results)}
+    study = [sys.executable, os.path.join(TOP, "sim", "studies", "dcp.py"), "--dry-run", "--topologies", "torus",
+             "--ranks", "8", "--dcps", "1,2", "--sizes", "8"]
+    run = subprocess.run(study, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    check(run.returncode == 0, f"dcp.py --dry-run exits 0, not {run.returncode}: {run.stdout}")
+    commands = [shlex.split(line) for line in run.stdout.splitlines() if line and not line.startswith("#")]
+    check(len(commands) == 3, f"3 runs (the baseline, 1 and 2 DCPs), not {len(commands)}: {run.stdout}")
+    for cmd in commands:
+        check(cmd[1] == os.path.join(TOP, "sim", "run") and "--" in cmd, f"a sim/run command: {cmd}")
+        for option in ("--platform", "--hostfile"):
+            given = cmd[cmd.index(option) + 1] if option in cmd else ""
+            check(os.path.exists(given), f"{option} {given} exists for the command to run as printed")
+        check(cmd[cmd.index("--csv") + 1].endswith(".csv"), f"a CSV of its own: {cmd}")
+    check(["TANDEM_DCP_COUNT=2" in cmd for cmd in commands].count(True) == 1, "the 2-DCP run sets its DCPs")
+    after = {f: hashlib.sha1(open(os.path.join(results, f), "rb").read()).hexdigest() for f in os.listdir(results)}
+    check(before == after, "a dry run changes nothing in sim/results")
+
+
 merge_replaces_cells()
 plot_skipped_without_matplotlib()
+dry_run_lists_commands()
 print(f"test_studies: {len(failures)} failed: {'FAIL' if failures else 'PASS'}")
 sys.exit(1 if failures else 0)

@@ -94,7 +94,7 @@ PARTIAL = None
 
 
 def run_once(part, ranks, app, args, settings=(), dcps=0, tmp=None, paper=False):
-    print(f"{part}: {app} on {ranks} ranks{f' + {dcps} DCPs' if dcps else ''}: {' '.join(args)}", flush=True)
+    common.say(f"{part}: {app} on {ranks} ranks{f' + {dcps} DCPs' if dcps else ''}: {' '.join(args)}")
     selector = "ompi" if app == "cg" else None
     try:
         if dcps:
@@ -115,6 +115,8 @@ def run_once(part, ranks, app, args, settings=(), dcps=0, tmp=None, paper=False)
                 common.PLATFORM.update(saved)
     except common.SimulationFailed as e:
         print(f"    failed: {e}", flush=True)
+        return None
+    if not got:  # --dry-run
         return None
     r = got[0]
     return {"part": part, "ranks": ranks, "dcps": dcps, "app": app, "variant": r["variant"], "progress": r["progress"],
@@ -292,10 +294,14 @@ def main():
     common.use_run_options(a)
     global PARTIAL
     PARTIAL = a.partial
+    if a.dry_run:
+        with common.workdir() as tmp:
+            measure(a, tmp)
+        return
     if a.plot_only:
         rows = list(csv.DictReader(open(CSV)))
     else:
-        with tempfile.TemporaryDirectory() as tmp:
+        with common.workdir() as tmp:
             rows = measure(a, tmp)
         old = list(csv.DictReader(open(CSV))) if os.path.exists(CSV) else []
         parts, ranks = a.parts.split(","), [int(p) for p in a.ranks.split(",")]

@@ -69,7 +69,7 @@ def measure(a):
                 if (alg == "rabenseifner" and coll != "allreduce") or (alg == "torus_bucket_halfway" and coll != "allgather"):
                     continue
                 for mib in a.sizes:
-                    print(f"{torus} {coll} {alg} {mib} MiB", flush=True)
+                    common.say(f"{torus} {coll} {alg} {mib} MiB")
                     try:
                         rows += measure_one(a, torus, coll, alg, mib * common.MiB // (p if per_rank else 1))
                     except common.SimulationFailed as e:  # out of memory (SimGrid exit 137), most often: the rest still counts

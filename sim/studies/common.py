@@ -1,9 +1,11 @@
 """What the studies share: simulated runs through sim/run, the model through tandem-model, tables."""
 import argparse
+import contextlib
 import csv
 import functools
 import json
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -23,20 +25,62 @@ def ranks_of(dims):
     return p
 
 
-# --raise-map-count, passed on to sim/run (add_run_options)
+# --raise-map-count, passed on to sim/run; --dry-run: simulate() prints its command instead, its files
+# (platforms, CSVs) in DRY_DIR, which stays (add_run_options)
 RAISE_MAP_COUNT = False
+DRY_RUN = False
+DRY_DIR = None
+dry_runs = 0
 
 
 def add_run_options(ap):
-    """The options every study passes on to its simulated runs."""
+    """The options every study takes for its simulated runs."""
     ap.add_argument("--raise-map-count", action="store_true",
                     help="as root, let sim/run raise vm.max_map_count (system-wide) for each run that needs "
                          "more maps and restore it after (see docs/simulation.md)")
+    ap.add_argument("--dry-run", action="store_true",
+                    help="print the sim/run command of each run, one per line, runnable as printed (their "
+                         "platform files are kept), and run nothing")
 
 
 def use_run_options(a):
-    global RAISE_MAP_COUNT
+    global RAISE_MAP_COUNT, DRY_RUN, DRY_DIR
     RAISE_MAP_COUNT = a.raise_map_count
+    DRY_RUN = a.dry_run
+    if DRY_RUN:
+        DRY_DIR = tempfile.mkdtemp(prefix="tandem-dry-run-")
+        print(f"# the runs of this study, run by nothing (--dry-run); their files in {DRY_DIR}", flush=True)
+
+
+@contextlib.contextmanager
+def workdir():
+    """A directory for a study's platform files: temporary, or under --dry-run kept (the printed commands
+    name its files)."""
+    if DRY_RUN:
+        yield DRY_DIR
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            yield tmp
+
+
+def dry_run(cmd):
+    """Under --dry-run: prints cmd (a sim/run command whose --csv is the placeholder CSV) with a CSV of its
+    own in DRY_DIR, and returns True."""
+    global dry_runs
+    if not DRY_RUN:
+        return False
+    dry_runs += 1
+    cmd = [os.path.join(DRY_DIR, f"run-{dry_runs}.csv") if c == CSV_PLACEHOLDER else c for c in cmd]
+    print(shlex.join(cmd), flush=True)
+    return True
+
+
+CSV_PLACEHOLDER = "{csv}"
+
+
+def say(text):
+    """A study's progress line: under --dry-run a shell comment among the commands."""
+    print(("# " if DRY_RUN else "") + text, flush=True)
 
 
 class SimulationFailed(RuntimeError):
@@ -48,9 +92,7 @@ def simulate(torus, bench_args, settings=(), selector=None, cfg=(), platform=Non
     """tandem-bench (or app: tandem-fft3d, ...) on the torus (sim/run; cfg: SimGrid configuration items),
     on the fat tree (SimGrid's notation, '1;64;1;1': one switch), or on platform: (platform file,
     hostfile, ranks) written beforehand; its CSV rows. Raises SimulationFailed if the run fails."""
-    fd, path = tempfile.mkstemp(suffix=".csv")
-    os.close(fd)
-    cmd = [sys.executable, os.path.join(TOP, "sim", "run"), "--csv", path, "--quiet"]
+    cmd = [sys.executable, os.path.join(TOP, "sim", "run"), "--csv", CSV_PLACEHOLDER, "--quiet"]
     if app:
         cmd += ["--app", app]
     if compute_data:
@@ -69,9 +111,15 @@ def simulate(torus, bench_args, settings=(), selector=None, cfg=(), platform=Non
         cmd += ["--selector", selector]
     for item in cfg:
         cmd += ["--cfg", item]
+    cmd += ["--"] + list(bench_args)
+    if dry_run(cmd):
+        return []
+    fd, path = tempfile.mkstemp(suffix=".csv")
+    os.close(fd)
+    cmd = [path if c == CSV_PLACEHOLDER else c for c in cmd]
     try:
         # sim/run's stderr (what it changes on the system, why it stops) goes straight through
-        run = subprocess.run(cmd + ["--"] + list(bench_args), stdout=subprocess.PIPE, text=True)
+        run = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
         print("   ", run.stdout.strip().splitlines()[-1] if run.stdout.strip() else "(no output)", flush=True)
         if run.returncode != 0:
             sys.stderr.write(run.stdout)
@@ -179,6 +227,9 @@ def run_study(name, doc, key, arguments, measure, report, plot):
     ap.add_argument("--plot-only", action="store_true", help="table and plot from the committed CSV")
     a = ap.parse_args()
     use_run_options(a)
+    if a.dry_run:
+        measure(a)
+        return
     try:
         rows = read_csv(name) if a.plot_only else merge_csv(name, measure(a), key)
     except SimulationFailed as e:

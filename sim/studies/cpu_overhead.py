@@ -109,14 +109,15 @@ def measure(a):
     with tempfile.TemporaryDirectory() as tmp:
         if a.remodel:
             return remodel(a, tmp)
-        subprocess.run(["cmake", "--build", os.path.join(common.TOP, "build-sim")], check=True,
-                       stdout=subprocess.DEVNULL)
-        table = loggp_table(a, tmp)
+        if not common.DRY_RUN:
+            subprocess.run(["cmake", "--build", os.path.join(common.TOP, "build-sim")], check=True,
+                           stdout=subprocess.DEVNULL)
+        table = None if common.DRY_RUN else loggp_table(a, tmp)  # for the model beside each row
         for ranks in (int(r) for r in a.ranks.split(",")):
             dims = torus_of(ranks)
             for collective in a.collectives.split(","):
                 bench_sizes = sorted({bench_bytes(collective, v, ranks) for v in sizes})
-                print(f"{collective} on {ranks} ranks, sizes {bench_sizes}", flush=True)
+                common.say(f"{collective} on {ranks} ranks, sizes {bench_sizes}")
                 try:
                     sim = simulate(dims, collective, bench_sizes, a)
                 except common.SimulationFailed as e:
@@ -150,15 +151,18 @@ def tests_for(collective, ranks):
 
 def simulate(dims, collective, sizes, a):
     p = common.PLATFORM
-    fd, path = tempfile.mkstemp(suffix=".csv")
-    os.close(fd)
-    cmd = [sys.executable, os.path.join(common.TOP, "sim", "run"), "--torus", dims, "--csv", path, "--quiet",
+    cmd = [sys.executable, os.path.join(common.TOP, "sim", "run"), "--torus", dims, "--csv", common.CSV_PLACEHOLDER, "--quiet",
            "--alpha", str(p["alpha"]), "--beta", str(p["beta"]), "--gamma", str(p["gamma"]), "--poll", "0",
            "--send-overhead", str(a.send_overhead), "--receive-overhead", str(a.receive_overhead), "--",
            "--cpu-overhead", "--collectives", collective, "--sizes", ",".join(str(s) for s in sizes),
            "--reps", "1", "--iters", "1", "--modes", "tandem-inline+test", "--tests", str(tests_for(collective, ranks_of(dims)))]
     if common.RAISE_MAP_COUNT:
         cmd.insert(2, "--raise-map-count")
+    if common.dry_run(cmd):
+        return []
+    fd, path = tempfile.mkstemp(suffix=".csv")
+    os.close(fd)
+    cmd = [path if c == common.CSV_PLACEHOLDER else c for c in cmd]
     try:
         run = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)  # sim/run's stderr straight through
         print("   ", run.stdout.strip().splitlines()[-1] if run.stdout.strip() else "(no output)", flush=True)

@@ -120,7 +120,7 @@ def measure(a):
     sizes = [common.MiB if s.upper() == "1M" else int(s) for s in a.sizes.split(",")]
     rows = []
     a.failed = []
-    with tempfile.TemporaryDirectory() as tmp:
+    with common.workdir() as tmp:
         for topology in a.topologies.split(","):
             topology += "+rendezvous" if a.rendezvous else ""
             for ranks in [int(n) for n in a.ranks.split(",")]:
@@ -137,8 +137,7 @@ def measure(a):
                     runs += [(k, "tandem" if a.latency_only else "tandem-dcp",
                               ["TANDEM_PROGRESS=dcp", f"TANDEM_DCP_COUNT={k}"] + segment) for k in dcp_counts]
                     for k, modes, settings in runs:
-                        print(f"{topology}, {ranks} ranks, {n} bytes, {k} DCPs, CPU per message {cpu_label(cpu)} us",
-                              flush=True)
+                        common.say(f"{topology}, {ranks} ranks, {n} bytes, {k} DCPs, CPU per message {cpu_label(cpu)} us")
                         part = [] if a.latency_only else ["--overlap", "--tests", "10"]
                         try:
                             got = common.simulate(None, part + ["--collectives", "allreduce", "--sizes", str(n),

@@ -34,7 +34,7 @@ def measure(a):
     rows = []
     for p in a.scales:
         for n in (8, 1 << 20):
-            print(f"{p} ranks, {n} bytes", flush=True)
+            common.say(f"{p} ranks, {n} bytes")
             modes = "mpi-blocking,tandem-inline,tandem-inline+test"
             if (p, n) in NATIVE_NONBLOCKING:
                 modes = "mpi,mpi+test," + modes
