@@ -15,6 +15,7 @@ import tempfile
 
 TOP = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TOP, "sim", "studies"))
+import apps  # noqa: E402
 import common  # noqa: E402
 import dcp  # noqa: E402
 
@@ -88,8 +89,25 @@ def dry_run_lists_commands():
     check(before == after, "a dry run changes nothing in sim/results")
 
 
+def measured_kernels_kept():
+    """A run that measured the FFT's kernels keeps them beside the committed compression's."""
+    with tempfile.TemporaryDirectory() as tmp:
+        apps.KERNELS = os.path.join(tmp, "apps_kernels.txt")
+        with open(apps.KERNELS, "w") as f:
+            f.write("fft3d-x 1e-3\npcompress-block 2e-9\n")
+        measured = os.path.join(tmp, "kernels.txt")
+        with open(measured, "w") as f:
+            f.write("fft3d-x 5e-4\nfft3d-plane 1e-4\n")
+        with contextlib.redirect_stdout(io.StringIO()):
+            apps.keep_kernels(measured)
+        kept = dict(line.split() for line in open(apps.KERNELS))
+        check(kept == {"fft3d-x": "5e-4", "fft3d-plane": "1e-4", "pcompress-block": "2e-9"},
+              f"measured kernels replace theirs, the others stay: {kept}")
+
+
 merge_replaces_cells()
 plot_skipped_without_matplotlib()
+measured_kernels_kept()
 dry_run_lists_commands()
 print(f"test_studies: {len(failures)} failed: {'FAIL' if failures else 'PASS'}")
 sys.exit(1 if failures else 0)

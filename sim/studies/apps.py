@@ -37,14 +37,17 @@ rank (at 64 ranks its 6 rounds took 6 items of 13 ms).
             ranks + 16 DCPs, over 15 minutes at 256).
   sweep:    tandem-fft3d's pipelined total over tiles and windows at 64 ranks, the auto choice beside.
 
-  sim/studies/apps.py [--parts fft,compress,cg,sweep] [--ranks 64,512] [--partial FILE] [--plot-only]
+  sim/studies/apps.py [--parts fft,compress,cg,sweep] [--ranks 64,512] [--kernels measure|published|FILE]
+                      [--partial FILE] [--plot-only] [--dry-run] [--raise-map-count]
 
 Writes sim/results/apps.csv (replacing the rows it redid: the FFT's and the compression's at the sizes
-given), apps.md, apps.png and apps_sweep.png.
+given), apps.md, apps.png and apps_sweep.png; with --kernels measure (the default) the kernel costs it
+measured in apps_kernels.txt, which --kernels published charges instead of this machine's.
 """
 import argparse
 import csv
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -61,7 +64,12 @@ POLL = 5e-9  # the FFT's and the compression's cost of a test per pending reques
 RENDEZVOUS = "smpi/send-is-detached-thresh:0"  # the FFT's and the compression's sends: see above
 CSV = os.path.join(common.RESULTS, "apps.csv")
 FIELDS = ["part", "ranks", "dcps", "app", "variant", "progress", "tile", "window", "reps", "total_s", "compute_s",
-          "overhead_s", "args"]
+          "overhead_s", "args", "kernels"]
+# The sampled kernels' costs the committed rows were charged ("name seconds-per-unit", the apps'
+# TANDEM_APP_CALIBRATION file): --kernels published charges them instead of timing this machine's
+# kernels, so that a committed cell reproduces elsewhere; a run that measures writes its own here.
+KERNELS = os.path.join(common.RESULTS, "apps_kernels.txt")
+KERNELS_USED = "measured"  # the rows' kernels column: measured, published, or the file given
 
 
 def fft_args(ranks):
@@ -121,13 +129,34 @@ def run_once(part, ranks, app, args, settings=(), dcps=0, tmp=None, paper=False)
     r = got[0]
     return {"part": part, "ranks": ranks, "dcps": dcps, "app": app, "variant": r["variant"], "progress": r["progress"],
             "tile": r["tile"], "window": r["window"], "reps": r["reps"], "total_s": r["total_s"],
-            "compute_s": r["compute_s"], "overhead_s": r["overhead_s"], "args": " ".join(args)}
+            "compute_s": r["compute_s"], "overhead_s": r["overhead_s"], "args": " ".join(args),
+            "kernels": KERNELS_USED if app != "cg" else "timed"}  # CG: each call timed, its data computed
 
 
 def measure(a, tmp):
-    rows = []
     ranks = [int(n) for n in a.ranks.split(",")]
-    settings = [SAMPLE, "TANDEM_APP_CALIBRATION=" + os.path.join(tmp, "kernels.txt")] + SINGLE_ROUND
+    calibration = os.path.join(tmp, "kernels.txt")
+    if a.kernels != "measure":  # a copy: the apps add a kernel they do not find to the file
+        shutil.copy(KERNELS if a.kernels == "published" else a.kernels, calibration)
+    settings = [SAMPLE, "TANDEM_APP_CALIBRATION=" + calibration] + SINGLE_ROUND
+    rows = measure_parts(a, tmp, settings, ranks)
+    if a.kernels == "measure" and not common.DRY_RUN and os.path.exists(calibration):
+        keep_kernels(calibration)
+    return rows
+
+
+def keep_kernels(measured):
+    """The kernels measured now replace those of the same name in KERNELS; the others stay (the rows of
+    the parts not rerun were charged them)."""
+    costs = dict(line.split() for line in open(KERNELS)) if os.path.exists(KERNELS) else {}
+    costs.update(dict(line.split() for line in open(measured)))
+    with open(KERNELS, "w") as f:
+        f.writelines(f"{name} {value}\n" for name, value in sorted(costs.items()))
+    print("kernel costs:", KERNELS)
+
+
+def measure_parts(a, tmp, settings, ranks):
+    rows = []
     for part in a.parts.split(","):
         if part == "fft":
             for p in ranks:
@@ -188,6 +217,9 @@ def report(rows):
                 tb, tq, ob, oq = (float(b["total_s"]), float(q["total_s"]), float(b["overhead_s"]), float(q["overhead_s"]))
                 lines.append(f"| {app} | {kind or '-'} | {p} | {tb:.4f} | {tq:.4f} | {q['tile']} | {q['window']} | "
                              f"{ob:.4f} | {oq:.4f} | {100 * (1 - oq / ob):.0f}% | {100 * (1 - tq / tb):.0f}% |")
+    used = sorted({r.get("kernels") or "measured, not kept" for r in rows if r["part"] in ("fft", "compress")})
+    if used:
+        lines += ["", "Kernel costs charged (sim/results/apps_kernels.txt; --kernels): " + ", ".join(used) + "."]
     cg = pick(rows, part="cg")
     if cg:
         lines += ["", f"CG on the torus, {CG_GRID} grid, {CG_ITERATIONS} iterations (strong scaling):", "",
@@ -289,9 +321,18 @@ def main():
     ap.add_argument("--ranks", default="64,512")
     ap.add_argument("--plot-only", action="store_true", help="tables and plots from the committed CSV")
     ap.add_argument("--partial", help="append each run's row to this CSV as it comes")
+    ap.add_argument("--kernels", default="measure",
+                    help="the FFT's and the compression's kernel costs: measure (time them on this machine, the "
+                         "default, and keep them in sim/results/apps_kernels.txt), published (charge the committed "
+                         "ones there) or a calibration file")
     common.add_run_options(ap)
     a = ap.parse_args()
     common.use_run_options(a)
+    global KERNELS_USED
+    KERNELS_USED = a.kernels if a.kernels in ("measure", "published") else os.path.basename(a.kernels)
+    KERNELS_USED = "measured" if KERNELS_USED == "measure" else KERNELS_USED
+    if a.kernels == "published" and not os.path.exists(KERNELS):
+        raise SystemExit(f"--kernels published: {KERNELS} is missing")
     global PARTIAL
     PARTIAL = a.partial
     if a.dry_run:
