@@ -9,6 +9,7 @@ import hashlib
 import io
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -77,6 +78,7 @@ def dry_run_lists_commands():
     run = subprocess.run(study, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     check(run.returncode == 0, f"dcp.py --dry-run exits 0, not {run.returncode}: {run.stdout}")
     commands = [shlex.split(line) for line in run.stdout.splitlines() if line and not line.startswith("#")]
+    kept = run.stdout.splitlines()[0].rsplit(" ", 1)[-1] if run.stdout else ""  # "...; their files in DIR"
     check(len(commands) == 3, f"3 runs (the baseline, 1 and 2 DCPs), not {len(commands)}: {run.stdout}")
     for cmd in commands:
         check(cmd[1] == os.path.join(TOP, "sim", "run") and "--" in cmd, f"a sim/run command: {cmd}")
@@ -85,6 +87,8 @@ def dry_run_lists_commands():
             check(os.path.exists(given), f"{option} {given} exists for the command to run as printed")
         check(cmd[cmd.index("--csv") + 1].endswith(".csv"), f"a CSV of its own: {cmd}")
     check(["TANDEM_DCP_COUNT=2" in cmd for cmd in commands].count(True) == 1, "the 2-DCP run sets its DCPs")
+    if "tandem-dry-run-" in kept:
+        shutil.rmtree(kept, ignore_errors=True)
     after = {f: hashlib.sha1(open(os.path.join(results, f), "rb").read()).hexdigest() for f in os.listdir(results)}
     check(before == after, "a dry run changes nothing in sim/results")
 

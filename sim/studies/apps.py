@@ -328,7 +328,8 @@ def main():
     common.add_run_options(ap)
     a = ap.parse_args()
     common.use_run_options(a)
-    global KERNELS_USED
+    global CSV, KERNELS, KERNELS_USED
+    CSV, KERNELS = os.path.join(common.RESULTS, "apps.csv"), os.path.join(common.RESULTS, "apps_kernels.txt")
     KERNELS_USED = a.kernels if a.kernels in ("measure", "published") else os.path.basename(a.kernels)
     KERNELS_USED = "measured" if KERNELS_USED == "measure" else KERNELS_USED
     if a.kernels == "published" and not os.path.exists(KERNELS):

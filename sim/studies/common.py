@@ -28,6 +28,7 @@ def ranks_of(dims):
 # --raise-map-count, passed on to sim/run; --dry-run: simulate() prints its command instead, its files
 # (platforms, CSVs) in DRY_DIR, which stays (add_run_options)
 RAISE_MAP_COUNT = False
+BUILD = None  # --build: sim/run's simulation build (default build-sim/)
 DRY_RUN = False
 DRY_DIR = None
 dry_runs = 0
@@ -38,14 +39,19 @@ def add_run_options(ap):
     ap.add_argument("--raise-map-count", action="store_true",
                     help="as root, let sim/run raise vm.max_map_count (system-wide) for each run that needs "
                          "more maps and restore it after (see docs/simulation.md)")
+    ap.add_argument("--build", help="the TANDEM_SMPI build the runs use (sim/run's --build; default build-sim/)")
+    ap.add_argument("--results", help="write the CSV, table and plot in this directory instead of sim/results "
+                                      "(its CSV merged as the committed one would be)")
     ap.add_argument("--dry-run", action="store_true",
                     help="print the sim/run command of each run, one per line, runnable as printed (their "
                          "platform files are kept), and run nothing")
 
 
 def use_run_options(a):
-    global RAISE_MAP_COUNT, DRY_RUN, DRY_DIR
+    global RAISE_MAP_COUNT, BUILD, DRY_RUN, DRY_DIR, RESULTS
     RAISE_MAP_COUNT = a.raise_map_count
+    BUILD = os.path.abspath(a.build) if a.build else None
+    RESULTS = os.path.abspath(a.results) if a.results else RESULTS
     DRY_RUN = a.dry_run
     if DRY_RUN:
         DRY_DIR = tempfile.mkdtemp(prefix="tandem-dry-run-")
@@ -99,6 +105,8 @@ def simulate(torus, bench_args, settings=(), selector=None, cfg=(), platform=Non
         cmd.append("--compute-data")
     if RAISE_MAP_COUNT:
         cmd.append("--raise-map-count")
+    if BUILD:
+        cmd += ["--build", BUILD]
     if platform:
         cmd += ["--platform", platform[0], "--hostfile", platform[1], "--ranks", str(platform[2])]
     else:

@@ -110,7 +110,7 @@ def measure(a):
         if a.remodel:
             return remodel(a, tmp)
         if not common.DRY_RUN:
-            subprocess.run(["cmake", "--build", os.path.join(common.TOP, "build-sim")], check=True,
+            subprocess.run(["cmake", "--build", common.BUILD or os.path.join(common.TOP, "build-sim")], check=True,
                            stdout=subprocess.DEVNULL)
         table = None if common.DRY_RUN else loggp_table(a, tmp)  # for the model beside each row
         for ranks in (int(r) for r in a.ranks.split(",")):
@@ -158,6 +158,8 @@ def simulate(dims, collective, sizes, a):
            "--reps", "1", "--iters", "1", "--modes", "tandem-inline+test", "--tests", str(tests_for(collective, ranks_of(dims)))]
     if common.RAISE_MAP_COUNT:
         cmd.insert(2, "--raise-map-count")
+    if common.BUILD:
+        cmd[2:2] = ["--build", common.BUILD]
     if common.dry_run(cmd):
         return []
     fd, path = tempfile.mkstemp(suffix=".csv")
