@@ -52,6 +52,8 @@ static struct {
     contribution **unfetched_first, **unfetched_last;
     long long *ahead, most_ahead;
     contribution *arriving; /* messages whose rest the DCP needs before it can queue them */
+    int *held;              /* per client: its next receive waits for such a rest, so that its messages
+                             * are taken in order (a FREED or FINALIZED never before its last calls) */
     contribution *feeding;  /* fetched calls whose segment receives are not all posted yet */
 } srv;
 
@@ -341,7 +343,7 @@ static int retire_comms(void)
 /* ---- a client's data ----
  * What a call gives past its first message (the rest of the message, its segments) comes on the data
  * link, and the DCP takes it only when it can use it: at once for the calls that start next on their
- * communicators (fetch_heads), ahead for the others while what their client has ahead of its calls stays
+ * communicators (arrived), ahead for the others while what their client has ahead of its calls stays
  * under DCP_AHEAD_BYTES (fetch_ahead). A client that runs ahead keeps the rest in its own memory (MPI
  * holds a send until its receive is posted, past its eager size): the DCP holds the first parts. It still
  * reads every first part as it comes: a program may wait in one communicator's call while the calls it
@@ -415,9 +417,20 @@ static long long fetch(contribution *in)
     return in->fetched_bytes = bytes + segments;
 }
 
-/* Whether in's data is all there to start its call with (its segments may come later). */
+/* Whether in's data is all there to start its call with (its segments may come later). Fetched out of
+ * its client's order: the client's older unfetched calls with its tag first (an answerless call, a
+ * reduce's non-root, ends on the client once its data is sent, and its tag may serve a later call), so
+ * that the receives of one tag on the data link are posted in the order the client sent. */
 static int arrived(contribution *in)
 {
+    for (contribution *older = srv.unfetched_first[in->client]; !in->fetched && older && older != in;) {
+        contribution *next = older->later;
+        if (older->tag == in->tag) {
+            older->ahead = fetch(older);
+            srv.ahead[older->client] += older->ahead;
+        }
+        older = next;
+    }
     if (!in->fetched)
         fetch(in);
     return in->rest == MPI_REQUEST_NULL;
@@ -693,8 +706,6 @@ static void client_message(int client, const MPI_Status *status)
     in->rest = MPI_REQUEST_NULL;
     in->tag = status->MPI_TAG;
     in->client = client;
-    if (in->h.kind != DCP_FINALIZED) /* (its last message) */
-        post_client_receive(client);
     int whole = (long long)sizeof in->h + (long long)sizeof(int) * in->h.members <= got &&
                 !tdm_dcp_data_in_segments(&in->h);
     if (in->rest_bytes > 0 && !whole) { /* needed first: the members of a communicator of thousands of
@@ -703,8 +714,12 @@ static void client_message(int client, const MPI_Status *status)
         receive_rest(in);
         in->next = srv.arriving;
         srv.arriving = in;
+        srv.held[client] = 1; /* its next message waits: taken before this one, a FREED could retire
+                                 the communicator this call is on */
         return;
     }
+    if (in->h.kind != DCP_FINALIZED) /* (its last message) */
+        post_client_receive(client);
     take_message(in);
 }
 
@@ -803,6 +818,8 @@ static int take_arrived(void)
         contribution *in = *p;
         if (in->rest == MPI_REQUEST_NULL) {
             *p = in->next;
+            srv.held[in->client] = 0;
+            post_client_receive(in->client);
             take_message(in);
             moved = 1;
         } else {
@@ -895,6 +912,7 @@ void tdm_dcp_serve(int d)
     srv.unfetched_first = tdm_dcp_alloc(sizeof *srv.unfetched_first * (size_t)(srv.clients + 1));
     srv.unfetched_last = tdm_dcp_alloc(sizeof *srv.unfetched_last * (size_t)(srv.clients + 1));
     srv.ahead = tdm_dcp_alloc(sizeof *srv.ahead * (size_t)(srv.clients + 1));
+    srv.held = tdm_dcp_alloc(sizeof *srv.held * (size_t)(srv.clients + 1));
     for (int c = 0; c < srv.clients; c++) {
         srv.posted_buf[c] = tdm_dcp_alloc((size_t)tdm_dcp.first_bytes);
         post_client_receive(c);
@@ -904,10 +922,10 @@ void tdm_dcp_serve(int d)
         served_comm *world = find_or_add(DCP_APP_WORLD_KEY);
         learn(world, tdm_dcp.map.app_world, tdm_dcp.map.app_ranks);
     }
-    while (srv.finished < srv.clients || srv.comms) {
+    while (srv.finished < srv.clients || srv.comms || srv.arriving) {
         int moved = take_arrived();
         for (int c = 0; c < srv.clients; c++)
-            if (!srv.finalized[c] && srv.posted[c] == MPI_REQUEST_NULL) {
+            if (!srv.finalized[c] && !srv.held[c] && srv.posted[c] == MPI_REQUEST_NULL) {
                 client_message(c, &srv.wait_status[c]);
                 moved = 1;
             }
@@ -941,6 +959,7 @@ void tdm_dcp_serve(int d)
     free(srv.unfetched_first);
     free(srv.unfetched_last);
     free(srv.ahead);
+    free(srv.held);
     free(srv.wait);
     free(srv.wait_status);
     free(srv.finalized);

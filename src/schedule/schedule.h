@@ -28,7 +28,7 @@ typedef struct tdm_action {
     const void *src;        /* send: data; reduce: input; copy: source */
     void *dst;              /* recv: buffer; reduce: input-output (dst = src op dst); copy: target */
     int dst_count;          /* copy only */
-    int bulk;               /* send, recv: on the shadow's bulk channel (tdm_shadow.bulk), apart from the
+    int bulk;               /* send only: on the shadow's bulk channel (tdm_shadow.bulk), apart from the
                                messages a receiver takes with MPI_ANY_TAG */
     MPI_Datatype dst_type;  /* copy only */
     MPI_Op op;              /* reduce only */
