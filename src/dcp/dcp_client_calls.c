@@ -687,8 +687,11 @@ int tdm_dcp_build_client(struct tdm_request *req, const tdm_coll_args *a, void *
     if (bytes > tdm_dcp.first_bytes)
         first = prefix < tdm_dcp.first_bytes ? prefix : tdm_dcp.first_bytes;
     tdm_sched_send(s, message, first, MPI_BYTE, tdm_dcp.server);
-    if (bytes > first) /* the DCP takes it when it can use it */
-        tdm_sched_send_bulk(s, message + first, bytes - first, MPI_BYTE, tdm_dcp.server);
+    if (prefix > first) /* members and counts past the first part: the DCP needs them at once */
+        tdm_sched_send_bulk(s, message + first, prefix - first, MPI_BYTE, tdm_dcp.server);
+    if (bytes > first && bytes > prefix) /* the data: the DCP takes it when it can use it */
+        tdm_sched_send_bulk(s, message + (prefix > first ? prefix : first), bytes - (prefix > first ? prefix : first),
+                            MPI_BYTE, tdm_dcp.server);
     /* the answer */
     if (in_segments) {
         segmented_call(s, a, &h, ints, cc, &out, unit);

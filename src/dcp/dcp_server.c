@@ -384,19 +384,29 @@ static void point_into_message(contribution *in)
     in->data = in->message + tdm_dcp_data_offset(in->h.members, in->h.counts);
 }
 
+static void receive_part(contribution *in, int bytes);
+
 /* The message's rest received into it, grown to its whole size now. */
 static void receive_rest(contribution *in)
 {
-    char *whole = realloc(in->message, (size_t)in->h.bytes);
-    if (!whole)
-        tdm_dcp_fail("allocating memory", MPI_ERR_NO_MEM);
-    in->message = whole;
-    point_into_message(in);
+    receive_part(in, in->rest_bytes);
+}
+
+/* The next `bytes` of the message's rest received into it, grown to hold them now. The client sends
+ * the rest as one message, or (members and counts past the first part) as two: up to the data, then
+ * the data. */
+static void receive_part(contribution *in, int bytes)
+{
     int at = in->h.bytes - in->rest_bytes;
-    int rc = MPI_Irecv(in->message + at, in->rest_bytes, MPI_BYTE, source_of(in), in->tag, tdm_dcp.data_link, &in->rest);
+    char *grown = realloc(in->message, (size_t)(at + bytes));
+    if (!grown)
+        tdm_dcp_fail("allocating memory", MPI_ERR_NO_MEM);
+    in->message = grown;
+    point_into_message(in);
+    int rc = MPI_Irecv(in->message + at, bytes, MPI_BYTE, source_of(in), in->tag, tdm_dcp.data_link, &in->rest);
     if (rc != MPI_SUCCESS)
         tdm_dcp_fail("receiving a client's message", rc);
-    in->rest_bytes = 0;
+    in->rest_bytes -= bytes;
 }
 
 /* Posts the receives of in's data (its rest, its segments): the memory for it taken now. Returns the
@@ -706,12 +716,11 @@ static void client_message(int client, const MPI_Status *status)
     in->rest = MPI_REQUEST_NULL;
     in->tag = status->MPI_TAG;
     in->client = client;
-    int whole = (long long)sizeof in->h + (long long)sizeof(int) * in->h.members <= got &&
-                !tdm_dcp_data_in_segments(&in->h);
-    if (in->rest_bytes > 0 && !whole) { /* needed first: the members of a communicator of thousands of
-                                           ranks, or a segmented call's counts (its data follows in
-                                           segments: the rest is counts only) */
-        receive_rest(in);
+    long long data_at = (long long)tdm_dcp_data_offset(in->h.members, in->h.counts);
+    data_at = data_at < in->h.bytes ? data_at : in->h.bytes; /* (a message of a header alone) */
+    if (data_at > got) { /* members and counts past the first part (a communicator of thousands of ranks):
+                            needed first, they come as a message of their own; the data stays for fetch */
+        receive_part(in, (int)(data_at - got));
         in->next = srv.arriving;
         srv.arriving = in;
         srv.held[client] = 1; /* its next message waits: taken before this one, a FREED could retire
