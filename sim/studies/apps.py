@@ -69,6 +69,7 @@ FIELDS = ["part", "ranks", "dcps", "app", "variant", "progress", "tile", "window
 # TANDEM_APP_CALIBRATION file): --kernels published charges them instead of timing this machine's
 # kernels, so that a committed cell reproduces elsewhere; a run that measures writes its own here.
 KERNELS = os.path.join(common.RESULTS, "apps_kernels.txt")
+PUBLISHED = KERNELS  # the committed costs, whatever --results says
 KERNELS_USED = "measured"  # the rows' kernels column: measured, published, or the file given
 
 
@@ -137,7 +138,7 @@ def measure(a, tmp):
     ranks = [int(n) for n in a.ranks.split(",")]
     calibration = os.path.join(tmp, "kernels.txt")
     if a.kernels != "measure":  # a copy: the apps add a kernel they do not find to the file
-        shutil.copy(KERNELS if a.kernels == "published" else a.kernels, calibration)
+        shutil.copy(PUBLISHED if a.kernels == "published" else a.kernels, calibration)
     settings = [SAMPLE, "TANDEM_APP_CALIBRATION=" + calibration] + SINGLE_ROUND
     rows = measure_parts(a, tmp, settings, ranks)
     if a.kernels == "measure" and not common.DRY_RUN and os.path.exists(calibration):
@@ -332,8 +333,8 @@ def main():
     CSV, KERNELS = os.path.join(common.RESULTS, "apps.csv"), os.path.join(common.RESULTS, "apps_kernels.txt")
     KERNELS_USED = a.kernels if a.kernels in ("measure", "published") else os.path.basename(a.kernels)
     KERNELS_USED = "measured" if KERNELS_USED == "measure" else KERNELS_USED
-    if a.kernels == "published" and not os.path.exists(KERNELS):
-        raise SystemExit(f"--kernels published: {KERNELS} is missing")
+    if a.kernels == "published" and not os.path.exists(PUBLISHED):
+        raise SystemExit(f"--kernels published: {PUBLISHED} is missing")
     global PARTIAL
     PARTIAL = a.partial
     if a.dry_run:
