@@ -9,10 +9,13 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static long harness_checks, harness_failures;
 static const char *harness_name = "test";
+
+static inline void harness_find_node(void);
 
 static inline void harness_init(const char *name, int *argc, char ***argv)
 {
@@ -27,6 +30,7 @@ static inline void harness_init(const char *name, int *argc, char ***argv)
         exit(2);
     }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    harness_find_node();
     /* The job has the ranks CTest launched (tests/CMakeLists.txt sets them): another MPI's launcher
      * would start each process as a singleton, and every test would pass on one rank. (PMPI: under
      * the interposer in dcp progress MPI_COMM_WORLD is the application's ranks.) */
@@ -49,6 +53,56 @@ static inline MPI_Comm harness_world(void)
 #else
     return TDM_Comm_world();
 #endif
+}
+
+/* The node of this process as Tandem sees it (set by harness_init), for tests that know which calls
+ * node-aware algorithms serve: its machine node (MPI_COMM_TYPE_SHARED) and, under TANDEM_NODE_SIZE=k or
+ * k1,k2,..., the piece of it its place falls in (pieces of those sizes, the last repeating). */
+static long harness_node_key;
+
+static inline void harness_find_node(void)
+{
+    MPI_Comm machine;
+    int world, local, lowest;
+    MPI_Comm_rank(MPI_COMM_WORLD, &world);
+    /* (MPI_, not PMPI_: under the interposer in dcp progress MPI_COMM_WORLD is the application's ranks) */
+    MPI_Comm_split_type(harness_world(), MPI_COMM_TYPE_SHARED, world, MPI_INFO_NULL, &machine);
+    MPI_Comm_rank(machine, &local);
+    lowest = world;
+    MPI_Allreduce(MPI_IN_PLACE, &lowest, 1, MPI_INT, MPI_MIN, machine);
+    MPI_Comm_free(&machine);
+    int piece = 0;
+    const char *sizes = getenv("TANDEM_NODE_SIZE");
+    if (sizes && *sizes) {
+        for (int first = 0, size = 1;; piece++, first += size) {
+            const char *p = sizes;
+            for (int i = 0; i < piece && strchr(p, ','); i++)
+                p = strchr(p, ',') + 1;
+            size = atoi(p);
+            if (local < first + size)
+                break;
+        }
+    }
+    harness_node_key = (long)lowest * 65536 + piece;
+}
+
+/* Whether two ranks of comm share a node, and whether each node holds consecutive ranks. Collective
+ * over comm. */
+static inline void harness_nodes_of(MPI_Comm comm, int *shared, int *in_order)
+{
+    int size;
+    MPI_Comm_size(comm, &size);
+    long *keys = (long *)malloc(sizeof(long) * (size_t)size);
+    MPI_Allgather(&harness_node_key, 1, MPI_LONG, keys, 1, MPI_LONG, comm);
+    *shared = 0;
+    *in_order = 1;
+    for (int r = 0; r < size; r++)
+        for (int q = 0; q < r; q++)
+            if (keys[q] == keys[r]) {
+                *shared = 1;
+                *in_order &= keys[r - 1] == keys[r]; /* a node's ranks in one run */
+            }
+    free(keys);
 }
 
 /* What the process's private writable mappings hold now (VmData, what RLIMIT_DATA limits), in bytes;

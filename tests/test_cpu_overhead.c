@@ -96,7 +96,7 @@ static int against_model(struct tdm_request *req, int n, const tdm_rank_work *li
     tdm_rank_work work[MAX_RANKS];
     tdm_cpu_costs costs = {0};
     tdm_cpu_estimate e;
-    int rc = tdm_select_estimate("allgather", s->algorithm + strlen("allgather_"), size, (double)n * sizeof(int),
+    int rc = tdm_select_estimate("allgather", s->algorithm + strlen("allgather_"), size, 1, (double)n * sizeof(int),
                                  &tdm_global.loggp, &torus, NULL, &costs, work, &e);
     const tdm_rank_work *m = &work[rank];
     check(rc == MPI_SUCCESS && m->sends == live->sends && m->recvs == live->recvs &&

@@ -60,7 +60,7 @@ if(TARGET tandem-model)
             --csv ${CMAKE_CURRENT_BINARY_DIR}/forced_algorithms.csv)
   set_tests_properties(tandem_bench_forced_algorithms PROPERTIES TIMEOUT 120
     ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
-    PASS_REGULAR_EXPRESSION "allreduce_recursive_doubling\n +forced +ring [^\n]* choice/this [0-9.]+ +allreduce_ring\n +forced +rabenseifner [^\n]* allreduce_rabenseifner\n")
+    PASS_REGULAR_EXPRESSION "allreduce_(node|recursive_doubling)\n +forced +ring [^\n]* choice/this [0-9.]+ +allreduce_ring\n +forced +rabenseifner [^\n]* allreduce_rabenseifner\n")
   tandem_tool_test(tandem_bench_bad_algorithm [1-9]
     "--algorithms: no collective measured has an algorithm 'rabenseifner'[;] known:\n  allgather: auto bruck ring"
     $<TARGET_FILE:tandem-bench> --collectives allgather --algorithms ring,rabenseifner
@@ -98,6 +98,14 @@ if(TARGET tandem-model)
   tandem_tool_test(tandem_model_overhead_agent 0 "agent +left to app .s.\ndcp +5.009e-06 +one message to the DCP"
     $<TARGET_FILE:tandem-model> overhead --collective bcast --ranks 2 --bytes 8 --agent dcp
     --loggp ${PROJECT_SOURCE_DIR}/tests/data/loggp_example.txt)
+  # --node-size: nodes of 4 ranks; the node-aware allreduce of 4 KiB: each node's leader reduces its 3
+  # others' vectors and a half from the other leader (recursive halving between the two), every rank
+  # copies its vector in and the result out of the node's cells
+  tandem_tool_test(tandem_model_overhead_node 0
+    "\"algorithm\": \"node\".*\"ranks_work\": .{\"sends\": 2, \"sent\": 4096, \"recvs\": 2, \"received\": 4096, \"reduced\": 14336, \"copied\": 8192, [^}]*}, {\"sends\": 0, \"sent\": 0, \"recvs\": 0, \"received\": 0, \"reduced\": 0, \"copied\": 8192,"
+    $<TARGET_FILE:tandem-model> overhead --collective allreduce --algorithm node --ranks 8 --node-size 4 --bytes 4096 --json)
+  tandem_tool_test(tandem_model_overhead_node_alone [1-9] "--algorithm node: needs ranks that share nodes"
+    $<TARGET_FILE:tandem-model> overhead --collective allreduce --algorithm node --ranks 8)
   tandem_tool_test(tandem_model_overhead_bad_agent [1-9] "--agent wants inline, thread, split or dcp, not 'threads'"
     $<TARGET_FILE:tandem-model> overhead --collective bcast --ranks 2 --agent threads)
   tandem_tool_test(tandem_model_overhead_bad_call [1-9] "--call wants seconds, 0 or more, not '-1'"
@@ -109,7 +117,7 @@ if(TARGET tandem-model)
             --csv ${CMAKE_CURRENT_BINARY_DIR}/cpu_overhead.csv)
   set_tests_properties(tandem_bench_cpu_overhead PROPERTIES TIMEOUT 120
     ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;TANDEM_LOGGP=${PROJECT_SOURCE_DIR}/tests/data/loggp_example.txt"
-    PASS_REGULAR_EXPRESSION "bcast, 1024 bytes, 2 ranks. Tandem's algorithm bcast_binomial. model: binomial.*\n  mpi\\+test +[0-9.e-]+ .*\n  mpi-blocking +[0-9.e-]+ .*\n  tandem-inline\\+test +[0-9.e-]+ +[0-9.e-]+ +[0-9.e-]+ +[0-9.e-]+ +[0-9.e-]+ (overlap|cpu clock) +[0-9.]+% +[0-9.e-]+ +[0-9.]+%\n.*tandem-dcp +.not available: start the job with TANDEM_PROGRESS=dcp.")
+    PASS_REGULAR_EXPRESSION "bcast, 1024 bytes, 2 ranks. Tandem's algorithm (bcast_node. model: node|bcast_binomial. model: binomial).*\n  mpi\\+test +[0-9.e-]+ .*\n  mpi-blocking +[0-9.e-]+ .*\n  tandem-inline\\+test +[0-9.e-]+ +[0-9.e-]+ +[0-9.e-]+ +[0-9.e-]+ +[0-9.e-]+ (overlap|cpu clock) +[0-9.]+% +[0-9.e-]+ +[0-9.]+%\n.*tandem-dcp +.not available: start the job with TANDEM_PROGRESS=dcp.")
   tandem_tool_test(tandem_bench_cpu_overhead_and_overlap [1-9]
     "tandem-bench: --overlap, --cpu-overhead and --show-placement exclude each other"
     $<TARGET_FILE:tandem-bench> --cpu-overhead --overlap)

@@ -24,6 +24,7 @@
 #include "bench.h"
 
 #include "../src/base/smpi_support.h"
+#include "../src/engine/node.h"
 #include "../src/select/select_estimate.h"
 #include "../src/model/loggp.h"
 
@@ -230,8 +231,8 @@ static void cpu_one(const bench_collective *c, long bytes, const bench_options *
     const char *ran = !strncmp(algorithm, c->name, prefix) && algorithm[prefix] == '_' ? algorithm + prefix + 1 : NULL;
     if (ran && !strcmp(ran, "dcp")) /* through DCPs: the application's messages, whatever they run */
         ran = NULL;
-    int modelled = table.nsizes && tdm_select_estimate(c->name, ran, size, (double)bytes, &model, NULL, &table, &costs,
-                                                       NULL, &e) == MPI_SUCCESS;
+    int modelled = table.nsizes && tdm_select_estimate(c->name, ran, size, tdm_node_size(), (double)bytes, &model,
+                                                       NULL, &table, &costs, NULL, &e) == MPI_SUCCESS;
     printf("\n%s, %ld bytes, %d ranks; Tandem's algorithm %s", c->name, bytes, size, algorithm);
     if (modelled)
         printf("; model: %s, copy %.3g and reduction %.3g s/B here", e.algorithm, copy, reduce);

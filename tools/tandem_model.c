@@ -25,7 +25,7 @@
  *       derives Tandem's alpha, beta and latency from them and saves it all for TANDEM_LOGGP=FILE,
  *       tandem-bench's model column and --loggp.
  *
- *   tandem-model overhead --collective C [--algorithm A] --ranks P [--dims DIMS] [--bytes N] [--loggp FILE]
+ *   tandem-model overhead --collective C [--algorithm A] --ranks P [--dims DIMS] [--node-size K] [--bytes N] [--loggp FILE]
  *                         [--copy C] [--call S] [--eager-limit B] [--agent inline|thread|split|dcp] [--json]
  *       from every rank's schedule as Tandem builds it (the algorithm it selects, or A), each rank's
  *       CPU time (o_s(s) and o_r(s) per message from the LogGP table of FILE, gamma per byte reduced,
@@ -74,6 +74,7 @@ typedef struct {
     int kind;
     double copy, call, eager_limit; /* overhead: seconds per byte copied, per call; bytes */
     int agent;         /* overhead: the agent asked about (an index of agent_names), -1: all */
+    int node_size;     /* overhead: ranks per node (1: every rank alone on its node) */
     tdm_loggp_params table; /* --loggp's LogGP table, if it has one (table.nsizes) */
     double compute, overhead, segment; /* dcp */
 } model_options;
@@ -82,7 +83,7 @@ typedef struct {
  * reductions. */
 static const model_options defaults = {.collective = "allreduce", .bytes = 1 << 20, .m = {1e-6, 1e-10, 2.5e-10, 0},
                                        .reps = 21, .overhead = 5e-7, .segment = TDM_DCP_DEFAULT_SEGMENT,
-                                       .kind = TDM_COLL_ALLREDUCE, .agent = -1, .eager_limit = TDM_DEFAULT_EAGER_LIMIT};
+                                       .kind = TDM_COLL_ALLREDUCE, .agent = -1, .node_size = 1, .eager_limit = TDM_DEFAULT_EAGER_LIMIT};
 
 /*
  * The options: a table per command, which the parser reads and --help prints, so that the help lists
@@ -180,6 +181,11 @@ static int set_dims(model_options *o, const char *name, const char *value)
 static int set_ranks(model_options *o, const char *name, const char *value)
 {
     return count_value(name, value, 1, 1 << 24, &o->ranks);
+}
+
+static int set_node_size(model_options *o, const char *name, const char *value)
+{
+    return count_value(name, value, 1, 1 << 24, &o->node_size);
 }
 
 static int set_bytes(model_options *o, const char *name, const char *value)
@@ -391,6 +397,8 @@ static const model_option overhead_options[] = {
     {"--algorithm", "NAME", set_algorithm, "one of the collective's algorithms (default: the one Tandem selects)"},
     {"--ranks", "P", set_ranks, "ranks (required)"},
     {"--dims", "DIMS", set_dims, "the network's torus, such as 8x8x8, of --ranks ranks (default: a 2-D grid, one link apart)"},
+    {"--node-size", "K", set_node_size, "ranks per node, consecutive (default 1: every rank alone; the node "
+                                        "algorithms need 2 or more)"},
     {"--bytes", "N", set_bytes, "the vector (bcast, reductions) or one rank's block (default 1048576)"},
     {"--loggp", "FILE", set_loggp, "alpha, beta, gamma, latency and the o_s(s), o_r(s) of tandem-model loggp --save"},
     {"--alpha", "A", set_alpha, "seconds per message (default 1e-6)"},
@@ -434,8 +442,8 @@ static const model_command commands[] = {
      OPTIONS(dcp_options), dcp, 0},
     {"overhead",
      "tandem-model overhead [--collective C] [--algorithm A] --ranks P [--bytes N]\n"
-     "                           [--dims DIMS] [--loggp FILE | --alpha A --beta B --gamma G] [--copy C] [--call S]\n"
-     "                           [--eager-limit B] [--agent A] [--json]",
+     "                           [--dims DIMS] [--node-size K] [--loggp FILE | --alpha A --beta B --gamma G]\n"
+     "                           [--copy C] [--call S] [--eager-limit B] [--agent A] [--json]",
      "each rank's CPU time in a collective against its latency, and what each agent leaves to the application",
      OPTIONS(overhead_options), overhead, 1},
     {"loggp", "mpirun -n 2 tandem-model loggp [--mpi-thread single] [--sizes LIST] [--reps R] [--save FILE] [--json]",
@@ -756,12 +764,14 @@ static int overhead(const model_options *o)
             return 2;
         }
     }
-    int rc = work ? tdm_select_estimate(o->collective, o->algorithm, p, o->bytes, &o->m, o->dims ? &torus : NULL,
-                                        table, &costs, work, &e)
+    int rc = work ? tdm_select_estimate(o->collective, o->algorithm, p, o->node_size, o->bytes, &o->m,
+                                        o->dims ? &torus : NULL, table, &costs, work, &e)
                   : MPI_ERR_NO_MEM;
     if (rc != MPI_SUCCESS) {
         if (rc == MPI_ERR_ARG && o->algorithm && !tdm_select_builder(o->collective, o->algorithm))
             say("--algorithm %s: not one of %s's (%s)", o->algorithm, o->collective, tdm_select_names(o->collective));
+        else if (rc == MPI_ERR_ARG && o->algorithm && !strcmp(o->algorithm, "node") && o->node_size < 2)
+            say("--algorithm node: needs ranks that share nodes (--node-size 2 or more)");
         else if (rc == MPI_ERR_COUNT || rc == MPI_ERR_ARG)
             say("--bytes %.0f: %s", o->bytes, rc == MPI_ERR_COUNT ? "more than INT_MAX elements in a buffer" : "too few for one element");
         else

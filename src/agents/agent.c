@@ -8,6 +8,7 @@
 #include "../base/error.h"
 #include "../base/smpi_support.h"
 #include "../base/state.h"
+#include "../engine/node.h"
 #include "../model/split_tree_model.h"
 #include "../placement/placement.h"
 
@@ -102,12 +103,7 @@ static int node_ranks = 1, node_cores = 1, split_s_env = -1;
 
 static int read_split_settings(const char *fn)
 {
-    MPI_Comm node;
-    int rc = MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    if (rc != MPI_SUCCESS)
-        return tdm_mpi_error(fn, "finding the ranks of this node", rc);
-    MPI_Comm_size(node, &node_ranks);
-    MPI_Comm_free(&node);
+    node_ranks = tdm_node_machine_size(); /* the machine's node, not an emulated one */
     int world_ranks;
     MPI_Comm_size(MPI_COMM_WORLD, &world_ranks);
     tdm_global.one_node = node_ranks == world_ranks;
@@ -191,6 +187,11 @@ static __attribute__((noinline)) void start_lanes(tdm_run *run)
 void tdm_agent_start(tdm_run *run)
 {
     run->split_tail = 0;
+    for (tdm_run *lane = run; lane; lane = lane->lane_next) { /* names its shm cells, takes its turn for them */
+        lane->exec.call = tdm_tag_hold_call(&lane->tag_hold);
+        if (lane->exec.sched->shm_actions && !lane->tag_hold.fixed_tag) /* see tdm_run_bind_comm_slow */
+            lane->exec.shm_ticket = lane->shadow->shm_tickets++;
+    }
     if (mode == TDM_PROGRESS_SPLIT) {
         tdm_split_start(run); /* it picks the agent of each segment */
         if (run->lane_next)

@@ -47,8 +47,12 @@ static void unlink_running(tdm_run *run)
     nrunning--;
 }
 
+/* Blocking waits in a row that polled shm cells (the core is yielded past SPIN_POLLS of them). */
+static int shm_polls;
+
 static void complete(tdm_run *run)
 {
+    shm_polls = 0;
     unlink_running(run);
     if (tdm_exec_all_done(&run->exec)) /* not after the first segment of a split schedule */
         tdm_shadow_release(run->shadow, &run->tag_hold);
@@ -190,15 +194,22 @@ int tdm_inline_block(unsigned long mark, MPI_Request *const *extra, MPI_Status *
         tdm_inline_progress();
         return MPI_SUCCESS;
     }
-    int total = 0, preludes = 0, unposted = 0;
+    int total = 0, preludes = 0, unposted = 0, shm_waiting = 0;
     for (tdm_run *run = running; run; run = run->active_next) {
         total += run->exec.posted > 0 ? run->exec.posted : 0;
         preludes += run->prelude != NULL;
         /* started with a local round (no message to wait for): a pass moves it on */
         unposted += run->exec.posted <= 0 && run->exec.comm != MPI_COMM_NULL && !tdm_exec_finished(&run->exec);
+        shm_waiting += tdm_exec_shm_waiting(&run->exec);
     }
-    if (unposted) {
+    if (unposted && !shm_waiting) {
         progress_pass(!TDM_SIMULATED);
+        return MPI_SUCCESS;
+    }
+    if (shm_waiting) { /* cells to fill or read: no MPI request completes for them, passes poll them */
+        progress_pass(1);
+        if (++shm_polls > SPIN_POLLS)
+            sched_yield(); /* more ranks than cores: the one that fills the cell needs this core */
         return MPI_SUCCESS;
     }
     if (preludes) { /* their MPI requests are not the engine's: poll (only at a communicator's first use) */

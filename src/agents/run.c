@@ -31,6 +31,9 @@ int tdm_run_bind_comm_slow(tdm_run *run)
     e->tag_base = run->shadow->tag_base;
     e->peers = run->shadow->peers;
     e->bulk = run->shadow->bulk;
+    /* A persistent request on its own tag may start in an order of each rank's own: its node-aware
+     * steps go as messages, since rings admit calls in the order they start (shm_ring.h). */
+    e->shm = run->tag_hold.fixed_tag ? NULL : run->shadow->shm;
     e->comm = run->shadow->comm;
     return 1;
 }

@@ -12,13 +12,16 @@
  * builder without knowing the algorithms. */
 
 int tdm_barrier_dissemination(tdm_schedule *s, const tdm_coll_args *a);
+int tdm_barrier_node(tdm_schedule *s, const tdm_coll_args *a);
 
 int tdm_bcast_binomial(tdm_schedule *s, const tdm_coll_args *a);
 int tdm_bcast_linear(tdm_schedule *s, const tdm_coll_args *a);
 int tdm_bcast_scatter_allgather(tdm_schedule *s, const tdm_coll_args *a);
+int tdm_bcast_node(tdm_schedule *s, const tdm_coll_args *a);
 
 int tdm_reduce_binomial(tdm_schedule *s, const tdm_coll_args *a);
 int tdm_reduce_linear(tdm_schedule *s, const tdm_coll_args *a);
+int tdm_reduce_node(tdm_schedule *s, const tdm_coll_args *a);
 
 int tdm_allreduce_recursive_doubling(tdm_schedule *s, const tdm_coll_args *a);
 int tdm_allreduce_rabenseifner(tdm_schedule *s, const tdm_coll_args *a);
@@ -28,6 +31,7 @@ int tdm_allreduce_torus_bucket_lanes(const tdm_coll_args *a, int threads, int *p
 int tdm_allreduce_torus_bucket_uni(tdm_schedule *s, const tdm_coll_args *a);
 int tdm_allreduce_torus_bucket_uni_lanes(const tdm_coll_args *a, int threads, int *per_thread);
 int tdm_allreduce_reduce_bcast(tdm_schedule *s, const tdm_coll_args *a);
+int tdm_allreduce_node(tdm_schedule *s, const tdm_coll_args *a);
 
 int tdm_gather_binomial(tdm_schedule *s, const tdm_coll_args *a);
 int tdm_gather_linear(tdm_schedule *s, const tdm_coll_args *a);

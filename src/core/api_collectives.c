@@ -278,6 +278,7 @@ static int start(const char *fn, tdm_coll_args *a, const tdm_sched_key *key, MPI
         return tdm_mpi_error(fn, "completing earlier collectives to reuse their tag", rc);
     }
     req->run.shadow = shadow;
+    a->nodes = handed_off || on_group ? NULL : shadow->layout;
     if ((rc = hold_types(req, a)) != MPI_SUCCESS)
         return abandon(req, tdm_mpi_error(fn, "duplicating a derived datatype", rc));
     if ((a->kind == TDM_COLL_ALLTOALLW || a->kind == TDM_COLL_NEIGHBOR_ALLTOALLW) &&
@@ -294,6 +295,8 @@ static int start(const char *fn, tdm_coll_args *a, const tdm_sched_key *key, MPI
     if (handed_off)
         return handoff_start(fn, a, req, tag, via, request);
     const tdm_algorithm *alg = tdm_select(a);
+    if (alg->needs & TDM_NEEDS_NODES)
+        tdm_select_across_nodes(a);
     /* every lane holds a tag of its own: never more lanes than tags (TANDEM_TAG_RANGE tests wraps) */
     unsigned long tags = tdm_shadow_tags_at_once();
     int per_thread;

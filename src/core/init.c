@@ -4,6 +4,7 @@
 #include "../agents/agent.h"
 #include "../base/error.h"
 #include "../base/state.h"
+#include "../engine/node.h"
 #include "../engine/shadow_comm.h"
 #include "../placement/placement.h"
 #include "../schedule/tmp_pool.h"
@@ -117,6 +118,9 @@ int tdm_core_init(const char *fn, int *argc, char ***argv)
     rc = placement_from_environment(fn);
     if (rc != MPI_SUCCESS)
         return rc;
+    rc = tdm_node_init(fn);
+    if (rc != MPI_SUCCESS)
+        return rc;
     /* testing: every communicator a duplicate of its own, as where MPI has too few tags for slots; or
      * few own slots per rank, so that they must come back */
     int own_slots = 0;
@@ -173,6 +177,7 @@ int tdm_core_finalize(const char *fn)
     }
     tdm_agents_finalize(); /* the progress thread stops before its shadows go */
     tdm_shadow_module_finalize();
+    tdm_node_finalize(); /* the communicators' rings went with their shadows */
     tdm_placement_finalize();
     tdm_tmp_pool_release();
     tdm_request_pool_finalize();

@@ -2,6 +2,7 @@
  * tiles with it). */
 #include "../base/error.h"
 #include "../base/state.h"
+#include "../engine/node.h"
 #include "../select/select.h"
 #include "../select/select_estimate.h"
 #include "tandem.h"
@@ -24,7 +25,7 @@ int TDM_Model_estimate(const char *collective, MPI_Comm comm, double bytes, doub
         return tdm_error(fn, MPI_ERR_ARG, "bytes is %g; expected 0 or more (argument bytes)", bytes);
     tdm_cpu_costs costs = {tdm_global.loggp.gamma, 0, 0, TDM_DEFAULT_EAGER_LIMIT};
     tdm_cpu_estimate e;
-    rc = tdm_select_estimate(collective, NULL, p, bytes, &tdm_global.loggp, NULL, NULL, &costs, NULL, &e);
+    rc = tdm_select_estimate(collective, NULL, p, tdm_node_size(), bytes, &tdm_global.loggp, NULL, NULL, &costs, NULL, &e);
     if (rc == MPI_ERR_ARG && tdm_select_kind(collective) < 0)
         return tdm_error(fn, rc, "collective '%s' is not one the model knows (argument collective)", collective);
     if (rc != MPI_SUCCESS)

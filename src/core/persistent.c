@@ -15,6 +15,8 @@ int tdm_persistent_keep(struct tdm_request *req)
         tdm_shadow_release(req->run.shadow, &lane->tag_hold); /* its claim keeps the shadow until freed */
         if (rc == MPI_SUCCESS)
             rc = tdm_shadow_fix_tag(req->run.shadow, &lane->tag_hold);
+        if (lane->tag_hold.fixed_tag)
+            lane->exec.shm = NULL; /* bound while it was built: its starts go as messages (tdm_run_bind_comm_slow) */
     }
     req->persistent = 1;
     req->active = 0;
@@ -49,8 +51,10 @@ static int start(const char *fn, struct tdm_request *req)
     int lanes = 0;
     for (tdm_run *lane = &req->run; lane; lane = lane->lane_next, lanes++) {
         int tag = lane->tag_hold.fixed_tag - 1, rc = MPI_SUCCESS;
-        if (tag >= 0)
+        if (tag >= 0) {
             tdm_shadow_hold(req->run.shadow);
+            lane->tag_hold.starts++;
+        }
         else
             rc = tdm_shadow_claim_tag(req->run.shadow, &lane->tag_hold, &tag);
         if (rc != MPI_SUCCESS) { /* the lanes that claimed theirs give them back */

@@ -3,6 +3,7 @@
 #include "../base/error.h"
 #include "../base/smpi_support.h"
 #include "../base/state.h"
+#include "../engine/node.h"
 #include "dcp_protocol.h"
 
 #include <limits.h>
@@ -228,6 +229,7 @@ int tdm_dcp_init(const char *fn)
         tdm_dcp.is_dcp = 1;
         tdm_dcp_serve(d);
         tdm_shadow_module_finalize(); /* with the application ranks' TDM_Finalize: collective */
+        tdm_node_finalize();          /* the node's segment, the same way */
         MPI_Finalize();
         tdm_smpi_leave(); /* exit(0), or in SMPI the end of this rank's actor */
     }

@@ -2,6 +2,7 @@
 
 #include "local_copy.h"
 #include "local_reduce.h"
+#include "shm_ring.h"
 
 #include <stdlib.h>
 
@@ -12,6 +13,10 @@ int tdm_exec_init(tdm_exec *e, const tdm_schedule *s, MPI_Comm comm, int tag)
     e->bulk = MPI_COMM_NULL;
     e->tag_base = 0;
     e->peers = NULL;
+    e->shm = NULL;
+    e->call = 0;
+    e->staging = NULL;
+    e->staging_bytes = 0;
     tdm_exec_restart(e, tag);
     e->reqs = e->reqs_inline;
     if (s->max_round_messages > TDM_EXEC_INLINE_REQUESTS) {
@@ -27,6 +32,8 @@ int tdm_exec_init(tdm_exec *e, const tdm_schedule *s, MPI_Comm comm, int tag)
 void tdm_exec_restart(tdm_exec *e, int tag)
 {
     e->tag = tag;
+    e->shm_admitted = 0;
+    e->shm_holds.n = 0;
     e->round = 0;
     e->end_round = e->sched->nrounds;
     e->posted = -1;
@@ -39,6 +46,9 @@ void tdm_exec_destroy(tdm_exec *e)
     if (e->reqs != e->reqs_inline)
         free(e->reqs);
     e->reqs = e->reqs_inline;
+    free(e->staging);
+    e->staging = NULL;
+    e->staging_bytes = 0;
 }
 
 /* After a failure: cancels the round's receives once, then tests each posted message (errors
@@ -51,11 +61,13 @@ static int drain_round(tdm_exec *e)
         int k = 0;
         for (int i = tdm_sched_round_begin(s, e->round); i < tdm_sched_round_end(s, e->round) && k < e->posted; i++) {
             const tdm_action *a = &s->actions[i];
-            if (a->kind != TDM_ACT_SEND && a->kind != TDM_ACT_RECV)
-                continue;
-            if (a->kind == TDM_ACT_RECV && e->reqs[k] != MPI_REQUEST_NULL)
+            int receives = a->kind == TDM_ACT_RECV || (a->kind == TDM_ACT_SHM_GET && !e->shm);
+            if (receives && e->reqs[k] != MPI_REQUEST_NULL)
                 MPI_Cancel(&e->reqs[k]);
-            k++;
+            if (a->kind == TDM_ACT_SEND || receives)
+                k++;
+            else if (a->kind == TDM_ACT_SHM_PUT && !e->shm)
+                k += a->nreaders;
         }
     }
     int left = 0;
@@ -81,7 +93,39 @@ static __attribute__((noinline)) int run_local(const tdm_action *a, MPI_Comm com
     return a->kind == TDM_ACT_REDUCE ? tdm_local_reduce(a, comm) : tdm_local_copy(a, comm);
 }
 
-/* Runs the round's actions in order: posts its messages, runs its local actions. */
+/* Where the round's shm gets that reduce arrive when they run as messages: one staging area, each get's
+ * image at a 16-byte boundary. 0 if out of memory. */
+static int stage_round(tdm_exec *e, const tdm_action *a, const tdm_action *end)
+{
+    size_t bytes = 0;
+    for (; a < end; a++)
+        if (a->kind == TDM_ACT_SHM_GET && a->op != MPI_OP_NULL)
+            bytes += ((size_t)a->image_bytes + 15) / 16 * 16;
+    if (bytes <= e->staging_bytes)
+        return 1;
+    void *grown = realloc(e->staging, bytes);
+    if (!grown)
+        return 0;
+    e->staging = grown;
+    e->staging_bytes = bytes;
+    return 1;
+}
+
+/* An shm put run as messages: a send to each reader. */
+static int post_put(tdm_exec *e, const tdm_action *a, MPI_Request **next)
+{
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < a->nreaders && rc == MPI_SUCCESS; i++) {
+        int peer = e->peers ? e->peers[a->readers[i]] : a->readers[i];
+        rc = MPI_Isend(a->src, a->count, a->type, peer, e->tag_base + e->tag, e->comm, (*next)++);
+        if (rc != MPI_SUCCESS)
+            (*next)--;
+    }
+    return rc;
+}
+
+/* Runs the round's actions in order: posts its messages, runs its local actions; its shm actions are
+ * done next, in order (advance_shm), or, without rings, posted as messages. */
 static void start_round(tdm_exec *e)
 {
     const tdm_schedule *s = e->sched;
@@ -89,28 +133,106 @@ static void start_round(tdm_exec *e)
     const tdm_action *end = &s->actions[tdm_sched_round_end(s, e->round)];
     MPI_Request *next = e->reqs;
     int rc = MPI_SUCCESS;
+    size_t staged = 0;
+    e->shm_next = tdm_sched_round_begin(s, e->round);
+    if (s->shm_actions && !e->shm && !stage_round(e, a, end))
+        rc = MPI_ERR_NO_MEM;
     for (; a < end && rc == MPI_SUCCESS; a++) {
-        if (a->kind == TDM_ACT_SEND)
+        if (a->kind == TDM_ACT_SEND) {
             rc = MPI_Isend(a->src, a->count, a->type, e->peers ? e->peers[a->peer] : a->peer, e->tag_base + e->tag,
                            a->bulk ? e->bulk : e->comm, next++);
-        else if (a->kind == TDM_ACT_RECV)
+        } else if (a->kind == TDM_ACT_RECV) {
             rc = MPI_Irecv(a->dst, a->count, a->type, e->peers ? e->peers[a->peer] : a->peer, e->tag_base + e->tag,
                            e->comm, next++);
-        else
+        } else if (a->kind == TDM_ACT_SHM_PUT) {
+            if (!e->shm && (rc = post_put(e, a, &next)) != MPI_SUCCESS)
+                break;
+        } else if (a->kind == TDM_ACT_SHM_GET) {
+            if (e->shm)
+                continue;
+            void *into = a->dst;
+            if (a->op != MPI_OP_NULL) { /* reduced once the round is done (finish_round) */
+                into = (char *)e->staging + staged - a->image_lb;
+                staged += ((size_t)a->image_bytes + 15) / 16 * 16;
+            }
+            rc = MPI_Irecv(into, a->count, a->type, e->peers ? e->peers[a->peer] : a->peer, e->tag_base + e->tag,
+                           e->comm, next++);
+        } else {
             rc = run_local(a, e->comm);
+        }
     }
     e->posted = (int)(next - e->reqs);
     if (rc != MPI_SUCCESS) {
-        if (a[-1].kind <= TDM_ACT_RECV) /* the failed post left no request */
-            e->reqs[--e->posted] = MPI_REQUEST_NULL;
+        if (a < end && (a->kind == TDM_ACT_SEND || a->kind == TDM_ACT_RECV || a->kind == TDM_ACT_SHM_GET))
+            e->reqs[--e->posted] = MPI_REQUEST_NULL; /* the failed post left no request */
         tdm_exec_fail(e, rc);
     }
 }
 
+/* The call ends here: the cells it reserved go back to the ring's count. */
+static void leave_ring(tdm_exec *e)
+{
+    if (e->shm_admitted) {
+        tdm_shm_leave(e->shm, e->sched->shm_cells);
+        e->shm_admitted = 0;
+    }
+}
+
+/* Does the round's shm actions in order, as far as their cells allow; 1 once all are done. */
+static int advance_shm(tdm_exec *e)
+{
+    const tdm_schedule *s = e->sched;
+    if (!e->shm_admitted) {
+        if (!tdm_shm_admit(e->shm, e->shm_ticket, s->shm_cells))
+            return 0;
+        e->shm_admitted = 1;
+    }
+    int end = tdm_sched_round_end(s, e->round);
+    for (; e->shm_next < end; e->shm_next++) {
+        const tdm_action *a = &s->actions[e->shm_next];
+        int error = MPI_SUCCESS, done;
+        if (a->kind == TDM_ACT_SHM_PUT)
+            done = tdm_shm_put(e->shm, e->call, a, e->comm, &e->shm_holds, s->shm_cells, &error);
+        else if (a->kind == TDM_ACT_SHM_GET)
+            done = tdm_shm_get(e->shm, e->call, a, e->comm, &error);
+        else
+            continue;
+        if (!done)
+            return 0;
+        if (error != MPI_SUCCESS) {
+            tdm_exec_fail(e, error);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The round's messages are all done: shm gets that ran as messages reduce what they received, in order. */
+static int finish_round(tdm_exec *e)
+{
+    const tdm_schedule *s = e->sched;
+    size_t staged = 0;
+    int rc = MPI_SUCCESS;
+    for (int i = tdm_sched_round_begin(s, e->round); i < tdm_sched_round_end(s, e->round) && rc == MPI_SUCCESS; i++) {
+        const tdm_action *a = &s->actions[i];
+        if (a->kind != TDM_ACT_SHM_GET || a->op == MPI_OP_NULL)
+            continue;
+        tdm_action reduce = *a;
+        reduce.kind = TDM_ACT_REDUCE;
+        reduce.src = (char *)e->staging + staged - a->image_lb;
+        staged += ((size_t)a->image_bytes + 15) / 16 * 16;
+        rc = tdm_local_reduce(&reduce, e->comm);
+    }
+    return rc;
+}
+
 void tdm_exec_kick(tdm_exec *e)
 {
-    if (e->posted < 0 && !tdm_exec_finished(e) && e->error == MPI_SUCCESS)
+    if (e->posted < 0 && !tdm_exec_finished(e) && e->error == MPI_SUCCESS) {
         start_round(e);
+        if (e->shm && e->sched->shm_actions && e->error == MPI_SUCCESS)
+            advance_shm(e);
+    }
 }
 
 /* Every message of the round in flight is complete: a wait outside the engine (the inline agent's
@@ -131,6 +253,9 @@ static __attribute__((noinline, cold)) int wind_up(tdm_exec *e)
         return 0;
     e->posted = 0;
     e->round = e->end_round = e->sched->nrounds;
+    if (e->shm && e->sched->shm_actions && !e->shm_admitted) /* its turn passes, if it is its turn */
+        tdm_shm_admit(e->shm, e->shm_ticket, 0);
+    leave_ring(e);
     return 1;
 }
 
@@ -148,6 +273,10 @@ static int progress(tdm_exec *e, int may_test)
             if (e->error != MPI_SUCCESS)
                 continue;
         }
+        /* the round's shm actions first: other ranks may wait for its puts */
+        int shm_done = !e->shm || !e->sched->shm_actions || advance_shm(e);
+        if (e->error != MPI_SUCCESS)
+            continue;
         /* Testing handles a wait outside the engine has completed (MPI_REQUEST_NULL) costs nothing:
          * only a driver that may not test looks at them first. */
         if (e->posted > 0 && (may_test || !round_settled(e))) {
@@ -163,9 +292,20 @@ static int progress(tdm_exec *e, int may_test)
             if (!done)
                 return 0;
         }
+        if (!shm_done)
+            return 0;
+        if (e->sched->shm_actions && !e->shm) {
+            int rc = finish_round(e);
+            if (rc != MPI_SUCCESS) {
+                tdm_exec_fail(e, rc);
+                continue;
+            }
+        }
         e->round++;
         e->posted = -1;
     }
+    if (e->round >= e->sched->nrounds)
+        leave_ring(e);
     return 1;
 }
 #pragma GCC diagnostic pop

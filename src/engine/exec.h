@@ -1,8 +1,10 @@
 /*
- * The engine: runs one schedule over MPI point-to-point. It posts a round's sends and receives
- * (MPI_Isend / MPI_Irecv on the private communicator, with the call's tag), runs its local actions
- * (MPI_Reduce_local, copies), and moves to the next round when every message has completed. It
- * knows nothing of the collective it runs nor of who drives it (an agent).
+ * The engine: runs one schedule over MPI point-to-point and a node's shared segment. It posts a round's
+ * sends and receives (MPI_Isend / MPI_Irecv on the private communicator, with the call's tag), runs its
+ * local actions (MPI_Reduce_local, copies), does its shm puts and gets in order as their cells allow
+ * (shm_ring.h, no MPI call; as messages where the communicator has no rings), and moves to the next
+ * round when every message and shm action has completed. It knows nothing of the collective it runs
+ * nor of who drives it (an agent).
  */
 #ifndef TANDEM_EXEC_H
 #define TANDEM_EXEC_H
@@ -11,6 +13,8 @@
 
 #define TDM_EXEC_INLINE_REQUESTS 4
 
+#include "shm_ring.h"
+
 typedef struct tdm_exec {
     const tdm_schedule *sched;
     MPI_Comm comm;
@@ -18,6 +22,15 @@ typedef struct tdm_exec {
     int tag_base;     /* of the shadow's range of tags on comm (set with comm) */
     const int *peers; /* the schedule's rank r is peers[r] on comm (NULL: r itself; set with comm) */
     int tag;          /* the call's, within that range */
+    tdm_shm_comm *shm; /* the communicator's rings in the node's segment (set with comm); NULL:
+                                 shm actions run as messages */
+    uint64_t call;    /* the call's name, the same on every rank (shm cells carry it; set at each start) */
+    int shm_next;     /* the round's next shm action to do (shm actions complete in order) */
+    uint64_t shm_ticket; /* the call's place among the calls on its communicator (shm_ring.h) */
+    int shm_admitted; /* its cells are reserved in the ring (from its first shm action to its end) */
+    tdm_shm_holds shm_holds; /* its cells not known to be read */
+    void *staging;    /* shm gets that reduce, run as messages: where they arrive (grown as needed) */
+    size_t staging_bytes;
     int round;        /* the round in flight; sched->nrounds once finished */
     int end_round;    /* the driver runs rounds up to this one (a split schedule runs in segments) */
     int posted;       /* messages of that round posted; -1 before the round started */
@@ -55,6 +68,13 @@ static inline int tdm_exec_finished(const tdm_exec *e)
 static inline int tdm_exec_all_done(const tdm_exec *e)
 {
     return e->round >= e->sched->nrounds;
+}
+
+/* The round in flight waits for shm actions (a cell to fill or to read): only polling moves it, no MPI
+ * request completes for it. */
+static inline int tdm_exec_shm_waiting(const tdm_exec *e)
+{
+    return e->shm && e->posted >= 0 && e->round < e->end_round && e->shm_next < e->sched->round_end[e->round];
 }
 
 /* Records a failure reported for one of the round's requests by a wait outside the engine. */

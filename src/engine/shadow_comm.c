@@ -1,6 +1,7 @@
 #include "shadow_comm.h"
 
 #include "../base/smpi_support.h"
+#include "node.h"
 #include "shadow_slots.h"
 
 #include <pthread.h>
@@ -100,6 +101,7 @@ void tdm_shadow_destroy(tdm_shadow *sh)
         MPI_Comm_free(&sh->comm);
     }
     pending_remove(sh);
+    free(sh->layout);
     pthread_mutex_lock(&registry_lock);
     if (sh->prev)
         sh->prev->next = sh->next;
@@ -247,6 +249,22 @@ int tdm_shadow_create_group(MPI_Comm comm, int rank, int size, int *peers, int t
 }
 
 
+/* The layout of comm's ranks on nodes, from their world ranks (world: NULL to translate them here);
+ * NULL where every rank is alone on its node, or comm holds processes of another world. */
+static tdm_comm_nodes *layout_of(MPI_Comm comm, int size, const int *world)
+{
+    int *translated = NULL;
+    if (!world && !(world = translated = tdm_world_ranks(comm, size)))
+        return NULL;
+    tdm_comm_nodes *l = tdm_comm_nodes_make(size, world);
+    free(translated);
+    if (l && l->nnodes == size) { /* nothing shared: node-aware algorithms have nothing to do */
+        free(l);
+        l = NULL;
+    }
+    return l;
+}
+
 /* A shadow for comm: in a slot of the shared communicator where it can be (own 0), else with a
  * duplicate of its own. The slot's agreement, or the duplication, starts here, in comm's first
  * collective. */
@@ -270,6 +288,7 @@ static int create_shadow(MPI_Comm comm, int own, tdm_shadow **out)
     sh->size = size;
     sh->creating = MPI_REQUEST_NULL;
     sh->slot = -1;
+    sh->layout = layout_of(comm, size, peers);
     if (in_slot) {
         sh->comm = tdm_slots_comm();
         sh->peers = peers;
@@ -288,6 +307,7 @@ static int create_shadow(MPI_Comm comm, int own, tdm_shadow **out)
             tdm_slots_release(sh);
         else if (sh->comm != MPI_COMM_NULL)
             MPI_Comm_free(&sh->comm);
+        free(sh->layout);
         free(sh->peers);
         free(sh->window);
         free(sh);

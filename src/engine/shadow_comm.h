@@ -17,6 +17,7 @@
 #define TANDEM_SHADOW_COMM_H
 
 #include <mpi.h>
+#include <stdint.h>
 
 #include "../base/smpi_support.h"
 
@@ -28,7 +29,17 @@ typedef struct tdm_tag_hold {
     unsigned long seq;         /* the call's sequence number on the communicator */
     int held;                  /* in the shadow's window */
     int fixed_tag;             /* a persistent request's own tag + 1, from its _init to its free (else 0) */
+    unsigned starts;           /* a persistent request on its own tag: its starts so far */
 } tdm_tag_hold;
+
+/* The call's name, the same on every rank (the engine's tdm_exec.call): its sequence number, or for a
+ * start of a persistent request on its own tag, that tag and the count of its starts. */
+static inline uint64_t tdm_tag_hold_call(const tdm_tag_hold *hold)
+{
+    if (hold->fixed_tag)
+        return (uint64_t)1 << 63 | (uint64_t)(unsigned)hold->fixed_tag << 32 | hold->starts;
+    return hold->seq;
+}
 
 typedef struct tdm_shadow {
     MPI_Comm user;             /* the application's communicator (not owned) */
@@ -65,6 +76,11 @@ typedef struct tdm_shadow {
     int *peers;
     int tag_base;
     int own_tag;
+    /* How its ranks lie on nodes (NULL: one rank per node, or not known: a group shadow), and its rings
+     * in the node's segment (NULL: its node-aware schedules move data over point-to-point). */
+    struct tdm_comm_nodes *layout;
+    struct tdm_shm_comm *shm;
+    unsigned long shm_tickets; /* calls with shm actions started on it (their places, shm_ring.h) */
     /* Finished schedules kept for reuse: the schedule cache's (src/core/sched_cache.c), opaque here and
      * freed through the hooks when the shadow goes. */
     void *cache[TDM_SHADOW_CACHE_SLOTS];

@@ -1,5 +1,8 @@
 #include "shadow_slots.h"
 
+#include "node.h"
+#include "shm_ring.h"
+
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -14,8 +17,13 @@
 #define FEW_OWN 256
 #define LEAST_OWN_TAGS 1024ul
 
+/* The words of an agreement after the bitmap of common slots. */
+enum { FLAG_WORD, OWN_SLOT_WORD, NO_RING_WORD, ID_WORD, EXTRA_WORDS };
+
 typedef struct tdm_agreement {
-    uint64_t *mine, *all;  /* common slots held, then the flag word, then the leader's own slot + 1 */
+    uint64_t *mine, *all;  /* common slots held, then the flag word, the leader's own slot + 1, whether a
+                              rank found no ring for the communicator in its node's segment, and the
+                              communicator's id from the leader (shm_ring.h names rings by it) */
     int own;               /* the leader: the own slot it named, else -1 */
     struct tdm_agreement *next; /* the agreements this rank joined whose reduction it has not seen end */
 } tdm_agreement;
@@ -28,7 +36,6 @@ typedef struct own_slot {
 } own_slot;
 
 static MPI_Comm shared = MPI_COMM_NULL;
-static MPI_Group world_group = MPI_GROUP_NULL;
 static int world_rank;
 static unsigned long common_stride, own_stride, own_base; /* tags */
 static int ncommon, nown;  /* ncommon 0: slots are off */
@@ -41,6 +48,7 @@ static uint64_t *held;         /* common slots of this rank's shadows */
 static own_slot *own;          /* this rank's own slots */
 static tdm_agreement *running;
 static unsigned long took_common, took_own;
+static uint32_t ids_given; /* as a leader: communicators named (their ids: world rank, this count) */
 /* Releases: the leader's receive of the next one, and the members' sends still in flight. */
 static int release_in;
 static MPI_Request release_recv = MPI_REQUEST_NULL;
@@ -76,7 +84,6 @@ int tdm_slots_init(unsigned long tag_ub, unsigned long least, int wanted, int mo
     if (rc != MPI_SUCCESS)
         return rc;
     MPI_Comm_set_errhandler(shared, MPI_ERRORS_RETURN);
-    MPI_Comm_group(MPI_COMM_WORLD, &world_group);
     common_stride = stride;
     own_stride = per_rank / k < stride ? per_rank / k : stride;
     own_base = n * stride;
@@ -114,29 +121,8 @@ int tdm_slots_serve(MPI_Comm comm, int size, int **peers)
     *peers = NULL;
     if (ncommon == 0)
         return 0;
-    MPI_Group group;
-    int *ranks = malloc(sizeof(int) * (size_t)size * 2);
-    if (!ranks || MPI_Comm_group(comm, &group) != MPI_SUCCESS) {
-        free(ranks);
-        return 0;
-    }
-    for (int r = 0; r < size; r++)
-        ranks[size + r] = r;
-    int rc = MPI_Group_translate_ranks(group, size, ranks + size, world_group, ranks);
-    MPI_Group_free(&group);
-    /* A process from another world (spawned, connected): every rank of comm sees one, since each sees
-     * the processes outside its own world. */
-    for (int r = 0; r < size && rc == MPI_SUCCESS; r++)
-        if (ranks[r] == MPI_UNDEFINED)
-            rc = MPI_ERR_GROUP;
-    if (rc != MPI_SUCCESS) {
-        free(ranks);
-        return 0;
-    }
-    *peers = realloc(ranks, sizeof(int) * (size_t)size);
-    if (!*peers)
-        *peers = ranks;
-    return 1;
+    *peers = tdm_world_ranks(comm, size);
+    return *peers != NULL;
 }
 
 /* The leader: reads the releases that arrived (under the lock). */
@@ -174,8 +160,8 @@ int tdm_slots_begin(tdm_shadow *sh, MPI_Request *request)
 {
     tdm_agreement *a = calloc(1, sizeof *a);
     if (a) {
-        a->mine = calloc((size_t)nwords + 2, sizeof(uint64_t));
-        a->all = calloc((size_t)nwords + 2, sizeof(uint64_t));
+        a->mine = calloc((size_t)nwords + EXTRA_WORDS, sizeof(uint64_t));
+        a->all = calloc((size_t)nwords + EXTRA_WORDS, sizeof(uint64_t));
     }
     if (!a || !a->mine || !a->all) {
         if (a)
@@ -187,7 +173,13 @@ int tdm_slots_begin(tdm_shadow *sh, MPI_Request *request)
     pthread_mutex_lock(&lock);
     for (int w = 0; w < nwords; w++)
         a->mine[w] = held[w];
-    a->mine[nwords] = running != NULL;
+    a->mine[nwords + FLAG_WORD] = running != NULL;
+    if (sh->rank == 0) /* the leader names the communicator */
+        a->mine[nwords + ID_WORD] = (uint64_t)world_rank << 32 | ++ids_given;
+    if (sh->layout && tdm_node_ranks(sh->layout, sh->layout->node_of[sh->rank]) > 1 && tdm_node_has_segment()) {
+        sh->shm = tdm_shm_comm_reserve(sh->size, sh->peers);
+        a->mine[nwords + NO_RING_WORD] = sh->shm == NULL;
+    }
     if (sh->rank == 0) { /* the leader names an own slot, in case a flag comes */
         read_releases();
         for (int s = 0; s < nown && a->own < 0; s++)
@@ -195,13 +187,13 @@ int tdm_slots_begin(tdm_shadow *sh, MPI_Request *request)
                 a->own = s;
         if (a->own >= 0)
             own[a->own].named = 1;
-        a->mine[nwords + 1] = (uint64_t)(a->own + 1);
+        a->mine[nwords + OWN_SLOT_WORD] = (uint64_t)(a->own + 1);
     }
     a->next = running;
     running = a;
     pthread_mutex_unlock(&lock);
     sh->agreement = a;
-    int rc = MPI_Iallreduce(a->mine, a->all, nwords + 2, MPI_UINT64_T, MPI_BOR, sh->user, request);
+    int rc = MPI_Iallreduce(a->mine, a->all, nwords + EXTRA_WORDS, MPI_UINT64_T, MPI_BOR, sh->user, request);
     if (rc != MPI_SUCCESS)
         tdm_slots_abandon(sh);
     return rc;
@@ -240,7 +232,14 @@ static int lowest_free(const uint64_t *all)
 int tdm_slots_settle(tdm_shadow *sh, const char **what)
 {
     tdm_agreement *a = sh->agreement;
-    int flagged = a->all[nwords] != 0, own_slot = (int)a->all[nwords + 1] - 1;
+    int flagged = a->all[nwords + FLAG_WORD] != 0, own_slot = (int)a->all[nwords + OWN_SLOT_WORD] - 1;
+    /* a rank without a ring: the node-aware schedules run over point-to-point on every rank alike */
+    if (sh->shm && a->all[nwords + NO_RING_WORD]) {
+        tdm_shm_comm_release(sh->shm);
+        sh->shm = NULL;
+    }
+    if (sh->shm)
+        tdm_shm_comm_publish(sh->shm, a->all[nwords + ID_WORD]);
     int slot = flagged ? own_slot : lowest_free(a->all);
     pthread_mutex_lock(&lock);
     if (flagged && a->own >= 0) /* the leader: taken, until every rank lets it go */
@@ -269,6 +268,8 @@ int tdm_slots_settle(tdm_shadow *sh, const char **what)
 
 void tdm_slots_abandon(tdm_shadow *sh)
 {
+    tdm_shm_comm_release(sh->shm); /* freed before the agreement ended, or with the communicator */
+    sh->shm = NULL;
     if (!sh->agreement)
         return;
     pthread_mutex_lock(&lock);
@@ -326,8 +327,6 @@ void tdm_slots_finalize(void)
         }
         MPI_Comm_free(&shared);
     }
-    if (world_group != MPI_GROUP_NULL)
-        MPI_Group_free(&world_group);
     free(held);
     free(own);
     held = NULL;

@@ -72,7 +72,14 @@ void tdm_rank_work_of(const tdm_schedule *s, double elem_bytes, const tdm_loggp_
             w->reduced_bytes += bytes * a->repeat;
             break;
         case TDM_ACT_COPY:
+        case TDM_ACT_SHM_PUT: /* a copy into a cell */
             w->copied_bytes += bytes * a->repeat;
+            break;
+        case TDM_ACT_SHM_GET: /* a copy or a reduction out of a cell */
+            if (a->op == MPI_OP_NULL)
+                w->copied_bytes += bytes;
+            else
+                w->reduced_bytes += bytes;
             break;
         }
     }
@@ -103,6 +110,10 @@ void tdm_action_cost_of(const tdm_schedule *s, int i, double elem_bytes,
         break;
     case TDM_ACT_REDUCE: out->cpu = bytes * a->repeat * c->gamma; break;
     case TDM_ACT_COPY: out->cpu = bytes * a->repeat * c->copy; break;
+    /* shm actions: the copy or reduction their process makes; the model does not yet wait for a
+     * put's cell (it costs them as local work) */
+    case TDM_ACT_SHM_PUT: out->cpu = bytes * c->copy; break;
+    case TDM_ACT_SHM_GET: out->cpu = bytes * (a->op == MPI_OP_NULL ? c->copy : c->gamma); break;
     }
 }
 

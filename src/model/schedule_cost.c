@@ -26,7 +26,14 @@ void tdm_schedule_loads(const tdm_schedule *s, double elem_bytes, tdm_round_load
                 l->reduced_bytes += bytes * a->repeat;
                 break;
             case TDM_ACT_COPY:
+            case TDM_ACT_SHM_PUT: /* into a cell of the node's segment: a copy, no message */
                 l->copied_bytes += bytes * a->repeat;
+                break;
+            case TDM_ACT_SHM_GET:
+                if (a->op == MPI_OP_NULL)
+                    l->copied_bytes += bytes;
+                else
+                    l->reduced_bytes += bytes;
                 break;
             case TDM_ACT_RECV:
                 break;

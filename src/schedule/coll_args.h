@@ -8,6 +8,7 @@
 #define TANDEM_COLL_ARGS_H
 
 #include "../base/loggp_params.h"
+#include "comm_nodes.h"
 
 #include <mpi.h>
 #include <stddef.h>
@@ -72,6 +73,8 @@ int tdm_typeinfo_get(MPI_Datatype type, tdm_typeinfo *info);
 /* The common predefined types, whose geometry is known without asking MPI. */
 int tdm_type_is_common(MPI_Datatype type);
 
+struct tdm_schedule;
+
 typedef struct tdm_coll_args {
     tdm_coll_kind kind;
     int rank, size;
@@ -124,6 +127,11 @@ typedef struct tdm_coll_args {
                                torus bucket's colors and chains, TANDEM_COLOR_THREADS); 0 or 1: one
                                schedule */
     int lane;               /* the lane this build is for, 0..lanes-1 */
+    const tdm_comm_nodes *nodes; /* how the ranks lie on nodes (node-aware algorithms); NULL: every
+                               rank alone on its node, or not known */
+    /* node-aware algorithms: the algorithm of their phase among one rank per node (chosen by
+       selection for that phase's call) */
+    int (*across_nodes)(struct tdm_schedule *s, const struct tdm_coll_args *a);
 } tdm_coll_args;
 
 struct tdm_schedule;

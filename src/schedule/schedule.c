@@ -29,6 +29,9 @@ void tdm_sched_init(tdm_schedule *s, const char *algorithm, int rank, int size)
     s->torus_ndims = 0;
     s->lane = 0;
     s->nlanes = 1;
+    s->shm_puts = 0;
+    s->shm_actions = 0;
+    s->shm_cells = 0;
 }
 
 void tdm_sched_destroy(tdm_schedule *s)
@@ -143,8 +146,37 @@ void tdm_sched_append_round(tdm_schedule *s, const tdm_schedule *src, int round)
         if (!a)
             return;
         *a = src->actions[i];
-        s->open_round_messages += a->kind == TDM_ACT_SEND || a->kind == TDM_ACT_RECV;
+        s->open_round_messages += a->kind == TDM_ACT_SEND || a->kind == TDM_ACT_RECV || a->kind == TDM_ACT_SHM_GET;
+        if (a->kind == TDM_ACT_SHM_PUT)
+            s->open_round_messages += a->nreaders;
+        s->shm_actions += a->kind == TDM_ACT_SHM_PUT || a->kind == TDM_ACT_SHM_GET;
     }
+}
+
+int tdm_sched_adopt(tdm_schedule *s, tdm_schedule *part, const int *map)
+{
+    tdm_sched_round(s);
+    for (int r = 0; r < part->nrounds && s->error == MPI_SUCCESS; r++) {
+        int first = s->nactions;
+        tdm_sched_append_round(s, part, r);
+        for (int i = first; i < s->nactions; i++)
+            if (s->actions[i].kind == TDM_ACT_SEND || s->actions[i].kind == TDM_ACT_RECV)
+                s->actions[i].peer = map[s->actions[i].peer];
+        tdm_sched_round(s);
+    }
+    for (int i = 0; i < part->ntmp && s->error == MPI_SUCCESS; i++) {
+        if (s->ntmp == s->tmp_cap && !grow((void **)&s->tmp, &s->tmp_cap, sizeof(void *), s->tmp_inline)) {
+            s->error = MPI_ERR_NO_MEM;
+            break;
+        }
+        s->tmp[s->ntmp++] = part->tmp[i];
+        part->tmp[i] = NULL;
+    }
+    if (s->error == MPI_SUCCESS) {
+        s->tmp_bytes += part->tmp_bytes;
+        part->ntmp = 0;
+    }
+    return s->error;
 }
 
 void tdm_sched_send(tdm_schedule *s, const void *buf, int count, MPI_Datatype type, int peer)
@@ -247,6 +279,68 @@ void tdm_sched_copy(tdm_schedule *s, const void *src, int src_count, MPI_Datatyp
     a->plain_bytes = plain_bytes(src_count, src_type, dst_count, dst_type);
 }
 
+/* The memory image of count elements of type: its first byte relative to the buffer, and its length. */
+static void image_of(tdm_action *a)
+{
+    MPI_Aint lb, extent, true_lb, true_extent;
+    a->plain_bytes = a->count == 0 ? 0 : dense_bytes(a->type, a->count);
+    if (a->plain_bytes >= 0) {
+        a->image_lb = 0;
+        a->image_bytes = a->plain_bytes;
+        return;
+    }
+    MPI_Type_get_extent(a->type, &lb, &extent);
+    MPI_Type_get_true_extent(a->type, &true_lb, &true_extent);
+    a->image_lb = true_lb;
+    a->image_bytes = (MPI_Aint)(a->count - 1) * extent + true_extent;
+}
+
+static tdm_action *add_shm(tdm_schedule *s, tdm_action_kind kind, int count, MPI_Datatype type)
+{
+    tdm_action *a = append(s);
+    if (!a)
+        return NULL;
+    a->kind = kind;
+    a->count = count;
+    a->type = type;
+    a->op = MPI_OP_NULL;
+    image_of(a);
+    s->shm_actions++;
+    return a;
+}
+
+void tdm_sched_shm_put(tdm_schedule *s, const void *buf, int count, MPI_Datatype type, const int *readers,
+                       int nreaders)
+{
+    tdm_action *a = add_shm(s, TDM_ACT_SHM_PUT, count, type);
+    if (!a)
+        return;
+    a->src = buf;
+    a->readers = readers;
+    a->nreaders = nreaders;
+    a->step = s->shm_puts++;
+    s->open_round_messages += nreaders;
+}
+
+void tdm_sched_shm_get(tdm_schedule *s, void *buf, int count, MPI_Datatype type, int writer, int step)
+{
+    tdm_sched_shm_get_reduce(s, buf, count, type, MPI_OP_NULL, writer, step);
+}
+
+void tdm_sched_shm_get_reduce(tdm_schedule *s, void *buf, int count, MPI_Datatype type, MPI_Op op, int writer,
+                              int step)
+{
+    tdm_action *a = add_shm(s, TDM_ACT_SHM_GET, count, type);
+    if (!a)
+        return;
+    a->dst = buf;
+    a->peer = writer;
+    a->step = step;
+    a->op = op;
+    a->basic = op == MPI_OP_NULL ? MPI_DATATYPE_NULL : s->reduce_basic;
+    s->open_round_messages++;
+}
+
 void tdm_sched_round(tdm_schedule *s)
 {
     if (s->error != MPI_SUCCESS)
@@ -303,5 +397,6 @@ void *tdm_sched_tmp_private(tdm_schedule *s, size_t bytes) { return keep_tmp(s, 
 int tdm_sched_finish(tdm_schedule *s)
 {
     tdm_sched_round(s);
+    s->shm_cells = s->shm_puts < TDM_SHM_CALL_CELLS ? s->shm_puts : TDM_SHM_CALL_CELLS;
     return s->error;
 }

@@ -17,7 +17,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-typedef enum { TDM_ACT_SEND, TDM_ACT_RECV, TDM_ACT_REDUCE, TDM_ACT_COPY } tdm_action_kind;
+/* SHM_PUT and SHM_GET move data between ranks of one node (see the builder vocabulary below). */
+typedef enum { TDM_ACT_SEND, TDM_ACT_RECV, TDM_ACT_REDUCE, TDM_ACT_COPY, TDM_ACT_SHM_PUT, TDM_ACT_SHM_GET } tdm_action_kind;
 
 /* MPI_PACKED as a copy's source or destination type means "bytes produced by MPI_Pack", count bytes. */
 typedef struct tdm_action {
@@ -39,6 +40,14 @@ typedef struct tdm_action {
     MPI_Aint plain_bytes;   /* copy only: both sides one dense run of this many bytes (a plain memcpy,
                                decided once when built); -1 otherwise */
     MPI_Aint src_stride, dst_stride; /* by these many bytes each time (see the builder vocabulary) */
+    /* shm put and get: the writer's step (its count of puts before this one in the schedule); a put's
+     * readers (ranks of the communicator); the data's memory image, from its first byte (the type's
+     * true lower bound) for image_bytes. A get reduces with op (MPI_OP_NULL: copies). A put's
+     * plain_bytes, a get's too, is that of a dense image (a memcpy), else -1. */
+    int step;
+    int nreaders;
+    const int *readers;
+    MPI_Aint image_lb, image_bytes;
 } tdm_action;
 
 /* Where repetition k of a local action reads (base src) or writes (base dst). Integer arithmetic: the
@@ -61,7 +70,9 @@ typedef struct tdm_schedule {
     int nactions, actions_cap;
     int *round_end;         /* round r holds actions [round_end[r-1], round_end[r]) */
     int nrounds, rounds_cap;
-    int max_round_messages; /* sends + recvs of the busiest round: sizes the engine's request array */
+    int max_round_messages; /* sends + recvs of the busiest round: sizes the engine's request array (a
+                               shm put counts once per reader, a get once: where the communicator has
+                               no rings the engine runs them as messages) */
     int open_round_messages;
 
     void **tmp;             /* temporary buffers owned by the schedule */
@@ -79,6 +90,11 @@ typedef struct tdm_schedule {
     int torus_ndims, torus_dims[8], torus_form;
     /* One lane of a call built in several (tdm_coll_args.lanes): printed by the dump. 0 of 1 otherwise */
     int lane, nlanes;
+
+    int shm_puts;           /* shm puts so far: the next one's step */
+    int shm_actions;        /* shm puts and gets in all */
+    int shm_cells;          /* the most cells of its ring the call's puts hold at once (set when
+                               finished: its puts, at most TDM_SHM_CALL_CELLS) */
 
     int error;              /* first build error (MPI error class), MPI_SUCCESS if none */
     /* A predefined op on a derived datatype is applied through the one predefined type the datatype
@@ -112,9 +128,44 @@ void tdm_sched_reduce(tdm_schedule *s, const void *in, void *inout, int count, M
                       MPI_Op op);
 void tdm_sched_copy(tdm_schedule *s, const void *src, int src_count, MPI_Datatype src_type, void *dst,
                     int dst_count, MPI_Datatype dst_type);
+/*
+ * Node-aware schedules move data between the ranks of one node through the node's shared segment
+ * (engine/shm_ring.h). A put offers count elements of type at buf to the readers listed (ranks of the
+ * communicator on this rank's node; the array must outlive the schedule: schedule memory, or the
+ * communicator's node layout); it is the writer's step tdm_sched_shm_next_step() at the time. Each
+ * reader takes it with a get naming the writer and that step, copying the data into buf, or with an op
+ * reducing it into buf (buf = data op buf). A put of 0 bytes is a flag: it still counts, as a step and
+ * for its readers.
+ *
+ * Like a message, a put reads buf and a get writes buf some time before its round ends, not when
+ * reached; unlike messages, a round's shm actions are done in the order they were added, each once the
+ * one before is (a get that reduces into a buffer another get of the round reduces into reduces after
+ * it). A put waits for a free cell: a rank's puts go at most TDM_SHM_CALL_CELLS ahead of the gets that
+ * its readers need from it to reach their own. A put's data fits in one cell (tdm_comm_nodes.cell_bytes):
+ * larger data goes in several puts. Data movement between ranks whose datatypes may differ (anything
+ * but a reduction's) goes as bytes, packed where the type is not dense: a put carries the memory image
+ * of its typed data.
+ *
+ * Where the communicator has no rings in the segment (none made, none free, simulation, TANDEM_SHM=off),
+ * the engine runs a put as sends to its readers and a get as a receive, reducing once its round is done:
+ * a reader must get one writer's puts in the order of their steps, so that both transports match alike.
+ */
+/* A call's puts hold at most this many cells at once: half a ring (engine/shm_ring.h admits calls by
+ * it). A builder puts no more than this many ahead of the gets that let its readers go on. */
+#define TDM_SHM_CALL_CELLS 4
+void tdm_sched_shm_put(tdm_schedule *s, const void *buf, int count, MPI_Datatype type, const int *readers,
+                       int nreaders);
+void tdm_sched_shm_get(tdm_schedule *s, void *buf, int count, MPI_Datatype type, int writer, int step);
+void tdm_sched_shm_get_reduce(tdm_schedule *s, void *buf, int count, MPI_Datatype type, MPI_Op op, int writer,
+                              int step);
+static inline int tdm_sched_shm_next_step(const tdm_schedule *s) { return s->shm_puts; }
 /* Appends round r of src to s's open round. The actions point into src's buffers: src must outlive them
  * (the model's view of a call built in lanes, their rounds side by side). */
 void tdm_sched_append_round(tdm_schedule *s, const tdm_schedule *src, int round);
+/* Appends every round of part (built for a group of the communicator's ranks) to s as rounds of its own,
+ * its messages going to map[peer]; s takes over part's temporary memory (part is then destroyed as
+ * usual). Point-to-point actions only. */
+int tdm_sched_adopt(tdm_schedule *s, tdm_schedule *part, const int *map);
 /* Ends the current round (no-op if it is empty). */
 void tdm_sched_round(tdm_schedule *s);
 /* Split-tree builders: the rounds from here on run in the background (first call counts), or from

@@ -47,6 +47,17 @@ static void dump_action(const tdm_action *a, FILE *out)
                 a->src, a->dst_count, type_name(a->dst_type, t2), a->dst);
         repeated(a, out);
         break;
+    case TDM_ACT_SHM_PUT:
+        fprintf(out, "    put    %d x %s from %p, step %d, for rank%s", a->count, type_name(a->type, t1), a->src,
+                a->step, a->nreaders > 1 ? "s" : "");
+        for (int i = 0; i < a->nreaders; i++)
+            fprintf(out, "%s%d", i ? "," : " ", a->readers[i]);
+        fprintf(out, "\n");
+        break;
+    case TDM_ACT_SHM_GET:
+        fprintf(out, "    get    %d x %s %s %p from rank %d's step %d\n", a->count, type_name(a->type, t1),
+                a->op == MPI_OP_NULL ? "into" : "reduced into", a->dst, a->peer, a->step);
+        break;
     }
 }
 

@@ -1,10 +1,12 @@
 #include "select.h"
 
+#include "../algorithms/node_phases.h"
 #include "../base/error.h"
 #include "../base/state.h"
 #include "../model/loggp.h"
 #include "../placement/placement.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,15 +29,16 @@
 #define ALG_LANES(coll, alg, needs) {#alg, #coll "_" #alg, tdm_##coll##_##alg, needs, tdm_##coll##_##alg##_lanes}
 #define COMM TDM_NEEDS_COMMUTATIVE
 #define POF2 TDM_NEEDS_POWER_OF_TWO
+#define NODES TDM_NEEDS_NODES
 
-static const tdm_algorithm barrier_algs[] = {ALG(barrier, dissemination, 0)};
+static const tdm_algorithm barrier_algs[] = {ALG(barrier, dissemination, 0), ALG(barrier, node, NODES)};
 static const tdm_algorithm bcast_algs[] = {ALG(bcast, binomial, 0), ALG(bcast, linear, 0),
-                                           ALG(bcast, scatter_allgather, 0)};
-static const tdm_algorithm reduce_algs[] = {ALG(reduce, binomial, 0), ALG(reduce, linear, 0)};
+                                           ALG(bcast, scatter_allgather, 0), ALG(bcast, node, NODES)};
+static const tdm_algorithm reduce_algs[] = {ALG(reduce, binomial, 0), ALG(reduce, linear, 0), ALG(reduce, node, NODES)};
 static const tdm_algorithm allreduce_algs[] = {
     ALG(allreduce, recursive_doubling, 0), ALG(allreduce, rabenseifner, 0),
     ALG(allreduce, ring, COMM), ALG(allreduce, reduce_bcast, 0), ALG_LANES(allreduce, torus_bucket, COMM),
-    ALG_LANES(allreduce, torus_bucket_uni, COMM)};
+    ALG_LANES(allreduce, torus_bucket_uni, COMM), ALG(allreduce, node, NODES)};
 static const tdm_algorithm gather_algs[] = {ALG(gather, binomial, 0), ALG(gather, linear, 0)};
 static const tdm_algorithm gatherv_algs[] = {ALG(gatherv, linear, 0)};
 static const tdm_algorithm scatter_algs[] = {ALG(scatter, binomial, 0), ALG(scatter, linear, 0)};
@@ -108,14 +111,26 @@ static size_t send_block_bytes(const tdm_coll_args *a) { return (size_t)a->sendc
 
 static int first(const tdm_coll_args *a) { (void)a; return 0; }
 
+/* Node-aware algorithms on their own wherever ranks share a node (and the segment is wanted), except in
+ * split-tree mode, whose trees they are not. */
+static int node_aware(const tdm_coll_args *a) { return a->nodes && a->split_levels < 0 && a->nodes->shm_wanted; }
+
+static int choose_barrier(const tdm_coll_args *a) { return node_aware(a) ? 1 : 0; }
+
+static int choose_reduce(const tdm_coll_args *a) { return node_aware(a) ? 2 : 0; }
+
 static int choose_bcast(const tdm_coll_args *a)
 {
+    if (node_aware(a))
+        return 3;
     return a->size >= 3 && vector_bytes(a) >= BCAST_LONG_BYTES ? 2 : 0;
 }
 
 static int choose_allreduce(const tdm_coll_args *a)
 {
     size_t bytes = vector_bytes(a);
+    if (node_aware(a))
+        return 6;
     if (bytes < ALLREDUCE_SHORT_BYTES && a->split_levels >= 0)
         return 3; /* split-tree mode: the tree form (reduce + bcast), cut between the threads */
     if (bytes < ALLREDUCE_SHORT_BYTES || a->count < a->size)
@@ -183,9 +198,9 @@ typedef struct {
 #define TABLE(name, algs, fallback, choose) {name, algs, (int)(sizeof algs / sizeof algs[0]), fallback, choose}
 
 static const collective_table tables[TDM_NCOLLECTIVES] = {
-    [TDM_COLL_BARRIER] = TABLE("barrier", barrier_algs, 0, first),
+    [TDM_COLL_BARRIER] = TABLE("barrier", barrier_algs, 0, choose_barrier),
     [TDM_COLL_BCAST] = TABLE("bcast", bcast_algs, 0, choose_bcast),
-    [TDM_COLL_REDUCE] = TABLE("reduce", reduce_algs, 0, first),
+    [TDM_COLL_REDUCE] = TABLE("reduce", reduce_algs, 0, choose_reduce),
     [TDM_COLL_ALLREDUCE] = TABLE("allreduce", allreduce_algs, 1, choose_allreduce),
     [TDM_COLL_GATHER] = TABLE("gather", gather_algs, 0, choose_gather),
     [TDM_COLL_GATHERV] = TABLE("gatherv", gatherv_algs, 0, first),
@@ -355,28 +370,75 @@ int tdm_select_lanes(const tdm_algorithm *alg, const tdm_coll_args *a, int most,
     return lanes;
 }
 
-static int can_serve(const tdm_algorithm *alg, const tdm_coll_args *a)
+/* Why a node-aware algorithm cannot serve a call (NULL if it can): ranks that share no node; a
+ * non-commutative op where nodes do not hold consecutive ranks; an element larger than a cell; a bcast
+ * whose bytes pass INT_MAX (it moves them as bytes). */
+static const char *nodes_refuse(const tdm_coll_args *a)
+{
+    if (!a->nodes)
+        return "no ranks share a node";
+    if (a->kind == TDM_COLL_REDUCE || a->kind == TDM_COLL_ALLREDUCE) {
+        if (!a->commutative && !a->nodes->in_rank_order)
+            return "non-commutative op, and nodes do not hold consecutive ranks";
+        if (!tdm_node_fits(a->nodes, &a->dtype))
+            return "one element of the datatype is larger than a shared-memory cell";
+    }
+    if (a->kind == TDM_COLL_BCAST && (long long)a->count * a->dtype.size > INT_MAX)
+        return "more than INT_MAX bytes";
+    return NULL;
+}
+
+static const char *cannot_serve(const tdm_algorithm *alg, const tdm_coll_args *a)
 {
     if ((alg->needs & TDM_NEEDS_COMMUTATIVE) && !a->commutative)
-        return 0;
+        return "non-commutative op";
     if ((alg->needs & TDM_NEEDS_POWER_OF_TWO) && (a->size & (a->size - 1)) != 0)
-        return 0;
-    return 1;
+        return "communicator size not a power of two";
+    if (alg->needs & TDM_NEEDS_NODES)
+        return nodes_refuse(a);
+    return NULL;
 }
+
+static int can_serve(const tdm_algorithm *alg, const tdm_coll_args *a) { return cannot_serve(alg, a) == NULL; }
 
 const tdm_algorithm *tdm_select(const tdm_coll_args *a)
 {
     const collective_table *t = &tables[a->kind];
     int i = forced[a->kind] ? forced[a->kind] - 1 : t->choose(a);
-    if (can_serve(&t->algs[i], a))
+    const char *why = cannot_serve(&t->algs[i], a);
+    if (!why)
         return &t->algs[i];
-    if (tdm_global.verbose && !(fallback_reported[a->kind] & (1u << i))) {
+    /* the automatic choice of a node-aware algorithm falls back quietly: it is tried on every call */
+    if (tdm_global.verbose && forced[a->kind] && !(fallback_reported[a->kind] & (1u << i))) {
         fallback_reported[a->kind] |= 1u << i;
-        fprintf(stderr, "tandem: %s cannot serve this call (%s); using %s\n", t->algs[i].full_name,
-                (t->algs[i].needs & TDM_NEEDS_COMMUTATIVE) && !a->commutative
-                    ? "non-commutative op"
-                    : "communicator size not a power of two",
+        fprintf(stderr, "tandem: %s cannot serve this call (%s); using %s\n", t->algs[i].full_name, why,
                 t->algs[t->fallback].full_name);
     }
+    if (!forced[a->kind] && (t->algs[i].needs & TDM_NEEDS_NODES)) { /* the choice without nodes */
+        tdm_coll_args flat = *a;
+        flat.nodes = NULL;
+        i = t->choose(&flat);
+        if (can_serve(&t->algs[i], a))
+            return &t->algs[i];
+    }
     return &t->algs[t->fallback];
+}
+
+void tdm_select_across_nodes(tdm_coll_args *a)
+{
+    tdm_coll_args among = *a;
+    among.rank = a->nodes->node_of[a->rank];
+    among.size = a->nodes->nnodes;
+    among.nodes = NULL;
+    among.split_levels = -1;
+    among.torus_ndims = 0;
+    among.torus_network = 0;
+    among.lanes = 0;
+    if (a->kind == TDM_COLL_BCAST) { /* it moves bytes */
+        among.count = a->count * a->dtype.size;
+        among.datatype = MPI_BYTE;
+    }
+    const collective_table *t = &tables[a->kind];
+    int i = t->choose(&among);
+    a->across_nodes = can_serve(&t->algs[i], &among) ? t->algs[i].build : t->algs[t->fallback].build;
 }

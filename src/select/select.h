@@ -20,11 +20,15 @@ typedef struct tdm_algorithm {
 
 #define TDM_NEEDS_COMMUTATIVE 1u
 #define TDM_NEEDS_POWER_OF_TWO 2u
+#define TDM_NEEDS_NODES 4u /* node-aware: ranks sharing nodes (tdm_coll_args.nodes), see select.c */
 
 /* Reads TANDEM_<COLLECTIVE> for every collective; MPI_ERR_ARG (and a message) on unknown names. */
 int tdm_select_init_from_env(const char *fn);
 /* The algorithm for a call. */
 const tdm_algorithm *tdm_select(const tdm_coll_args *a);
+/* A node-aware algorithm was selected: the algorithm of its phase among one rank per node, chosen for
+ * that phase's call (a->across_nodes). */
+void tdm_select_across_nodes(tdm_coll_args *a);
 /* Forces an algorithm by name ("auto" restores the automatic choice); the names known, space separated. */
 int tdm_select_force(const char *fn, const char *collective, const char *algorithm);
 const char *tdm_select_names(const char *collective);

@@ -10,12 +10,13 @@
 #include "../model/cpu_overhead.h"
 
 /* The collective named ("allreduce") on p ranks with `bytes` (as tdm_call_args_init takes them), by
- * `algorithm` ("ring"; NULL: selection's choice for the call), on the torus (NULL: a 2-D grid), with the
+ * `algorithm` ("ring"; NULL: selection's choice for the call), on nodes of per_node consecutive ranks
+ * (1: every rank alone on its node), on the torus (NULL: a 2-D grid), with the
  * table, costs and work of tdm_cpu_estimate_of. out->algorithm names the algorithm costed. MPI_ERR_ARG
  * for an unknown collective or an algorithm it does not have; else as tdm_call_args_init and
  * tdm_cpu_estimate_of. */
-int tdm_select_estimate(const char *collective, const char *algorithm, int p, double bytes, const tdm_loggp *m,
-                        const tdm_torus *torus, const tdm_loggp_params *table, const tdm_cpu_costs *costs,
+int tdm_select_estimate(const char *collective, const char *algorithm, int p, int per_node, double bytes,
+                        const tdm_loggp *m, const tdm_torus *torus, const tdm_loggp_params *table, const tdm_cpu_costs *costs,
                         tdm_rank_work *work, tdm_cpu_estimate *out);
 
 #endif

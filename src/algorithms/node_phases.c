@@ -1,0 +1,151 @@
+#include "node_phases.h"
+
+#include <limits.h>
+
+tdm_node_view tdm_node_view_of(const tdm_comm_nodes *l, int rank)
+{
+    int node = l->node_of[rank];
+    return (tdm_node_view){.node = node, .local = l->local[rank], .n = tdm_node_ranks(l, node),
+                           .members = tdm_node_members(l, node), .leader = tdm_node_members(l, node)[0]};
+}
+
+int tdm_node_fits(const tdm_comm_nodes *l, const tdm_typeinfo *t)
+{
+    return t->true_extent >= 0 && (size_t)t->true_extent <= l->cell_bytes;
+}
+
+int tdm_node_chunk(const tdm_comm_nodes *l, const tdm_typeinfo *t)
+{
+    if (!tdm_node_fits(l, t) || t->extent <= 0)
+        return 1;
+    size_t elems = (l->cell_bytes - (size_t)t->true_extent) / (size_t)t->extent + 1;
+    return elems > INT_MAX ? INT_MAX : (int)elems;
+}
+
+const int *tdm_node_followers(tdm_schedule *s, const tdm_node_view *v)
+{
+    int *followers = tdm_sched_tmp(s, sizeof(int) * (size_t)(v->n > 1 ? v->n - 1 : 1));
+    for (int i = 1; followers && i < v->n; i++)
+        followers[i - 1] = v->members[i];
+    return followers;
+}
+
+/* Element offset c * chunk of a buffer of type t. */
+static void *chunk_at(const void *buf, const tdm_typeinfo *t, int chunk, int c)
+{
+    return tdm_elem(buf, t, (MPI_Aint)chunk * c);
+}
+
+static int chunks_of(int count, int chunk) { return count == 0 ? 1 : (count + chunk - 1) / chunk; }
+static int chunk_count(int count, int chunk, int c) { return count - c * chunk < chunk ? count - c * chunk : chunk; }
+
+void tdm_node_reduce(tdm_schedule *s, const tdm_coll_args *a, const tdm_node_view *v, tdm_node_steps *steps,
+                     const void *input, void *acc, int count)
+{
+    const tdm_typeinfo *t = &a->dtype;
+    int chunk = tdm_node_chunk(a->nodes, t), chunks = chunks_of(count, chunk);
+    if (a->rank != v->leader) {
+        for (int c = 0; c < chunks; c++)
+            tdm_sched_shm_put(s, chunk_at(input, t, chunk, c), chunk_count(count, chunk, c), a->datatype, v->members, 1);
+        tdm_sched_round(s);
+    } else if (a->commutative) {
+        /* the leader's own first, then the others' as they come, highest rank first */
+        if (acc != input)
+            tdm_sched_copy(s, input, count, a->datatype, acc, count, a->datatype);
+        for (int c = 0; c < chunks; c++)
+            for (int i = v->n - 1; i >= 1; i--)
+                tdm_sched_shm_get_reduce(s, chunk_at(acc, t, chunk, c), chunk_count(count, chunk, c), a->datatype, a->op,
+                                         v->members[i], steps->member + c);
+        tdm_sched_round(s);
+    } else if (v->n > 1) {
+        /* rank order: x0 op (x1 op (... op x_last)), folded from the highest rank down, the leader's
+         * own (x0) last; into scratch where acc is the input */
+        void *work = acc == input ? tdm_tmp_elems(s, t, count) : acc;
+        for (int c = 0; c < chunks; c++) {
+            void *at = chunk_at(work, t, chunk, c);
+            int n = chunk_count(count, chunk, c);
+            tdm_sched_shm_get(s, at, n, a->datatype, v->members[v->n - 1], steps->member + c);
+            for (int i = v->n - 2; i >= 1; i--)
+                tdm_sched_shm_get_reduce(s, at, n, a->datatype, a->op, v->members[i], steps->member + c);
+        }
+        tdm_sched_round(s);
+        tdm_sched_reduce(s, input, work, count, a->datatype, a->op);
+        tdm_sched_round(s);
+        if (work != acc) {
+            tdm_sched_copy(s, work, count, a->datatype, acc, count, a->datatype);
+            tdm_sched_round(s);
+        }
+    } else if (acc != input) {
+        tdm_sched_copy(s, input, count, a->datatype, acc, count, a->datatype);
+    }
+    if (v->n > 1)
+        steps->member += chunks;
+}
+
+void tdm_node_bcast(tdm_schedule *s, const tdm_coll_args *a, const tdm_node_view *v, tdm_node_steps *steps,
+                    void *buf, int count, MPI_Datatype type, const tdm_typeinfo *t)
+{
+    if (v->n == 1)
+        return;
+    int chunk = tdm_node_chunk(a->nodes, t), chunks = chunks_of(count, chunk);
+    if (a->rank == v->leader) {
+        const int *followers = tdm_node_followers(s, v);
+        for (int c = 0; c < chunks; c++)
+            tdm_sched_shm_put(s, chunk_at(buf, t, chunk, c), chunk_count(count, chunk, c), type, followers, v->n - 1);
+    } else {
+        for (int c = 0; c < chunks; c++)
+            tdm_sched_shm_get(s, chunk_at(buf, t, chunk, c), chunk_count(count, chunk, c), type, v->leader,
+                              steps->leader + c);
+    }
+    tdm_sched_round(s);
+    steps->leader += chunks;
+}
+
+void tdm_node_allreduce_all(tdm_schedule *s, const tdm_coll_args *a, const tdm_node_view *v, tdm_node_steps *steps,
+                            const void *input, void *acc, int count)
+{
+    const tdm_typeinfo *t = &a->dtype;
+    int chunk = tdm_node_chunk(a->nodes, t), chunks = chunks_of(count, chunk);
+    if (acc == input) { /* the gets write acc while, as messages, the puts may still read it */
+        void *copy = tdm_tmp_elems(s, t, count);
+        tdm_sched_copy(s, input, count, a->datatype, copy, count, a->datatype);
+        tdm_sched_round(s);
+        input = copy;
+    }
+    /* Each rank reads every rank's chunk, its own too, and folds them in rank order from the highest
+     * down: every rank computes the same result. Its puts go a few chunks ahead of its gets. */
+    int ahead = TDM_SHM_CALL_CELLS - 1;
+    for (int c = 0; c < chunks && c < ahead; c++)
+        tdm_sched_shm_put(s, chunk_at(input, t, chunk, c), chunk_count(count, chunk, c), a->datatype, v->members, v->n);
+    for (int c = 0; c < chunks; c++) {
+        void *at = chunk_at(acc, t, chunk, c);
+        int n = chunk_count(count, chunk, c);
+        for (int i = v->n - 1; i >= 0; i--) {
+            int writer = v->members[i], step = (writer == v->leader ? steps->leader : steps->member) + c;
+            if (i == v->n - 1)
+                tdm_sched_shm_get(s, at, n, a->datatype, writer, step);
+            else
+                tdm_sched_shm_get_reduce(s, at, n, a->datatype, a->op, writer, step);
+        }
+        if (c + ahead < chunks)
+            tdm_sched_shm_put(s, chunk_at(input, t, chunk, c + ahead), chunk_count(count, chunk, c + ahead), a->datatype,
+                              v->members, v->n);
+    }
+    tdm_sched_round(s);
+    steps->leader += chunks;
+    steps->member += chunks;
+}
+
+int tdm_node_among(tdm_schedule *s, const tdm_coll_args *sub, tdm_algorithm_fn build, const int *ranks)
+{
+    tdm_schedule part;
+    tdm_sched_init(&part, s->algorithm, sub->rank, sub->size);
+    part.reduce_basic = s->reduce_basic;
+    int rc = build(&part, sub);
+    if (rc == MPI_SUCCESS)
+        rc = tdm_sched_adopt(s, &part, ranks);
+    tdm_sched_destroy(&part);
+    if (rc != MPI_SUCCESS && s->error == MPI_SUCCESS)
+        s->error = rc;
+    return rc;
+}

@@ -1,0 +1,278 @@
+#include "shm_ring.h"
+
+#include "local_copy.h"
+#include "local_reduce.h"
+#include "node.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A cell. Line 0 is the readers' (their count of reads); from line 1 on, the writer's: the flag, the
+ * name, and the payload, whose first 32 bytes share the flag's line. */
+typedef struct cell {
+    _Atomic uint32_t reads;
+    char readers_line[60];
+    _Atomic uint64_t state;  /* odd while the writer fills it; even once published (0: never used) */
+    _Atomic uint64_t call;
+    _Atomic uint32_t step;
+    _Atomic uint32_t readers;
+    char name_pad[8];
+    /* payload from here (TDM_SHM_CELL_HEADER_BYTES) */
+} cell;
+
+/* A ring: its communicator's id (0: free), then its cells. */
+typedef struct ring {
+    _Atomic uint64_t id;
+    _Atomic uint32_t retiring; /* released while some cell was unread: free once all are */
+    char pad[52];
+} ring;
+
+_Static_assert(sizeof(cell) == TDM_SHM_CELL_HEADER_BYTES, "cell header");
+_Static_assert(sizeof(ring) == 64, "ring header");
+
+struct tdm_shm_comm {
+    uint64_t id;
+    ring *mine;
+    int size;
+    const int *world;
+    _Atomic(ring *) *rings; /* [size]: each process's ring, found on first use */
+    _Atomic unsigned next;  /* the cell a put tries first */
+    _Atomic uint64_t serving;  /* the ticket admitted next */
+    _Atomic int reserved;      /* cells the calls admitted and not finished may hold */
+};
+
+static size_t cell_stride(size_t cell_bytes) { return (TDM_SHM_CELL_HEADER_BYTES + cell_bytes + 63) / 64 * 64; }
+
+size_t tdm_shm_ring_bytes(size_t cell_bytes) { return sizeof(ring) + TDM_SHM_RING_CELLS * cell_stride(cell_bytes); }
+
+static cell *cell_at(ring *r, int i)
+{
+    return (cell *)((char *)(r + 1) + (size_t)i * cell_stride(tdm_node_cell_bytes()));
+}
+
+static char *payload(cell *c) { return (char *)c + TDM_SHM_CELL_HEADER_BYTES; }
+
+static ring *ring_at(void *part, int i) { return (ring *)((char *)part + (size_t)i * tdm_shm_ring_bytes(tdm_node_cell_bytes())); }
+
+static void clear_ring(ring *r)
+{
+    for (int i = 0; i < TDM_SHM_RING_CELLS; i++) {
+        cell *c = cell_at(r, i);
+        atomic_store_explicit(&c->reads, 0, memory_order_relaxed);
+        atomic_store_explicit(&c->readers, 0, memory_order_relaxed);
+        atomic_store_explicit(&c->state, 0, memory_order_relaxed);
+    }
+    atomic_store_explicit(&r->retiring, 0, memory_order_relaxed);
+}
+
+void tdm_shm_part_clear(void *part, int rings, size_t cell_bytes)
+{
+    (void)cell_bytes; /* the node's: cell_at reads it */
+    for (int i = 0; i < rings; i++) {
+        ring *r = ring_at(part, i);
+        clear_ring(r);
+        atomic_store_explicit(&r->id, 0, memory_order_release);
+    }
+}
+
+/* Every cell the writer published has been read by all its readers (the writer's view). */
+static int cell_free(cell *c)
+{
+    uint32_t readers = atomic_load_explicit(&c->readers, memory_order_relaxed);
+    return atomic_load_explicit(&c->reads, memory_order_acquire) >= readers;
+}
+
+static int ring_all_read(ring *r)
+{
+    for (int i = 0; i < TDM_SHM_RING_CELLS; i++)
+        if (!cell_free(cell_at(r, i)))
+            return 0;
+    return 1;
+}
+
+/* Application threads may create and free communicators at once: the part's rings change under this. */
+static pthread_mutex_t part_lock = PTHREAD_MUTEX_INITIALIZER;
+
+tdm_shm_comm *tdm_shm_comm_reserve(int size, const int *world)
+{
+    int me;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    void *part = tdm_node_part(me);
+    if (!part)
+        return NULL;
+    tdm_shm_comm *c = calloc(1, sizeof *c);
+    if (c)
+        c->rings = calloc((size_t)size, sizeof *c->rings);
+    if (!c || !c->rings) {
+        free(c);
+        return NULL;
+    }
+    pthread_mutex_lock(&part_lock);
+    for (int i = 0; i < tdm_node_rings_per_part() && !c->mine; i++) {
+        ring *r = ring_at(part, i);
+        uint64_t id = atomic_load_explicit(&r->id, memory_order_relaxed);
+        if (id == 0 || (atomic_load_explicit(&r->retiring, memory_order_relaxed) && ring_all_read(r))) {
+            /* named "taken" until the id is agreed: no reader looks for UINT64_MAX */
+            atomic_store_explicit(&r->id, UINT64_MAX, memory_order_relaxed);
+            clear_ring(r);
+            c->mine = r;
+        }
+    }
+    pthread_mutex_unlock(&part_lock);
+    if (!c->mine) {
+        free(c->rings);
+        free(c);
+        return NULL;
+    }
+    c->size = size;
+    c->world = world;
+    return c;
+}
+
+void tdm_shm_comm_publish(tdm_shm_comm *c, uint64_t id)
+{
+    c->id = id;
+    atomic_store_explicit(&c->mine->id, id, memory_order_release);
+}
+
+void tdm_shm_comm_release(tdm_shm_comm *c)
+{
+    if (!c)
+        return;
+    pthread_mutex_lock(&part_lock);
+    if (ring_all_read(c->mine))
+        atomic_store_explicit(&c->mine->id, 0, memory_order_release);
+    else /* a reader still has a cell to read: the ring keeps its id until then */
+        atomic_store_explicit(&c->mine->retiring, 1, memory_order_relaxed);
+    pthread_mutex_unlock(&part_lock);
+    free(c->rings);
+    free(c);
+}
+
+/* The ring of rank r of the communicator, found in its part by the communicator's id; NULL while its
+ * process has not published it yet. */
+static ring *ring_of(tdm_shm_comm *c, int r)
+{
+    ring *found = atomic_load_explicit(&c->rings[r], memory_order_relaxed);
+    if (found)
+        return found;
+    void *part = tdm_node_part(c->world[r]);
+    for (int i = 0; part && i < tdm_node_rings_per_part(); i++) {
+        ring *x = ring_at(part, i);
+        if (atomic_load_explicit(&x->id, memory_order_acquire) == c->id) {
+            atomic_store_explicit(&c->rings[r], x, memory_order_relaxed);
+            return x;
+        }
+    }
+    return NULL;
+}
+
+/* The memory image of count elements of type at buf: from its first byte, image_bytes long. A dense type
+ * is a memcpy; any other goes through MPI_Pack, element by element as MPI lays them out. */
+static int copy_image(const void *src, void *dst, const tdm_action *a, MPI_Comm comm)
+{
+    if (a->plain_bytes >= 0) {
+        if (a->plain_bytes > 0) /* a barrier's flag carries nothing, from NULL */
+            memcpy(dst, src, (size_t)a->plain_bytes);
+        return MPI_SUCCESS;
+    }
+    tdm_action copy = {.kind = TDM_ACT_COPY, .src = src, .count = a->count, .type = a->type, .dst = dst,
+                       .dst_count = a->count, .dst_type = a->type, .repeat = 1, .plain_bytes = -1};
+    return tdm_local_copy_any(&copy, comm);
+}
+
+int tdm_shm_put(tdm_shm_comm *c, uint64_t call, const tdm_action *a, MPI_Comm comm, tdm_shm_holds *holds, int most,
+                int *error)
+{
+    for (int i = 0; i < holds->n;) /* the call's cells read since: no longer its */
+        if (cell_free(holds->cells[i]))
+            holds->cells[i] = holds->cells[--holds->n];
+        else
+            i++;
+    if (holds->n >= most && holds->n > 0)
+        return 0;
+    cell *mine = NULL;
+    uint64_t state = 0;
+    unsigned first = atomic_load_explicit(&c->next, memory_order_relaxed);
+    for (unsigned k = 0; k < TDM_SHM_RING_CELLS && !mine; k++) {
+        cell *x = cell_at(c->mine, (int)((first + k) % TDM_SHM_RING_CELLS));
+        state = atomic_load_explicit(&x->state, memory_order_relaxed);
+        /* lanes of a call on other threads may put into the ring too: the odd state claims the cell */
+        if (!(state & 1) && cell_free(x) &&
+            atomic_compare_exchange_strong_explicit(&x->state, &state, state + 1, memory_order_acquire,
+                                                    memory_order_relaxed)) {
+            mine = x;
+            atomic_store_explicit(&c->next, first + k + 1, memory_order_relaxed);
+        }
+    }
+    if (!mine)
+        return 0; /* every cell waits for a reader */
+    atomic_store_explicit(&mine->call, call, memory_order_relaxed);
+    atomic_store_explicit(&mine->step, (uint32_t)a->step, memory_order_relaxed);
+    atomic_store_explicit(&mine->reads, 0, memory_order_relaxed);
+    atomic_store_explicit(&mine->readers, (uint32_t)a->nreaders, memory_order_relaxed);
+    *error = copy_image((const char *)a->src, payload(mine) - a->image_lb, a, comm);
+    atomic_store_explicit(&mine->state, state + 2, memory_order_release);
+    if (holds->n < TDM_SHM_CALL_CELLS)
+        holds->cells[holds->n++] = mine;
+    return 1;
+}
+
+/* The writer's published cell of (call, step) in ring r, or NULL. A cell's name is read between two
+ * loads of its flag, which must agree (the writer may be refilling a cell meant for others). */
+static cell *find_cell(ring *r, uint64_t call, int step)
+{
+    for (int i = 0; i < TDM_SHM_RING_CELLS; i++) {
+        cell *x = cell_at(r, i);
+        uint64_t before = atomic_load_explicit(&x->state, memory_order_acquire);
+        if (before == 0 || (before & 1))
+            continue;
+        uint64_t named = atomic_load_explicit(&x->call, memory_order_relaxed);
+        uint32_t at = atomic_load_explicit(&x->step, memory_order_relaxed);
+        atomic_thread_fence(memory_order_acquire);
+        if (named == call && at == (uint32_t)step && atomic_load_explicit(&x->state, memory_order_relaxed) == before)
+            return x;
+    }
+    return NULL;
+}
+
+int tdm_shm_get(tdm_shm_comm *c, uint64_t call, const tdm_action *a, MPI_Comm comm, int *error)
+{
+    ring *r = ring_of(c, a->peer);
+    cell *x = r ? find_cell(r, call, a->step) : NULL;
+    if (!x)
+        return 0;
+    const char *data = payload(x) - a->image_lb;
+    if (a->op == MPI_OP_NULL) {
+        *error = copy_image(data, a->dst, a, comm);
+    } else {
+        tdm_action reduce = *a;
+        reduce.kind = TDM_ACT_REDUCE;
+        reduce.src = data;
+        reduce.repeat = 1;
+        *error = tdm_local_reduce(&reduce, comm);
+    }
+    atomic_fetch_add_explicit(&x->reads, 1, memory_order_release);
+    return 1;
+}
+
+int tdm_shm_admit(tdm_shm_comm *c, uint64_t ticket, int cells)
+{
+    if (atomic_load_explicit(&c->serving, memory_order_acquire) != ticket)
+        return 0;
+    int held = atomic_load_explicit(&c->reserved, memory_order_acquire);
+    do {
+        if (held + cells > TDM_SHM_RING_CELLS && held > 0)
+            return 0; /* a call that needs more than a ring (never: builders keep within it) waits alone */
+    } while (!atomic_compare_exchange_weak_explicit(&c->reserved, &held, held + cells, memory_order_acq_rel,
+                                                    memory_order_acquire));
+    atomic_store_explicit(&c->serving, ticket + 1, memory_order_release);
+    return 1;
+}
+
+void tdm_shm_leave(tdm_shm_comm *c, int cells)
+{
+    atomic_fetch_sub_explicit(&c->reserved, cells, memory_order_acq_rel);
+}
