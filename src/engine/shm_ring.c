@@ -9,16 +9,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A cell. Line 0 is the readers' (their count of reads); from line 1 on, the writer's: the flag, the
- * name, and the payload, whose first 32 bytes share the flag's line. */
+/* A cell. Line 0 is the readers' (their count of reads, over every time the cell was published); from
+ * line 1 on, the writer's: the flag, the name, and the payload, whose first 32 bytes share the flag's
+ * line. The writer never writes line 0 and the readers never write the others: each line crosses
+ * between cores once per publication, the readers' while nobody waits for it. */
 typedef struct cell {
-    _Atomic uint32_t reads;
-    char readers_line[60];
+    _Atomic uint64_t reads;
+    char readers_line[56];
     _Atomic uint64_t state;  /* odd while the writer fills it; even once published (0: never used) */
     _Atomic uint64_t call;
     _Atomic uint32_t step;
     _Atomic uint32_t readers;
-    char name_pad[8];
+    _Atomic uint64_t all_read; /* reads once every reader of this publication has read it */
     /* payload from here (TDM_SHM_CELL_HEADER_BYTES) */
 } cell;
 
@@ -38,6 +40,7 @@ struct tdm_shm_comm {
     int size;
     const int *world;
     _Atomic(ring *) *rings; /* [size]: each process's ring, found on first use */
+    _Atomic unsigned *look; /* [size]: where a get looks first in each ring (after the cell found last) */
     _Atomic unsigned next;  /* the cell a put tries first */
     _Atomic uint64_t serving;  /* the ticket admitted next */
     _Atomic int reserved;      /* cells the calls admitted and not finished may hold */
@@ -61,6 +64,7 @@ static void clear_ring(ring *r)
     for (int i = 0; i < TDM_SHM_RING_CELLS; i++) {
         cell *c = cell_at(r, i);
         atomic_store_explicit(&c->reads, 0, memory_order_relaxed);
+        atomic_store_explicit(&c->all_read, 0, memory_order_relaxed);
         atomic_store_explicit(&c->readers, 0, memory_order_relaxed);
         atomic_store_explicit(&c->state, 0, memory_order_relaxed);
     }
@@ -77,12 +81,11 @@ void tdm_shm_part_clear(void *part, int rings, size_t cell_bytes)
     }
 }
 
-/* Every cell the writer published has been read by all its readers (the writer's view). */
-static int cell_free(cell *c)
-{
-    uint32_t readers = atomic_load_explicit(&c->readers, memory_order_relaxed);
-    return atomic_load_explicit(&c->reads, memory_order_acquire) >= readers;
-}
+/* The reads of c reached `until` (the writer's view). */
+static int read_until(cell *c, uint64_t until) { return atomic_load_explicit(&c->reads, memory_order_acquire) >= until; }
+
+/* Every reader of every publication of c has read it. */
+static int cell_free(cell *c) { return read_until(c, atomic_load_explicit(&c->all_read, memory_order_relaxed)); }
 
 static int ring_all_read(ring *r)
 {
@@ -103,9 +106,13 @@ tdm_shm_comm *tdm_shm_comm_reserve(int size, const int *world)
     if (!part)
         return NULL;
     tdm_shm_comm *c = calloc(1, sizeof *c);
-    if (c)
+    if (c) {
         c->rings = calloc((size_t)size, sizeof *c->rings);
-    if (!c || !c->rings) {
+        c->look = calloc((size_t)size, sizeof *c->look);
+    }
+    if (!c || !c->rings || !c->look) {
+        if (c)
+            free(c->rings);
         free(c);
         return NULL;
     }
@@ -123,6 +130,7 @@ tdm_shm_comm *tdm_shm_comm_reserve(int size, const int *world)
     pthread_mutex_unlock(&part_lock);
     if (!c->mine) {
         free(c->rings);
+        free(c->look);
         free(c);
         return NULL;
     }
@@ -148,6 +156,7 @@ void tdm_shm_comm_release(tdm_shm_comm *c)
         atomic_store_explicit(&c->mine->retiring, 1, memory_order_relaxed);
     pthread_mutex_unlock(&part_lock);
     free(c->rings);
+    free(c->look);
     free(c);
 }
 
@@ -187,10 +196,13 @@ int tdm_shm_put(tdm_shm_comm *c, uint64_t call, const tdm_action *a, MPI_Comm co
                 int *error)
 {
     for (int i = 0; i < holds->n;) /* the call's cells read since: no longer its */
-        if (cell_free(holds->cells[i]))
-            holds->cells[i] = holds->cells[--holds->n];
-        else
+        if (read_until(holds->cells[i], holds->until[i])) {
+            holds->n--;
+            holds->cells[i] = holds->cells[holds->n];
+            holds->until[i] = holds->until[holds->n];
+        } else {
             i++;
+        }
     if (holds->n >= most && holds->n > 0)
         return 0;
     cell *mine = NULL;
@@ -209,31 +221,42 @@ int tdm_shm_put(tdm_shm_comm *c, uint64_t call, const tdm_action *a, MPI_Comm co
     }
     if (!mine)
         return 0; /* every cell waits for a reader */
+    uint64_t all_read = atomic_load_explicit(&mine->all_read, memory_order_relaxed) + (uint64_t)a->nreaders;
     atomic_store_explicit(&mine->call, call, memory_order_relaxed);
     atomic_store_explicit(&mine->step, (uint32_t)a->step, memory_order_relaxed);
-    atomic_store_explicit(&mine->reads, 0, memory_order_relaxed);
     atomic_store_explicit(&mine->readers, (uint32_t)a->nreaders, memory_order_relaxed);
+    atomic_store_explicit(&mine->all_read, all_read, memory_order_relaxed);
     *error = copy_image((const char *)a->src, payload(mine) - a->image_lb, a, comm);
     atomic_store_explicit(&mine->state, state + 2, memory_order_release);
-    if (holds->n < TDM_SHM_CALL_CELLS)
-        holds->cells[holds->n++] = mine;
+    if (holds->n < TDM_SHM_CALL_CELLS) {
+        holds->cells[holds->n] = mine;
+        holds->until[holds->n++] = all_read;
+    }
+    /* the next put looks at the next cell's reads: fetched now, while nobody waits for it */
+    __builtin_prefetch(cell_at(c->mine, (int)(atomic_load_explicit(&c->next, memory_order_relaxed) % TDM_SHM_RING_CELLS)));
     return 1;
 }
 
 /* The writer's published cell of (call, step) in ring r, or NULL. A cell's name is read between two
- * loads of its flag, which must agree (the writer may be refilling a cell meant for others). */
-static cell *find_cell(ring *r, uint64_t call, int step)
+ * loads of its flag, which must agree (the writer may be refilling a cell meant for others). The writer
+ * takes its cells in turn, so the search starts after the cell this reader found last in that ring
+ * (*look): each cell looked at is a cache line the writer's core holds. */
+static cell *find_cell(ring *r, _Atomic unsigned *look, uint64_t call, int step)
 {
-    for (int i = 0; i < TDM_SHM_RING_CELLS; i++) {
-        cell *x = cell_at(r, i);
+    unsigned first = atomic_load_explicit(look, memory_order_relaxed);
+    for (unsigned k = 0; k < TDM_SHM_RING_CELLS; k++) {
+        unsigned i = (first + k) % TDM_SHM_RING_CELLS;
+        cell *x = cell_at(r, (int)i);
         uint64_t before = atomic_load_explicit(&x->state, memory_order_acquire);
         if (before == 0 || (before & 1))
             continue;
         uint64_t named = atomic_load_explicit(&x->call, memory_order_relaxed);
         uint32_t at = atomic_load_explicit(&x->step, memory_order_relaxed);
         atomic_thread_fence(memory_order_acquire);
-        if (named == call && at == (uint32_t)step && atomic_load_explicit(&x->state, memory_order_relaxed) == before)
+        if (named == call && at == (uint32_t)step && atomic_load_explicit(&x->state, memory_order_relaxed) == before) {
+            atomic_store_explicit(look, i + 1, memory_order_relaxed);
             return x;
+        }
     }
     return NULL;
 }
@@ -241,7 +264,7 @@ static cell *find_cell(ring *r, uint64_t call, int step)
 int tdm_shm_get(tdm_shm_comm *c, uint64_t call, const tdm_action *a, MPI_Comm comm, int *error)
 {
     ring *r = ring_of(c, a->peer);
-    cell *x = r ? find_cell(r, call, a->step) : NULL;
+    cell *x = r ? find_cell(r, &c->look[a->peer], call, a->step) : NULL;
     if (!x)
         return 0;
     const char *data = payload(x) - a->image_lb;
@@ -254,7 +277,12 @@ int tdm_shm_get(tdm_shm_comm *c, uint64_t call, const tdm_action *a, MPI_Comm co
         reduce.repeat = 1;
         *error = tdm_local_reduce(&reduce, comm);
     }
-    atomic_fetch_add_explicit(&x->reads, 1, memory_order_release);
+    /* a sole reader stores the count: unlike an atomic add, a store does not stall this core for the
+     * line (the writer counted the reads of the cell's earlier publications before it refilled it) */
+    if (atomic_load_explicit(&x->readers, memory_order_relaxed) == 1)
+        atomic_store_explicit(&x->reads, atomic_load_explicit(&x->all_read, memory_order_relaxed), memory_order_release);
+    else
+        atomic_fetch_add_explicit(&x->reads, 1, memory_order_release);
     return 1;
 }
 

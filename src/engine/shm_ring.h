@@ -51,6 +51,7 @@ void tdm_shm_comm_release(tdm_shm_comm *c);
  */
 typedef struct tdm_shm_holds {
     void *cells[TDM_SHM_CALL_CELLS]; /* the call's cells not known to be read */
+    uint64_t until[TDM_SHM_CALL_CELLS]; /* each cell's count of reads once the call's put is read */
     int n;
 } tdm_shm_holds;
 int tdm_shm_admit(tdm_shm_comm *c, uint64_t ticket, int cells);
