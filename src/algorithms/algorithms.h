@@ -35,10 +35,12 @@ int tdm_allreduce_node(tdm_schedule *s, const tdm_coll_args *a);
 
 int tdm_gather_binomial(tdm_schedule *s, const tdm_coll_args *a);
 int tdm_gather_linear(tdm_schedule *s, const tdm_coll_args *a);
+int tdm_gather_node(tdm_schedule *s, const tdm_coll_args *a);
 int tdm_gatherv_linear(tdm_schedule *s, const tdm_coll_args *a);
 
 int tdm_scatter_binomial(tdm_schedule *s, const tdm_coll_args *a);
 int tdm_scatter_linear(tdm_schedule *s, const tdm_coll_args *a);
+int tdm_scatter_node(tdm_schedule *s, const tdm_coll_args *a);
 int tdm_scatterv_linear(tdm_schedule *s, const tdm_coll_args *a);
 
 int tdm_allgather_bruck(tdm_schedule *s, const tdm_coll_args *a);
@@ -50,6 +52,7 @@ int tdm_allgather_torus_bucket_uni_lanes(const tdm_coll_args *a, int threads, in
 int tdm_allgather_torus_bucket_halfway(tdm_schedule *s, const tdm_coll_args *a);
 int tdm_allgather_torus_bucket_halfway_lanes(const tdm_coll_args *a, int threads, int *per_thread);
 int tdm_allgather_recursive_doubling(tdm_schedule *s, const tdm_coll_args *a);
+int tdm_allgather_node(tdm_schedule *s, const tdm_coll_args *a);
 int tdm_allgatherv_ring(tdm_schedule *s, const tdm_coll_args *a);
 int tdm_allgatherv_linear(tdm_schedule *s, const tdm_coll_args *a);
 

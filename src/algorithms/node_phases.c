@@ -136,8 +136,106 @@ void tdm_node_allreduce_all(tdm_schedule *s, const tdm_coll_args *a, const tdm_n
     steps->member += chunks;
 }
 
+int tdm_node_byte_puts(const tdm_comm_nodes *l, size_t bytes) { return (int)((bytes + l->cell_bytes - 1) / l->cell_bytes); }
+
+void tdm_node_put_bytes(tdm_schedule *s, const tdm_comm_nodes *l, const void *buf, size_t bytes, const int *readers,
+                        int nreaders)
+{
+    for (size_t at = 0; at < bytes; at += l->cell_bytes) {
+        size_t n = bytes - at < l->cell_bytes ? bytes - at : l->cell_bytes;
+        tdm_sched_shm_put(s, (const char *)buf + at, (int)n, MPI_BYTE, readers, nreaders);
+    }
+}
+
+void tdm_node_get_bytes(tdm_schedule *s, const tdm_comm_nodes *l, void *buf, size_t bytes, int writer, int step)
+{
+    for (size_t at = 0; at < bytes; at += l->cell_bytes, step++) {
+        size_t n = bytes - at < l->cell_bytes ? bytes - at : l->cell_bytes;
+        tdm_sched_shm_get(s, (char *)buf + at, (int)n, MPI_BYTE, writer, step);
+    }
+}
+
+const void *tdm_node_bytes_of(tdm_schedule *s, const void *buf, int count, MPI_Datatype type, const tdm_typeinfo *t)
+{
+    if (t->contiguous)
+        return buf;
+    int bytes = count * t->size; /* callers keep the call's bytes within INT_MAX (selection checks) */
+    void *packed = tdm_sched_tmp(s, (size_t)bytes);
+    if (packed)
+        tdm_sched_copy(s, buf, count, type, packed, bytes, MPI_PACKED);
+    return packed;
+}
+
+int tdm_nodes_uniform(const tdm_comm_nodes *l)
+{
+    for (int k = 1; k < l->nnodes; k++)
+        if (tdm_node_ranks(l, k) != tdm_node_ranks(l, 0))
+            return 0;
+    return 1;
+}
+
+size_t tdm_node_block_bytes(const tdm_coll_args *a)
+{
+    int by_send = a->kind == TDM_COLL_GATHER ? !(a->in_place && a->rank == a->root)
+                                              : a->kind == TDM_COLL_SCATTER && a->in_place && a->rank == a->root;
+    return by_send ? (size_t)a->sendcount * a->stype.size : (size_t)a->recvcount * a->rtype.size;
+}
+
+tdm_coll_args tdm_node_among_blocks(tdm_schedule *s, const tdm_coll_args *a, size_t block)
+{
+    const tdm_comm_nodes *l = a->nodes;
+    tdm_typeinfo byte = {.extent = 1, .true_lb = 0, .true_extent = 1, .size = 1, .contiguous = 1};
+    tdm_coll_args among = *a;
+    among.rank = l->node_of[a->rank];
+    among.size = l->nnodes;
+    among.nodes = NULL;
+    among.sendtype = among.recvtype = MPI_BYTE;
+    among.stype = among.rtype = byte;
+    among.sendcount = among.recvcount = (int)(block * (size_t)tdm_node_ranks(l, among.rank));
+    if (tdm_nodes_uniform(l))
+        return among;
+    int *counts = tdm_sched_tmp(s, sizeof(int) * (size_t)l->nnodes);
+    int *displs = tdm_sched_tmp(s, sizeof(int) * (size_t)l->nnodes);
+    for (int k = 0; counts && displs && k < l->nnodes; k++) {
+        counts[k] = (int)(block * (size_t)tdm_node_ranks(l, k));
+        displs[k] = (int)(block * (size_t)l->first[k]);
+    }
+    among.kind = a->kind == TDM_COLL_GATHER ? TDM_COLL_GATHERV
+                 : a->kind == TDM_COLL_SCATTER ? TDM_COLL_SCATTERV : TDM_COLL_ALLGATHERV;
+    among.sendcounts = among.recvcounts = counts;
+    among.sdispls = among.rdispls = tdm_displs_of_ints(displs);
+    return among;
+}
+
+int tdm_node_rooted_of(tdm_schedule *s, const tdm_coll_args *a, const void *user, const tdm_typeinfo *t,
+                       tdm_node_rooted *r)
+{
+    const tdm_comm_nodes *l = a->nodes;
+    r->v = tdm_node_view_of(l, a->rank);
+    r->block = tdm_node_block_bytes(a);
+    int *collectors = tdm_sched_tmp(s, sizeof(int) * (size_t)l->nnodes);
+    if (r->block == 0 || !collectors)
+        return 0;
+    for (int k = 0; k < l->nnodes; k++)
+        collectors[k] = k == l->node_of[a->root] ? a->root : l->leaders[k];
+    r->collectors = collectors;
+    r->collector = collectors[r->v.node];
+    r->is_root = a->rank == a->root;
+    r->direct = r->is_root && l->in_rank_order && t->contiguous;
+    r->base = r->is_root ? (size_t)l->first[r->v.node] * r->block : 0;
+    r->blocks = NULL;
+    if (a->rank == r->collector) {
+        r->blocks = r->direct ? (char *)user : tdm_sched_tmp(s, r->block * (size_t)(r->is_root ? a->size : r->v.n));
+        if (!r->blocks)
+            return 0;
+    }
+    return 1;
+}
+
 int tdm_node_among(tdm_schedule *s, const tdm_coll_args *sub, tdm_algorithm_fn build, const int *ranks)
 {
+    if (s->error != MPI_SUCCESS || !ranks) /* sub's arrays may be missing */
+        return s->error != MPI_SUCCESS ? s->error : MPI_ERR_NO_MEM;
     tdm_schedule part;
     tdm_sched_init(&part, s->algorithm, sub->rank, sub->size);
     part.reduce_basic = s->reduce_basic;

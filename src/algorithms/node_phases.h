@@ -45,6 +45,53 @@ void tdm_node_bcast(tdm_schedule *s, const tdm_coll_args *a, const tdm_node_view
 void tdm_node_allreduce_all(tdm_schedule *s, const tdm_coll_args *a, const tdm_node_view *v, tdm_node_steps *steps,
                             const void *input, void *acc, int count);
 
+/* Data that move between ranks whose datatypes may differ (gather, scatter, allgather) go as bytes, in
+ * cells of l->cell_bytes. Puts `bytes` at buf for the readers, one put per cell (none for 0 bytes). */
+void tdm_node_put_bytes(tdm_schedule *s, const tdm_comm_nodes *l, const void *buf, size_t bytes, const int *readers,
+                        int nreaders);
+/* Gets into buf the `bytes` a writer put with tdm_node_put_bytes from its step `step` on. */
+void tdm_node_get_bytes(tdm_schedule *s, const tdm_comm_nodes *l, void *buf, size_t bytes, int writer, int step);
+/* The puts tdm_node_put_bytes makes for `bytes`. */
+int tdm_node_byte_puts(const tdm_comm_nodes *l, size_t bytes);
+/* count elements of type at buf as dense bytes: buf itself where the type is dense, else packed into
+ * schedule memory (a copy in the current round: puts after it read the packed bytes). */
+const void *tdm_node_bytes_of(tdm_schedule *s, const void *buf, int count, MPI_Datatype type, const tdm_typeinfo *t);
+/* Every node has as many ranks. */
+int tdm_nodes_uniform(const tdm_comm_nodes *l);
+/* Where rank r's block of `block` bytes lies in a buffer of every rank's, node by node (l->members'
+ * order). */
+static inline size_t tdm_node_major_offset(const tdm_comm_nodes *l, int r, size_t block)
+{
+    return (size_t)(l->first[l->node_of[r]] + l->local[r]) * block;
+}
+
+/* The bytes of one rank's block in a gather, scatter or allgather (the same on every rank). */
+size_t tdm_node_block_bytes(const tdm_coll_args *a);
+/* The call among one rank per node of a gather, scatter or allgather whose blocks have `block` bytes:
+ * each node's blocks one block of bytes, node by node, in a->kind where every node has as many ranks,
+ * else in its v form (counts and displacements on both sides). The caller sets the buffers, the root
+ * and in_place. s->error set if out of memory. */
+tdm_coll_args tdm_node_among_blocks(tdm_schedule *s, const tdm_coll_args *a, size_t block);
+
+/* A gather or scatter as its node-aware form sees it: blocks of `block` bytes, and the rank that
+ * gathers or scatters each node's: the root for its own node, the leader for the others. */
+typedef struct tdm_node_rooted {
+    tdm_node_view v;
+    size_t block;
+    const int *collectors; /* [nnodes] (schedule memory) */
+    int collector;         /* this rank's node's */
+    int is_root;
+    /* the collector's buffer: its node's blocks in its ranks' order, from `base` on; at the root every
+     * rank's, node by node: the user's buffer itself where that is rank order and dense (direct) */
+    char *blocks;
+    size_t base;
+    int direct;
+} tdm_node_rooted;
+/* 0 where the call moves nothing (0 bytes) or memory ran out; `user` and t: the root's buffer of every
+ * rank's blocks (recvbuf of a gather, sendbuf of a scatter). */
+int tdm_node_rooted_of(tdm_schedule *s, const tdm_coll_args *a, const void *user, const tdm_typeinfo *t,
+                       tdm_node_rooted *r);
+
 /* Runs `build` for the call in sub (rank and size those among `ranks`, ranks of the communicator)
  * in s, its messages going to ranks[peer]. */
 int tdm_node_among(tdm_schedule *s, const tdm_coll_args *sub, tdm_algorithm_fn build, const int *ranks);
