@@ -25,7 +25,7 @@ static void expect(double got, double want, const char *what)
 int main(void)
 {
     const double n = 1 << 24;
-    tdm_loggp beta_only = {0, 1e-9, 0, 0}, alpha_only = {1e-6, 0, 0, 0}, gamma_only = {0, 0, 3e-10, 0};
+    tdm_loggp beta_only = {0, 1e-9, 0, 0, 0, 0}, alpha_only = {1e-6, 0, 0, 0, 0, 0}, gamma_only = {0, 0, 3e-10, 0, 0, 0};
     tdm_torus t;
     tdm_torus_parse("8x8x8", &t);
     expect(tdm_torus_ranks(&t), 512, "ranks of 8x8x8");
@@ -44,7 +44,7 @@ int main(void)
     expect(tdm_cost_torus_bucket(TDM_COST_ALLGATHER, &t, n, &beta_only),
            tdm_cost_lower_bound(TDM_COST_ALLGATHER, &t, n, &beta_only), "unidirectional bucket AG meets its bound");
 
-    tdm_loggp m = {2e-6, 1e-9, 3e-10, 0};
+    tdm_loggp m = {2e-6, 1e-9, 3e-10, 0, 0, 0};
     tdm_torus ring;
     tdm_torus_parse("12", &ring);
     ring.bidirectional = 0;
@@ -66,7 +66,7 @@ int main(void)
     expect(tdm_cost_rabenseifner_allreduce(8, n, &beta_only), 2 * 7.0 / 8 * n * 1e-9, "Rabenseifner bandwidth");
     expect(tdm_cost_recursive_doubling_allreduce(8, n, &alpha_only), 3e-6, "recursive doubling latency");
     /* shared latency: 8x8x8 runs 3 phases of 7 rounds, each with a message on each of 6 links */
-    tdm_loggp shared = {1e-6, 0, 0, 1e-6}, mixed = {1e-6, 0, 0, 2.5e-7};
+    tdm_loggp shared = {1e-6, 0, 0, 1e-6, 0, 0}, mixed = {1e-6, 0, 0, 2.5e-7, 0, 0};
     tdm_torus_parse("8x8x8", &t);
     expect(tdm_cost_torus_bucket(TDM_COST_REDUCE_SCATTER, &t, n, &shared), 3 * 7 * 1e-6,
            "8x8x8 all of alpha shared: a latency per step");
@@ -101,15 +101,25 @@ int main(void)
     char path[] = "/tmp/tandem_test_loggp_XXXXXX";
     int fd = mkstemp(path);
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    tdm_loggp saved = {2e-6, 1e-9, 3e-10, 5e-7};
+    tdm_loggp saved = {2e-6, 1e-9, 3e-10, 5e-7, 2.5e-7, 1.25e-10};
     int written = f && tdm_loggp_write(f, &saved, "test");
     if (f)
         fclose(f);
     expect(written && tdm_loggp_parse_setting(path, &parsed) && parsed.alpha == 2e-6 && parsed.beta == 1e-9 &&
-               parsed.latency == 5e-7,
-           1, "a saved file keeps the latency");
+               parsed.latency == 5e-7 && parsed.shm_flag == 2.5e-7 && parsed.shm_beta == 1.25e-10,
+           1, "a saved file keeps the latency and the shared-memory costs");
+    f = fopen(path, "w");
+    if (f) {
+        fputs("alpha 2e-6\nbeta 1e-9\ngamma 3e-10\nshm_flag -1\n", f);
+        fclose(f);
+    }
+    expect(f && tdm_loggp_parse_setting(path, &parsed) == 0, 1, "a negative shm_flag is refused");
     if (fd >= 0)
         remove(path);
+    expect(tdm_loggp_parse_setting("1e-6,1e-10,1.5e-10", &parsed) && parsed.shm_flag == 0 && parsed.shm_beta == 0 &&
+               tdm_loggp_shm_flag(&parsed) == TDM_LOGGP_DEFAULT_SHM_FLAG &&
+               tdm_loggp_shm_beta(&parsed) == TDM_LOGGP_DEFAULT_SHM_BETA,
+           1, "inline parameters leave the shared-memory costs to their defaults");
 
     expect(tdm_torus_parse("8x", &b) == 0 && tdm_torus_parse("0x3", &b) == 0 && tdm_torus_parse("", &b) == 0, 1,
            "malformed dimensions are refused");

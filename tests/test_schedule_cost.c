@@ -258,7 +258,7 @@ static void torus_case(const char *dims, int form)
             expectation e = {&real, bidirectional, halfway, calls[c].rs, calls[c].ag, n, cut ? part : 0, where};
             size_t segment_bytes = cut ? (size_t)part * sizeof(double) : (size_t)1 << 40;
             tdm_algorithm_fn build = tdm_select_builder(calls[c].collective, name);
-            tdm_loggp beta_only = {0, 1e-9, 0, 0}, alpha_only = {1e-6, 0, 0, 0}, gamma_only = {0, 0, 1e-10, 0};
+            tdm_loggp beta_only = {0, 1e-9, 0, 0, 0, 0}, alpha_only = {1e-6, 0, 0, 0, 0, 0}, gamma_only = {0, 0, 1e-10, 0, 0, 0};
             tdm_schedule_cost cost;
             double bytes = (double)n * sizeof(double);
             int rc = tdm_cost_call(build, calls[c].c, &t, n, segment_bytes, &beta_only, &cost, visit, &e);
@@ -284,7 +284,7 @@ static void torus_case(const char *dims, int form)
             /* messages started at once share the latency: once per round with messages, and alpha - latency
              * per message */
             double per_message = cost.time;
-            tdm_loggp shared = {1e-6, 0, 0, 1e-6}, mixed = {1e-6, 0, 0, 4e-7};
+            tdm_loggp shared = {1e-6, 0, 0, 1e-6, 0, 0}, mixed = {1e-6, 0, 0, 4e-7, 0, 0};
             tdm_cost_call(build, calls[c].c, &t, n, segment_bytes, &shared, &cost, NULL, NULL);
             double per_round = cost.time;
             int one_message_a_round = !e.bidirectional && real.ndims == 1;
@@ -319,7 +319,7 @@ static void uneven_case(const char *dims)
     int p = tdm_torus_ranks(&t), symmetric = 1;
     for (int i = 1; i < t.ndims; i++)
         symmetric &= t.dims[i] == t.dims[0];
-    tdm_loggp m = {1e-6, 1e-10, 1.5e-10, 0};
+    tdm_loggp m = {1e-6, 1e-10, 1.5e-10, 0, 0, 0};
     const char *collective[3] = {"reduce_scatter_block", "allgather", "allreduce"};
     for (int c = 0; c < 3; c++) {
         char where[96];
@@ -396,8 +396,33 @@ static int wanted(const char *dims)
     return !(small && *small) || (strcmp(dims, "4x4x4") != 0 && strcmp(dims, "8x4x2") != 0);
 }
 
+/* A round of shm steps costs one hand-off waited for and its cells' bytes copied in and out: a rank
+ * that puts 1000 bytes for one reader and gets 1000 bytes back. */
+static void shm_round_cost(void)
+{
+    tdm_schedule s;
+    tdm_sched_init(&s, "shm", 0, 2);
+    static char in[1000], out[1000];
+    static const int reader = 1;
+    tdm_sched_shm_put(&s, in, 1000, MPI_BYTE, &reader, 1);
+    tdm_sched_shm_get(&s, out, 1000, MPI_BYTE, 1, 0);
+    tdm_sched_finish(&s);
+    tdm_round_load load;
+    tdm_schedule_loads(&s, 1, &load);
+    tdm_loggp m = {2e-6, 1e-9, 3e-10, 0, 3e-7, 2e-10};
+    double want = 3e-7 + 2000 * 2e-10;
+    expect(s.nrounds == 1 && load.shm_waits == 1 && load.shm_bytes == 2000 && load.messages == 0 &&
+               fabs(tdm_round_time(&load, &m) - want) < 1e-15,
+           "a round of shm steps costs shm_flag and its bytes times shm_beta", "shm");
+    m.shm_flag = m.shm_beta = 0;
+    want = TDM_LOGGP_DEFAULT_SHM_FLAG + 2000 * TDM_LOGGP_DEFAULT_SHM_BETA;
+    expect(fabs(tdm_round_time(&load, &m) - want) < 1e-15, "unmeasured shm costs take the defaults", "shm");
+    tdm_sched_destroy(&s);
+}
+
 int main(void)
 {
+    shm_round_cost();
     const char *uneven_tori[] = {"4x4x4", "2x2x2", "8x4x2", "3x5", "4x4"};
     for (size_t i = 0; i < sizeof uneven_tori / sizeof uneven_tori[0]; i++)
         if (wanted(uneven_tori[i]))
@@ -410,7 +435,7 @@ int main(void)
     ring_allgather_first_round();
 
     /* the ring schedule (one segment per step) costs exactly the ring formula */
-    tdm_loggp m = {2e-6, 1e-9, 3e-10, 0};
+    tdm_loggp m = {2e-6, 1e-9, 3e-10, 0, 0, 0};
     tdm_torus ring;
     tdm_torus_parse("12", &ring);
     const char *collective[3] = {"reduce_scatter_block", "allgather", "allreduce"};
@@ -439,7 +464,7 @@ int main(void)
     a.torus_ndims = 3;
     a.torus_dims[0] = a.torus_dims[1] = a.torus_dims[2] = 8;
     a.torus_network = 1;
-    a.loggp = (tdm_loggp){1e-6, 1e-10, 1.5e-10, 0};
+    a.loggp = (tdm_loggp){1e-6, 1e-10, 1.5e-10, 0, 0, 0};
     expect(!strcmp(tdm_select(&a)->full_name, "allreduce_rabenseifner"), "alpha per message: Rabenseifner",
            "selection, 8x8x8, 1 MiB");
     a.loggp.latency = 1e-6;

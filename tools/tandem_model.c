@@ -844,10 +844,11 @@ static int loggp(const model_options *o)
         nsizes = tdm_loggp_default_sizes(sizes);
     tdm_loggp_params p;
     int rc = tdm_loggp_prtt_measure(MPI_COMM_WORLD, o->reps, 16, sizes, nsizes, &p);
-    tdm_loggp m = {0, 0, 0, 0};
+    tdm_loggp m = {0, 0, 0, 0, 0, 0};
     if (rc == MPI_SUCCESS) {
         tdm_loggp_from_prtt(&p, &m);
         m.gamma = tdm_loggp_measure_gamma(MPI_COMM_WORLD, o->reps);
+        tdm_loggp_measure_shm(MPI_COMM_WORLD, o->reps, &m);
         if (m.gamma <= 0)
             rc = MPI_ERR_NO_MEM;
     }
@@ -870,7 +871,8 @@ static int loggp(const model_options *o)
         tdm_loggp_write(stdout, &m, how);
         printf("(Tandem's model: beta = G; alpha the start-up of a large message, half the round trip of the size\n"
                " nearest 256 KiB less its bytes times G; latency = L, which messages started at once share; gamma:\n"
-               " MPI_Reduce_local of MPI_SUM on doubles)\n");
+               " MPI_Reduce_local of MPI_SUM on doubles; shm_flag, shm_beta: a flag's one-way time and the time per\n"
+               " byte of a cell copied in and out, through a shared segment of ranks 0 and 1 where they share a node)\n");
     }
     FILE *out = save ? fopen(save, "w") : NULL;
     if (save && (!out || !tdm_loggp_write(out, &m, how) || !tdm_loggp_prtt_write(out, &p))) {

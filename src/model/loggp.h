@@ -33,5 +33,12 @@ int tdm_loggp_write(FILE *out, const tdm_loggp *m, const char *how);
  * parameters (loggp_prtt.h).
  */
 double tdm_loggp_measure_gamma(MPI_Comm comm, int reps);
+/*
+ * shm_flag and shm_beta (tdm_loggp): rank 0 and another rank of its node, if there is one, through a
+ * segment of MPI_Win_allocate_shared: half the round trip of a flag, and the time per byte of 64 KiB
+ * copied in by one and out by the other, medians of reps (collective). 0 (m untouched) where rank 0
+ * shares its node with no other rank.
+ */
+int tdm_loggp_measure_shm(MPI_Comm comm, int reps, tdm_loggp *m);
 
 #endif

@@ -26,14 +26,20 @@ void tdm_schedule_loads(const tdm_schedule *s, double elem_bytes, tdm_round_load
                 l->reduced_bytes += bytes * a->repeat;
                 break;
             case TDM_ACT_COPY:
-            case TDM_ACT_SHM_PUT: /* into a cell of the node's segment: a copy, no message */
                 l->copied_bytes += bytes * a->repeat;
                 break;
+            case TDM_ACT_SHM_PUT: /* into a cell of the node's segment: a copy, no message */
+                l->copied_bytes += bytes;
+                l->shm_bytes += bytes;
+                break;
             case TDM_ACT_SHM_GET:
-                if (a->op == MPI_OP_NULL)
+                l->shm_waits++;
+                if (a->op == MPI_OP_NULL) {
                     l->copied_bytes += bytes;
-                else
+                    l->shm_bytes += bytes;
+                } else {
                     l->reduced_bytes += bytes;
+                }
                 break;
             case TDM_ACT_RECV:
                 break;
@@ -48,7 +54,9 @@ double tdm_round_time(const tdm_round_load *l, const tdm_loggp *m)
     for (int k = 0; k < TDM_LINKS; k++)
         busiest = l->link_bytes[k] > busiest ? l->link_bytes[k] : busiest;
     double startups = l->messages > 0 ? m->latency + l->messages * (m->alpha - m->latency) : 0;
-    return startups + busiest * m->beta + l->reduced_bytes * m->gamma;
+    /* a round's shm steps: one hand-off waited for (the others come meanwhile), and the cells' copies */
+    double shm = (l->shm_waits > 0 ? tdm_loggp_shm_flag(m) : 0) + l->shm_bytes * tdm_loggp_shm_beta(m);
+    return startups + busiest * m->beta + l->reduced_bytes * m->gamma + shm;
 }
 
 static int grow_rounds(double **slowest, int *cap, int need)

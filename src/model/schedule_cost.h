@@ -27,6 +27,8 @@ typedef struct {
     double port_bytes;               /* sends that name none */
     int link_messages[TDM_LINKS];
     double reduced_bytes, copied_bytes;
+    int shm_waits;                   /* shm gets: each waits for a writer's hand-off */
+    double shm_bytes;                /* copied into and out of the node's cells */
 } tdm_round_load;
 
 /* The load of every round of a schedule: loads has s->nrounds entries. */
