@@ -86,9 +86,9 @@ static inline void harness_find_node(void)
     harness_node_key = (long)lowest * 65536 + piece;
 }
 
-/* Whether two ranks of comm share a node, and whether each node holds consecutive ranks. Collective
- * over comm. */
-static inline void harness_nodes_of(MPI_Comm comm, int *shared, int *in_order)
+/* Whether two ranks of comm share a node, whether each node holds consecutive ranks, and whether the
+ * ranks are on more than one node. Collective over comm. */
+static inline void harness_nodes_of(MPI_Comm comm, int *shared, int *in_order, int *several)
 {
     int size;
     MPI_Comm_size(comm, &size);
@@ -96,12 +96,15 @@ static inline void harness_nodes_of(MPI_Comm comm, int *shared, int *in_order)
     MPI_Allgather(&harness_node_key, 1, MPI_LONG, keys, 1, MPI_LONG, comm);
     *shared = 0;
     *in_order = 1;
-    for (int r = 0; r < size; r++)
+    *several = 0;
+    for (int r = 0; r < size; r++) {
+        *several |= keys[r] != keys[0];
         for (int q = 0; q < r; q++)
             if (keys[q] == keys[r]) {
                 *shared = 1;
                 *in_order &= keys[r - 1] == keys[r]; /* a node's ranks in one run */
             }
+    }
     free(keys);
 }
 

@@ -340,6 +340,7 @@ typedef struct {
     const type_case *tc;
     int count, in_place, root;
     int nodes_shared, nodes_in_order; /* two ranks share a node; each node holds consecutive ranks */
+    int nodes_several;                /* the ranks are on more than one node */
 } config;
 
 static void report(const config *c, int ok, const char *what)
@@ -460,6 +461,9 @@ static int forced_can_serve(const config *c, const char *family)
     /* node-aware algorithms: ranks sharing a node; rank order kept for non-commutative ops only where
      * nodes hold consecutive ranks */
     if (strcmp(c->alg, "node") == 0 && (!c->nodes_shared || (!commutative && !c->nodes_in_order)))
+        return 0;
+    /* node-aware scan and exscan: several nodes only where they hold consecutive ranks */
+    if (strcmp(c->alg, "node") == 0 && strstr(family, "scan") && c->nodes_several && !c->nodes_in_order)
         return 0;
     if (!commutative && (strcmp(c->alg, "ring") == 0 || strncmp(c->alg, "torus_bucket", 12) == 0))
         return 0;
@@ -935,7 +939,7 @@ static void run_matrix(MPI_Comm comm, const char *comm_name, int quick)
     config c = {.comm = comm, .comm_name = comm_name};
     MPI_Comm_rank(comm, &c.rank);
     MPI_Comm_size(comm, &c.size);
-    harness_nodes_of(comm, &c.nodes_shared, &c.nodes_in_order);
+    harness_nodes_of(comm, &c.nodes_shared, &c.nodes_in_order, &c.nodes_several);
     int roots[3] = {0, c.size - 1, c.size / 2}, nroots = c.size == 1 ? 1 : (c.size == 2 ? 2 : 3);
     int counts[] = {0, 1, 7, 1000, large_count};
     double t0 = MPI_Wtime();

@@ -81,5 +81,7 @@ int tdm_scan_recursive_doubling(tdm_schedule *s, const tdm_coll_args *a);
 int tdm_scan_linear(tdm_schedule *s, const tdm_coll_args *a);
 int tdm_exscan_recursive_doubling(tdm_schedule *s, const tdm_coll_args *a);
 int tdm_exscan_linear(tdm_schedule *s, const tdm_coll_args *a);
+int tdm_scan_node(tdm_schedule *s, const tdm_coll_args *a);
+int tdm_exscan_node(tdm_schedule *s, const tdm_coll_args *a);
 
 #endif

@@ -23,6 +23,7 @@
 #define ALLTOALL_SHORT_BLOCK_BYTES 256         /* Bruck for short blocks on many ranks */
 #define ALLTOALL_FEW_RANKS 8                   /* all messages at once up to this many ranks */
 #define SCAN_CHAIN_RANKS 2                     /* the chain is as good up to this many ranks */
+#define SCAN_NODE_BYTES (64 * 1024)            /* node-aware scan and exscan below */
 
 #define ALG(coll, alg, needs) {#alg, #coll "_" #alg, tdm_##coll##_##alg, needs, NULL}
 /* an algorithm whose calls may run in several lanes (TANDEM_COLOR_THREADS) */
@@ -63,9 +64,9 @@ static const tdm_algorithm neighbor_allgatherv_algs[] = {ALG(neighbor_allgatherv
 static const tdm_algorithm neighbor_alltoall_algs[] = {ALG(neighbor_alltoall, linear, 0)};
 static const tdm_algorithm neighbor_alltoallv_algs[] = {ALG(neighbor_alltoallv, linear, 0)};
 static const tdm_algorithm neighbor_alltoallw_algs[] = {ALG(neighbor_alltoallw, linear, 0)};
-static const tdm_algorithm scan_algs[] = {ALG(scan, recursive_doubling, 0), ALG(scan, linear, 0)};
-static const tdm_algorithm exscan_algs[] = {ALG(exscan, recursive_doubling, 0),
-                                            ALG(exscan, linear, 0)};
+static const tdm_algorithm scan_algs[] = {ALG(scan, recursive_doubling, 0), ALG(scan, linear, 0), ALG(scan, node, NODES)};
+static const tdm_algorithm exscan_algs[] = {ALG(exscan, recursive_doubling, 0), ALG(exscan, linear, 0),
+                                            ALG(exscan, node, NODES)};
 
 /*
  * Large messages: the algorithm of least modelled cost (collective_costs.h, with the machine's LogGP
@@ -195,7 +196,13 @@ static int choose_alltoall(const tdm_coll_args *a)
 
 static int choose_alltoallv(const tdm_coll_args *a) { return a->size <= ALLTOALL_FEW_RANKS ? 1 : 0; }
 
-static int choose_scan(const tdm_coll_args *a) { return a->size <= SCAN_CHAIN_RANKS ? 1 : 0; }
+/* The node-aware scan has each rank of a node read every lower rank's vector: short vectors only. */
+static int choose_scan(const tdm_coll_args *a)
+{
+    if (node_aware(a) && vector_bytes(a) < SCAN_NODE_BYTES)
+        return 2;
+    return a->size <= SCAN_CHAIN_RANKS ? 1 : 0;
+}
 
 typedef struct {
     const char *name;
@@ -393,6 +400,12 @@ static const char *nodes_refuse(const tdm_coll_args *a)
         if (!tdm_node_fits(a->nodes, &a->dtype))
             return "one element of the datatype is larger than a shared-memory cell";
     }
+    if (a->kind == TDM_COLL_SCAN || a->kind == TDM_COLL_EXSCAN) {
+        if (a->nodes->nnodes > 1 && !a->nodes->in_rank_order)
+            return "several nodes that do not hold consecutive ranks";
+        if (!tdm_node_fits(a->nodes, &a->dtype))
+            return "one element of the datatype is larger than a shared-memory cell";
+    }
     if (a->kind == TDM_COLL_BCAST && (long long)a->count * a->dtype.size > INT_MAX)
         return "more than INT_MAX bytes";
     if ((a->kind == TDM_COLL_GATHER || a->kind == TDM_COLL_SCATTER || a->kind == TDM_COLL_ALLGATHER) &&
@@ -463,6 +476,8 @@ void tdm_select_across_nodes(tdm_coll_args *a)
             among.kind = a->kind == TDM_COLL_GATHER ? TDM_COLL_GATHERV
                          : a->kind == TDM_COLL_SCATTER ? TDM_COLL_SCATTERV : TDM_COLL_ALLGATHERV;
     }
+    if (a->kind == TDM_COLL_SCAN) /* the nodes' totals: an exscan */
+        among.kind = TDM_COLL_EXSCAN;
     const collective_table *t = &tables[among.kind];
     int i = t->choose(&among);
     a->across_nodes = can_serve(&t->algs[i], &among) ? t->algs[i].build : t->algs[t->fallback].build;
