@@ -1026,6 +1026,13 @@ int main(int argc, char **argv)
     run_matrix(dup, "dup", 1);
     MPI_Comm_free(&split);
     MPI_Comm_free(&dup);
+    /* on emulated nodes, nodes that do not hold consecutive ranks: the even ranks first, then the odd */
+    if (getenv("TANDEM_NODE_SIZE")) {
+        MPI_Comm interleaved;
+        MPI_Comm_split(world, 0, (rank % 2) * size + rank / 2, &interleaved);
+        run_matrix(interleaved, "interleaved", 1);
+        MPI_Comm_free(&interleaved);
+    }
 
     /* a subgroup (MPI_Group_incl + MPI_Comm_create): every rank but 0 (beyond 2 ranks), in reverse order */
     int members = size > 2 ? size - 1 : size, ranks[64];

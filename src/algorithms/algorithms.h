@@ -62,6 +62,7 @@ int tdm_reduce_scatter_torus_bucket_lanes(const tdm_coll_args *a, int threads, i
 int tdm_reduce_scatter_torus_bucket_uni(tdm_schedule *s, const tdm_coll_args *a);
 int tdm_reduce_scatter_torus_bucket_uni_lanes(const tdm_coll_args *a, int threads, int *per_thread);
 int tdm_reduce_scatter_pairwise(tdm_schedule *s, const tdm_coll_args *a);
+int tdm_reduce_scatter_node(tdm_schedule *s, const tdm_coll_args *a);
 
 
 int tdm_alltoall_pairwise(tdm_schedule *s, const tdm_coll_args *a);

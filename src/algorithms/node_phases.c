@@ -232,6 +232,19 @@ int tdm_node_rooted_of(tdm_schedule *s, const tdm_coll_args *a, const void *user
     return 1;
 }
 
+tdm_coll_args tdm_node_among_call(const tdm_coll_args *a, tdm_coll_kind kind, const void *sendbuf, void *recvbuf)
+{
+    tdm_coll_args among = *a;
+    among.kind = kind;
+    among.rank = a->nodes->node_of[a->rank];
+    among.size = a->nodes->nnodes;
+    among.nodes = NULL;
+    among.in_place = 0;
+    among.sendbuf = sendbuf;
+    among.recvbuf = recvbuf;
+    return among;
+}
+
 int tdm_node_among(tdm_schedule *s, const tdm_coll_args *sub, tdm_algorithm_fn build, const int *ranks)
 {
     if (s->error != MPI_SUCCESS || !ranks) /* sub's arrays may be missing */

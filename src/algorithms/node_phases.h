@@ -92,6 +92,10 @@ typedef struct tdm_node_rooted {
 int tdm_node_rooted_of(tdm_schedule *s, const tdm_coll_args *a, const void *user, const tdm_typeinfo *t,
                        tdm_node_rooted *r);
 
+/* The call among one rank per node, of `kind`: a's arguments, this rank's node as its rank, from
+ * sendbuf into recvbuf (not in place). */
+tdm_coll_args tdm_node_among_call(const tdm_coll_args *a, tdm_coll_kind kind, const void *sendbuf, void *recvbuf);
+
 /* Runs `build` for the call in sub (rank and size those among `ranks`, ranks of the communicator)
  * in s, its messages going to ranks[peer]. */
 int tdm_node_among(tdm_schedule *s, const tdm_coll_args *sub, tdm_algorithm_fn build, const int *ranks);

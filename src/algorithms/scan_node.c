@@ -73,14 +73,7 @@ static int scan_node(tdm_schedule *s, const tdm_coll_args *a, int inclusive)
         prefix = tdm_tmp_elems(s, t, a->count);
         for (int k = 0; lasts && k < l->nnodes; k++)
             lasts[k] = l->members[l->first[k + 1] - 1];
-        tdm_coll_args among = *a;
-        among.kind = TDM_COLL_EXSCAN;
-        among.rank = v.node;
-        among.size = l->nnodes;
-        among.nodes = NULL;
-        among.in_place = 0;
-        among.sendbuf = total;
-        among.recvbuf = prefix;
+        tdm_coll_args among = tdm_node_among_call(a, TDM_COLL_EXSCAN, total, prefix);
         tdm_node_among(s, &among, a->across_nodes, lasts);
     }
     if (v.node == 0) /* no node before the first */

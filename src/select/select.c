@@ -24,6 +24,7 @@
 #define ALLTOALL_FEW_RANKS 8                   /* all messages at once up to this many ranks */
 #define SCAN_CHAIN_RANKS 2                     /* the chain is as good up to this many ranks */
 #define SCAN_NODE_BYTES (64 * 1024)            /* node-aware scan and exscan below */
+#define REDUCE_SCATTER_NODE_BYTES (64 * 1024)  /* node-aware reduce_scatter below, in all */
 
 #define ALG(coll, alg, needs) {#alg, #coll "_" #alg, tdm_##coll##_##alg, needs, NULL}
 /* an algorithm whose calls may run in several lanes (TANDEM_COLOR_THREADS) */
@@ -54,7 +55,8 @@ static const tdm_algorithm allgatherv_algs[] = {ALG(allgatherv, ring, 0), ALG(al
 static const tdm_algorithm reduce_scatter_algs[] = {ALG(reduce_scatter, pairwise, 0),
                                                     ALG(reduce_scatter, ring, COMM),
                                                     ALG_LANES(reduce_scatter, torus_bucket, COMM),
-                                                    ALG_LANES(reduce_scatter, torus_bucket_uni, COMM)};
+                                                    ALG_LANES(reduce_scatter, torus_bucket_uni, COMM),
+                                                    ALG(reduce_scatter, node, NODES)};
 static const tdm_algorithm alltoall_algs[] = {ALG(alltoall, pairwise, 0), ALG(alltoall, bruck, 0),
                                               ALG(alltoall, linear, 0)};
 static const tdm_algorithm alltoallv_algs[] = {ALG(alltoallv, pairwise, 0), ALG(alltoallv, linear, 0)};
@@ -174,16 +176,19 @@ static int choose_allgather(const tdm_coll_args *a)
     return (a->size & (a->size - 1)) == 0 ? 2 : 0;
 }
 
+/* The node-aware reduce_scatter has each node's leader reduce the node's vectors: short vectors only. */
 static int choose_reduce_scatter(const tdm_coll_args *a)
 {
-    if (!a->commutative)
-        return 0;
     double bytes = 0;
     if (a->kind == TDM_COLL_REDUCE_SCATTER_BLOCK)
         bytes = (double)a->count * a->size * a->dtype.size;
     else
         for (int r = 0; r < a->size; r++)
             bytes += (double)a->recvcounts[r] * a->dtype.size;
+    if (node_aware(a) && bytes < REDUCE_SCATTER_NODE_BYTES)
+        return 4;
+    if (!a->commutative)
+        return 0;
     return cheapest(a, TDM_COST_REDUCE_SCATTER, bytes, 1, 2, -1, 0);
 }
 
@@ -394,11 +399,21 @@ static const char *nodes_refuse(const tdm_coll_args *a)
 {
     if (!a->nodes)
         return "no ranks share a node";
-    if (a->kind == TDM_COLL_REDUCE || a->kind == TDM_COLL_ALLREDUCE) {
+    if (a->kind == TDM_COLL_REDUCE || a->kind == TDM_COLL_ALLREDUCE || a->kind == TDM_COLL_REDUCE_SCATTER ||
+        a->kind == TDM_COLL_REDUCE_SCATTER_BLOCK) {
         if (!a->commutative && !a->nodes->in_rank_order)
             return "non-commutative op, and nodes do not hold consecutive ranks";
         if (!tdm_node_fits(a->nodes, &a->dtype))
             return "one element of the datatype is larger than a shared-memory cell";
+    }
+    if (a->kind == TDM_COLL_REDUCE_SCATTER_BLOCK && (long long)a->count * a->size > INT_MAX)
+        return "more than INT_MAX elements in all";
+    if (a->kind == TDM_COLL_REDUCE_SCATTER) {
+        long long total = 0;
+        for (int r = 0; r < a->size; r++)
+            total += a->recvcounts[r];
+        if (total > INT_MAX)
+            return "more than INT_MAX elements in all";
     }
     if (a->kind == TDM_COLL_SCAN || a->kind == TDM_COLL_EXSCAN) {
         if (a->nodes->nnodes > 1 && !a->nodes->in_rank_order)
