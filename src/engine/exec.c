@@ -294,6 +294,9 @@ static int progress(tdm_exec *e, int may_test)
         }
         if (!shm_done)
             return 0;
+        /* the last round ends once the call's cells are read (tdm_shm_holds_read says why) */
+        if (e->shm && e->round == e->sched->nrounds - 1 && !tdm_shm_holds_read(&e->shm_holds))
+            return 0;
         if (e->sched->shm_actions && !e->shm) {
             int rc = finish_round(e);
             if (rc != MPI_SUCCESS) {

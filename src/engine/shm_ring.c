@@ -192,8 +192,7 @@ static int copy_image(const void *src, void *dst, const tdm_action *a, MPI_Comm 
     return tdm_local_copy_any(&copy, comm);
 }
 
-int tdm_shm_put(tdm_shm_comm *c, uint64_t call, const tdm_action *a, MPI_Comm comm, tdm_shm_holds *holds, int most,
-                int *error)
+int tdm_shm_holds_read(tdm_shm_holds *holds)
 {
     for (int i = 0; i < holds->n;) /* the call's cells read since: no longer its */
         if (read_until(holds->cells[i], holds->until[i])) {
@@ -203,6 +202,13 @@ int tdm_shm_put(tdm_shm_comm *c, uint64_t call, const tdm_action *a, MPI_Comm co
         } else {
             i++;
         }
+    return holds->n == 0;
+}
+
+int tdm_shm_put(tdm_shm_comm *c, uint64_t call, const tdm_action *a, MPI_Comm comm, tdm_shm_holds *holds, int most,
+                int *error)
+{
+    tdm_shm_holds_read(holds);
     if (holds->n >= most && holds->n > 0)
         return 0;
     cell *mine = NULL;

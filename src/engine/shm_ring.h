@@ -55,6 +55,11 @@ typedef struct tdm_shm_holds {
     int n;
 } tdm_shm_holds;
 int tdm_shm_admit(tdm_shm_comm *c, uint64_t ticket, int cells);
+/* Every cell in holds has been read by all its readers (holds keeps those not yet). A call ends only
+ * then: a writer whose last puts nobody has read yet (a reduce's non-root, a reduce_scatter's rank
+ * with an empty block) would otherwise leave the ring with cells that a call admitted after it may
+ * need, while their readers wait for their turn behind it (a deadlock of calls in lanes). */
+int tdm_shm_holds_read(tdm_shm_holds *holds);
 void tdm_shm_leave(tdm_shm_comm *c, int cells);
 
 /* The engine's two actions (TDM_ACT_SHM_PUT, TDM_ACT_SHM_GET) of call `call`: 1 once done, 0 while
