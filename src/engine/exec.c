@@ -173,7 +173,7 @@ static void start_round(tdm_exec *e)
 static void leave_ring(tdm_exec *e)
 {
     if (e->shm_admitted) {
-        tdm_shm_leave(e->shm, e->sched->shm_cells);
+        tdm_shm_leave(e->shm, e->sched->shm_cells, &e->shm_holds);
         e->shm_admitted = 0;
     }
 }
@@ -293,9 +293,6 @@ static int progress(tdm_exec *e, int may_test)
                 return 0;
         }
         if (!shm_done)
-            return 0;
-        /* the last round ends once the call's cells are read (tdm_shm_holds_read says why) */
-        if (e->shm && e->round == e->sched->nrounds - 1 && !tdm_shm_holds_read(&e->shm_holds))
             return 0;
         if (e->sched->shm_actions && !e->shm) {
             int rc = finish_round(e);

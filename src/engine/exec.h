@@ -70,12 +70,11 @@ static inline int tdm_exec_all_done(const tdm_exec *e)
     return e->round >= e->sched->nrounds;
 }
 
-/* The round in flight waits for shm actions (a cell to fill or to read), or the last round for its
- * cells to be read: only polling moves it, no MPI request completes for it. */
+/* The round in flight waits for shm actions (a cell to fill or to read): only polling moves it, no MPI
+ * request completes for it. */
 static inline int tdm_exec_shm_waiting(const tdm_exec *e)
 {
-    return e->shm && e->posted >= 0 && e->round < e->end_round &&
-           (e->shm_next < e->sched->round_end[e->round] || (e->shm_holds.n > 0 && e->round == e->sched->nrounds - 1));
+    return e->shm && e->posted >= 0 && e->round < e->end_round && e->shm_next < e->sched->round_end[e->round];
 }
 
 /* Records a failure reported for one of the round's requests by a wait outside the engine. */

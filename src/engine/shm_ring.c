@@ -43,7 +43,12 @@ struct tdm_shm_comm {
     _Atomic unsigned *look; /* [size]: where a get looks first in each ring (after the cell found last) */
     _Atomic unsigned next;  /* the cell a put tries first */
     _Atomic uint64_t serving;  /* the ticket admitted next */
-    _Atomic int reserved;      /* cells the calls admitted and not finished may hold */
+    _Atomic int reserved;      /* cells the calls admitted and not finished may hold, and the unread
+                                  cells of calls finished (left) */
+    /* the unread cells of calls finished here (NULL: a free place), each with the count of reads it
+     * waits for; calls on several threads leave at once: a place is taken and given back by CAS */
+    _Atomic(cell *) left[TDM_SHM_RING_CELLS];
+    _Atomic uint64_t left_until[TDM_SHM_RING_CELLS];
 };
 
 static size_t cell_stride(size_t cell_bytes) { return (TDM_SHM_CELL_HEADER_BYTES + cell_bytes + 63) / 64 * 64; }
@@ -192,7 +197,8 @@ static int copy_image(const void *src, void *dst, const tdm_action *a, MPI_Comm 
     return tdm_local_copy_any(&copy, comm);
 }
 
-int tdm_shm_holds_read(tdm_shm_holds *holds)
+/* Drops the cells read from holds; 1 if none is left. */
+static int holds_read(tdm_shm_holds *holds)
 {
     for (int i = 0; i < holds->n;) /* the call's cells read since: no longer its */
         if (read_until(holds->cells[i], holds->until[i])) {
@@ -208,7 +214,7 @@ int tdm_shm_holds_read(tdm_shm_holds *holds)
 int tdm_shm_put(tdm_shm_comm *c, uint64_t call, const tdm_action *a, MPI_Comm comm, tdm_shm_holds *holds, int most,
                 int *error)
 {
-    tdm_shm_holds_read(holds);
+    holds_read(holds);
     if (holds->n >= most && holds->n > 0)
         return 0;
     cell *mine = NULL;
@@ -238,8 +244,6 @@ int tdm_shm_put(tdm_shm_comm *c, uint64_t call, const tdm_action *a, MPI_Comm co
         holds->cells[holds->n] = mine;
         holds->until[holds->n++] = all_read;
     }
-    /* the next put looks at the next cell's reads: fetched now, while nobody waits for it */
-    __builtin_prefetch(cell_at(c->mine, (int)(atomic_load_explicit(&c->next, memory_order_relaxed) % TDM_SHM_RING_CELLS)));
     return 1;
 }
 
@@ -292,11 +296,50 @@ int tdm_shm_get(tdm_shm_comm *c, uint64_t call, const tdm_action *a, MPI_Comm co
     return 1;
 }
 
+/* A place of the list of cells left being filled. */
+#define FILLING ((cell *)1)
+
+/* Puts a cell left unread in a free place of the list; 0 if none (never: each holds a reservation, and
+ * there are as many places as a ring has cells). */
+static int keep_left(tdm_shm_comm *c, cell *x, uint64_t until)
+{
+    for (int i = 0; i < TDM_SHM_RING_CELLS; i++) {
+        cell *none = NULL;
+        if (!atomic_load_explicit(&c->left[i], memory_order_relaxed) &&
+            atomic_compare_exchange_strong_explicit(&c->left[i], &none, FILLING, memory_order_acquire,
+                                                    memory_order_relaxed)) {
+            atomic_store_explicit(&c->left_until[i], until, memory_order_relaxed);
+            atomic_store_explicit(&c->left[i], x, memory_order_release);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The cells of calls finished here read since give their places back; whether any did. */
+static int release_left(tdm_shm_comm *c)
+{
+    int released = 0;
+    for (int i = 0; i < TDM_SHM_RING_CELLS; i++) {
+        cell *x = atomic_load_explicit(&c->left[i], memory_order_acquire);
+        if (x && x != FILLING && read_until(x, atomic_load_explicit(&c->left_until[i], memory_order_relaxed)) &&
+            atomic_compare_exchange_strong_explicit(&c->left[i], &x, NULL, memory_order_acq_rel, memory_order_relaxed)) {
+            atomic_fetch_sub_explicit(&c->reserved, 1, memory_order_acq_rel);
+            released = 1;
+        }
+    }
+    return released;
+}
+
 int tdm_shm_admit(tdm_shm_comm *c, uint64_t ticket, int cells)
 {
     if (atomic_load_explicit(&c->serving, memory_order_acquire) != ticket)
         return 0;
     int held = atomic_load_explicit(&c->reserved, memory_order_acquire);
+    /* cells of calls finished here count until read: looked at only when the ring seems full (a look
+     * is a cache line the readers' cores hold) */
+    if (held + cells > TDM_SHM_RING_CELLS && release_left(c))
+        held = atomic_load_explicit(&c->reserved, memory_order_acquire);
     do {
         if (held + cells > TDM_SHM_RING_CELLS && held > 0)
             return 0; /* a call that needs more than a ring (never: builders keep within it) waits alone */
@@ -306,7 +349,12 @@ int tdm_shm_admit(tdm_shm_comm *c, uint64_t ticket, int cells)
     return 1;
 }
 
-void tdm_shm_leave(tdm_shm_comm *c, int cells)
+void tdm_shm_leave(tdm_shm_comm *c, int cells, tdm_shm_holds *holds)
 {
-    atomic_fetch_sub_explicit(&c->reserved, cells, memory_order_acq_rel);
+    /* not looked at now (perhaps read already): tdm_shm_admit looks when it needs their places */
+    int unread = 0;
+    for (int h = 0; h < holds->n; h++)
+        unread += keep_left(c, holds->cells[h], holds->until[h]);
+    holds->n = 0;
+    atomic_fetch_sub_explicit(&c->reserved, cells - unread, memory_order_acq_rel);
 }

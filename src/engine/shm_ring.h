@@ -55,12 +55,10 @@ typedef struct tdm_shm_holds {
     int n;
 } tdm_shm_holds;
 int tdm_shm_admit(tdm_shm_comm *c, uint64_t ticket, int cells);
-/* Every cell in holds has been read by all its readers (holds keeps those not yet). A call ends only
- * then: a writer whose last puts nobody has read yet (a reduce's non-root, a reduce_scatter's rank
- * with an empty block) would otherwise leave the ring with cells that a call admitted after it may
- * need, while their readers wait for their turn behind it (a deadlock of calls in lanes). */
-int tdm_shm_holds_read(tdm_shm_holds *holds);
-void tdm_shm_leave(tdm_shm_comm *c, int cells);
+/* The call ends here. Cells of it that its readers have not read yet (holds: a writer's last puts, as a
+ * reduce's non-root makes them) stay reserved until they are: a call admitted later must find the
+ * cells it reserves free, while those readers may wait for their turn behind it. */
+void tdm_shm_leave(tdm_shm_comm *c, int cells, tdm_shm_holds *holds);
 
 /* The engine's two actions (TDM_ACT_SHM_PUT, TDM_ACT_SHM_GET) of call `call`: 1 once done, 0 while
  * they cannot be yet (no free cell; the writer's cell not there yet). A failure of MPI's local calls
