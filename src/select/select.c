@@ -24,6 +24,7 @@
 #define ALLTOALL_FEW_RANKS 8                   /* all messages at once up to this many ranks */
 #define SCAN_CHAIN_RANKS 2                     /* the chain is as good up to this many ranks */
 #define SCAN_NODE_BYTES (64 * 1024)            /* node-aware scan and exscan below */
+#define ALLREDUCE_NODE_LONG_BYTES (1024 * 1024) /* node-aware allreduce below */
 #define REDUCE_SCATTER_NODE_BYTES (64 * 1024)  /* node-aware reduce_scatter below, in all */
 
 #define ALG(coll, alg, needs) {#alg, #coll "_" #alg, tdm_##coll##_##alg, needs, NULL}
@@ -130,10 +131,13 @@ static int choose_bcast(const tdm_coll_args *a)
     return a->size >= 3 && vector_bytes(a) >= BCAST_LONG_BYTES ? 2 : 0;
 }
 
+/* The node-aware allreduce reduces a node's vectors at its leader: from ALLREDUCE_NODE_LONG_BYTES the
+ * ring, every rank reducing a part, is faster (2 ranks, Open MPI, 4 MiB: node 1.38 ms, ring 0.79 ms;
+ * 1 MiB: 0.23 ms both). */
 static int choose_allreduce(const tdm_coll_args *a)
 {
     size_t bytes = vector_bytes(a);
-    if (node_aware(a))
+    if (node_aware(a) && bytes < ALLREDUCE_NODE_LONG_BYTES)
         return 6;
     if (bytes < ALLREDUCE_SHORT_BYTES && a->split_levels >= 0)
         return 3; /* split-tree mode: the tree form (reduce + bcast), cut between the threads */
