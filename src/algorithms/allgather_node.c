@@ -19,6 +19,14 @@ static void unpack_others(tdm_schedule *s, const tdm_coll_args *a, const char *a
     tdm_sched_round(s);
 }
 
+/* Cell c of the `block` bytes at mine, for the readers. */
+static void put_cell(tdm_schedule *s, const tdm_comm_nodes *l, const char *mine, size_t block, int c, const int *readers,
+                     int nreaders)
+{
+    size_t at = (size_t)c * l->cell_bytes, n = block - at < l->cell_bytes ? block - at : l->cell_bytes;
+    tdm_sched_shm_put(s, mine + at, (int)n, MPI_BYTE, readers, nreaders);
+}
+
 /* One node: each rank's cells a few ahead of its gets of the others' (see tdm_node_allreduce_all). */
 static void one_node(tdm_schedule *s, const tdm_coll_args *a, const tdm_node_view *v, const char *mine, size_t block)
 {
@@ -32,11 +40,9 @@ static void one_node(tdm_schedule *s, const tdm_coll_args *a, const tdm_node_vie
     char *staged = a->rtype.contiguous ? NULL : tdm_sched_tmp(s, block * (size_t)a->size);
     int puts = tdm_node_byte_puts(l, block), ahead = TDM_SHM_CALL_CELLS - 1;
     size_t cell = l->cell_bytes;
+    for (int c = 0; c < ahead && c < puts; c++)
+        put_cell(s, l, mine, block, c, others, v->n - 1);
     for (int c = 0; c < puts; c++) {
-        if (c == 0)
-            for (int k = 0; k < ahead && k < puts; k++)
-                tdm_sched_shm_put(s, mine + k * cell, (int)(block - k * cell < cell ? block - k * cell : cell), MPI_BYTE,
-                                  others, v->n - 1);
         size_t at = c * cell, n = block - at < cell ? block - at : cell;
         for (int i = 0; i < v->n - 1; i++) {
             int w = others[i];
@@ -44,11 +50,8 @@ static void one_node(tdm_schedule *s, const tdm_coll_args *a, const tdm_node_vie
                                : (char *)tdm_rank_block(a->recvbuf, &a->rtype, a->recvcount, w);
             tdm_sched_shm_get(s, dst + at, (int)n, MPI_BYTE, w, c);
         }
-        if (c + ahead < puts) {
-            size_t next = (size_t)(c + ahead) * cell;
-            tdm_sched_shm_put(s, mine + next, (int)(block - next < cell ? block - next : cell), MPI_BYTE, others,
-                              v->n - 1);
-        }
+        if (c + ahead < puts)
+            put_cell(s, l, mine, block, c + ahead, others, v->n - 1);
     }
     tdm_sched_round(s);
     if (staged)
