@@ -254,6 +254,10 @@ int TDM_Get_color_placement(int maxthreads, int cores[], int *nthreads);
  * runs on this rank's node (MPI_COMM_TYPE_SHARED) in *same_node. Outside dcp progress: *dcp = -1 and
  * the rest 0. */
 int TDM_Get_dcp_placement(int *dcp, int *first_client, int *clients, int *same_node);
+/* In dcp progress, on an application rank: how many of its calls it handed to its dedicated collective
+ * process so far through the node's shared segment (a copy and a flag: the DCP shares its node, and the
+ * call's message and answer fit a mailbox slot) and how many as MPI messages. Outside dcp progress, 0. */
+int TDM_Get_dcp_handoffs(long *through_segment, long *as_messages);
 
 /* The model's prediction for one call of a collective ("allgather", "alltoall", ...) on comm, for the
  * algorithm Tandem would choose there, with TANDEM_LOGGP's parameters (or the defaults): its latency

@@ -8,8 +8,8 @@
  * communicator of one rank, a scan whose ranks a DCP serves are not consecutive) run inline and give
  * MPI's results; under TANDEM_DCP_SEGMENT=64, a vector of 16 MiB and an alltoallv of blocks up to tens
  * of kilobytes, which go in more segments than a DCP posts at once; every rank, DCPs included, exits
- * with status 0. test_collectives runs its whole
- * matrix through the DCPs too.
+ * with status 0. Calls go through the node's segment where the DCP shares the rank's node, as messages
+ * elsewhere (TDM_Get_dcp_handoffs). test_collectives runs its whole matrix through the DCPs too.
  */
 #include "harness.h"
 
@@ -376,6 +376,26 @@ static void served_calls(MPI_Comm comm, int whole_matrix)
 }
 
 /* An allreduce on comm against MPI's, whoever runs it (a communicator of one rank: not the DCPs). */
+/* Calls went to the DCP through the node's segment where it shares this rank's node (emulated nodes of
+ * TANDEM_NODE_SIZE, one size, counted), as messages where not or under TANDEM_SHM=off; persistent calls
+ * and long ones always as messages. */
+static void handoffs_where_expected(void)
+{
+    int dcp, first, clients, same, world;
+    CHECK_TDM(TDM_Get_dcp_placement(&dcp, &first, &clients, &same));
+    MPI_Comm_rank(MPI_COMM_WORLD, &world);
+    long shm = -1, messages = -1;
+    CHECK_TDM(TDM_Get_dcp_handoffs(&shm, &messages));
+    const char *off = getenv("TANDEM_SHM"), *cut = getenv("TANDEM_NODE_SIZE");
+    int k = cut ? atoi(cut) : 0;
+    int shared = same && !(off && strcmp(off, "off") == 0) && (k <= 0 || world / k == dcp / k);
+    check(messages > 0 && (shared ? shm > 0 : shm == 0),
+          "world rank %d (its DCP %d %s): %ld calls through the segment, %ld as messages", world, dcp,
+          shared ? "on its node" : "elsewhere or without the segment", shm, messages);
+    check(TDM_Get_dcp_handoffs(NULL, &messages) == MPI_ERR_ARG && strstr(TDM_Last_error(), "through_segment"),
+          "TDM_Get_dcp_handoffs(NULL, ...): %s", TDM_Last_error());
+}
+
 static void allreduce_right(MPI_Comm comm, const char *what)
 {
     int me, sum = 0, want = 0;
@@ -685,6 +705,8 @@ int main(int argc, char **argv)
     check(rc == MPI_ERR_OTHER && strstr(TDM_Last_error(), "before TDM_Init"), "dcp progress after TDM_Init: got %d: %s",
           rc, TDM_Last_error());
 
+    handoffs_where_expected();
+
     /* the report over the application ranks (harness_finish's is over MPI_COMM_WORLD, DCPs included) */
     long totals[2], mine_counts[2] = {harness_checks, harness_failures};
     MPI_Allreduce(mine_counts, totals, 2, MPI_LONG, MPI_SUM, app);
@@ -702,6 +724,14 @@ int main(int argc, char **argv)
         CHECK_TDM(TDM_Reduce(mine_value, sum, N, MPI_INT, MPI_SUM, 0, ends));
         for (int i = 0; rank == 0 && i < N; i++)
             if (sum[i] != (size > 1 ? (size - 1) * N + 2 * i : i))
+                totals[1]++;
+        /* a short one after it: through the mailbox where it can, the last rank's side done once posted,
+         * so that its FINALIZED may reach the DCP before the call does: the DCP takes the call first */
+        for (int i = 0; i < 4; i++)
+            mine_value[i] = rank + i;
+        CHECK_TDM(TDM_Reduce(mine_value, sum, 4, MPI_INT, MPI_SUM, 0, ends));
+        for (int i = 0; rank == 0 && i < 4; i++)
+            if (sum[i] != (size > 1 ? size - 1 + 2 * i : i))
                 totals[1]++;
         MPI_Comm_free(&ends);
     }

@@ -214,10 +214,14 @@ static void cpu_one(const bench_collective *c, long bytes, const bench_options *
         tandem_algorithm(c, bytes, algorithm, sizeof algorithm);
     /* simulated time has no noise: fewer points find the same floor, in a fraction of the wall time */
     static const double simulated[] = {0, 0.5, 1, 4};
+    long by_segment = 0, by_message = 0, segment_after = 0, message_after = 0; /* dcp progress: the hand-offs */
+    TDM_Get_dcp_handoffs(&by_segment, &by_message);
     if (TDM_SIMULATED)
         bench_sweep_run(c, bytes, o, available, test_calls, simulated, 4, &sweep);
     else
         bench_sweep_run(c, bytes, o, available, test_calls, bench_sweep_factors, BENCH_SWEEP_POINTS, &sweep);
+    TDM_Get_dcp_handoffs(&segment_after, &message_after);
+    int through_segment = segment_after - by_segment > message_after - by_message; /* (most of the calls) */
     if (rank != 0)
         return;
     /* the model, rank 0 alone (it builds every rank's schedule), of the algorithm the call ran: its name
@@ -249,7 +253,7 @@ static void cpu_one(const bench_collective *c, long bytes, const bench_options *
         if (modelled && (m == BENCH_INLINE || m == BENCH_INLINE_TEST))
             r.model = e.most;
         if (modelled && (m == BENCH_DCP || m == BENCH_DCP_TEST))
-            r.model = e.through_dcp;
+            r.model = through_segment ? e.through_dcp_segment : e.through_dcp;
         char clock[24] = "-", floor[24] = "-", hidden[24] = "-", modelled_cpu[24] = "-", model_share[16] = "-";
         if (r.cpu_clock > 0)
             snprintf(clock, sizeof clock, "%.3g", r.cpu_clock);

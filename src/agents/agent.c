@@ -161,6 +161,12 @@ int tdm_agents_init(const char *fn)
 
 int tdm_progress_dcp_chosen(void) { return dcp_chosen; }
 
+int tdm_progress_dcp_wanted(void)
+{
+    const char *env = getenv("TANDEM_PROGRESS");
+    return mode_asked ? dcp_asked : env && strcmp(env, "dcp") == 0;
+}
+
 void tdm_agents_finalize(void)
 {
     dcp_chosen = 0;

@@ -27,6 +27,8 @@ int tdm_agents_init(const char *fn);
  * then divided into application ranks and dedicated collective processes (src/dcp/), and the agent of
  * the application's calls stays inline. */
 int tdm_progress_dcp_chosen(void);
+/* Before tdm_agents_init: whether TDM_Init will choose dcp progress (TDM_Set_progress, else TANDEM_PROGRESS). */
+int tdm_progress_dcp_wanted(void);
 /* Stops the progress thread; requests still running are abandoned. */
 void tdm_agents_finalize(void);
 /* Selects the agent of the collectives started from now on. */
@@ -60,6 +62,9 @@ void tdm_inline_progress(void);
  * extra request is set to MPI_REQUEST_NULL, its status in extra_status[i] (if not NULL); an error of one
  * is returned. */
 int tdm_inline_block(unsigned long mark, MPI_Request *const *extra, MPI_Status *extra_status, int n_extra);
+/* Something besides MPI that tdm_inline_block's wait must notice (a DCP's clients' mailboxes): while it
+ * polls, it returns as soon as ready() says so. NULL: nothing. */
+void tdm_inline_watch(int (*ready)(void));
 int tdm_inline_wait(tdm_run *run);
 int tdm_inline_running(void);
 void tdm_inline_finalize(void);

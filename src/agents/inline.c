@@ -171,6 +171,10 @@ static void return_handles(int n)
  * or a split tail has new messages. Polling rather than MPI_Waitsome, and after a short spin yielding
  * the core between polls: with more ranks than cores (oversubscribed runs) a rank spinning inside MPI
  * starves the one it waits for. Returns with the handles back in their slots. */
+static int (*watched)(void); /* tdm_inline_watch */
+
+void tdm_inline_watch(int (*ready)(void)) { watched = ready; }
+
 static int poll_some(int n, int *outcount, unsigned long mark)
 {
     int rc;
@@ -179,7 +183,7 @@ static int poll_some(int n, int *outcount, unsigned long mark)
         rc = MPI_Testsome(n, wait_reqs, outcount, wait_index, wait_status);
         tdm_shadow_testing_dups(0);
         return_handles(n);
-        if (rc != MPI_SUCCESS || *outcount != 0 || tdm_thread_agent_completions() != mark)
+        if (rc != MPI_SUCCESS || *outcount != 0 || tdm_thread_agent_completions() != mark || (watched && watched()))
             return rc;
         if (tdm_split_waiting() && tdm_split_poll())
             return rc; /* new messages of this rank to post and wait for */

@@ -266,8 +266,8 @@ static int start(const char *fn, tdm_coll_args *a, const tdm_sched_key *key, MPI
     if (!req)
         return tdm_error(fn, MPI_ERR_NO_MEM, "out of memory for the request");
     req->kind = a->kind;
-    if (a->kind == TDM_COLL_ALLREDUCE || a->kind == TDM_COLL_ALLGATHER || a->kind == TDM_COLL_REDUCE_SCATTER ||
-        a->kind == TDM_COLL_REDUCE_SCATTER_BLOCK)
+    if (!handed_off && (a->kind == TDM_COLL_ALLREDUCE || a->kind == TDM_COLL_ALLGATHER ||
+                        a->kind == TDM_COLL_REDUCE_SCATTER || a->kind == TDM_COLL_REDUCE_SCATTER_BLOCK))
         tdm_torus_of(comm, a); /* for the torus_bucket algorithms */
     /* The tag first: every rank takes one per call, even if this rank then fails to start, so that
      * the ranks' sequence numbers never drift apart. */

@@ -118,7 +118,7 @@ int tdm_core_init(const char *fn, int *argc, char ***argv)
     rc = placement_from_environment(fn);
     if (rc != MPI_SUCCESS)
         return rc;
-    rc = tdm_node_init(fn);
+    rc = tdm_node_init(fn, tdm_progress_dcp_wanted()); /* dcp progress: mailboxes for the hand-off */
     if (rc != MPI_SUCCESS)
         return rc;
     /* testing: every communicator a duplicate of its own, as where MPI has too few tags for slots; or

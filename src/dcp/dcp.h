@@ -45,6 +45,8 @@ int tdm_dcp_build_client(struct tdm_request *req, const tdm_coll_args *a, void *
 /* TDM_Get_dcp_placement: this rank's DCP (world rank, -1 outside dcp progress), the block it serves
  * and whether it shares this rank's node. */
 void tdm_dcp_placement(int *dcp, int *first_client, int *clients, int *same_node);
+/* TDM_Get_dcp_handoffs: this rank's calls handed to its DCP through its mailbox and as messages. */
+void tdm_dcp_handoffs(long *through_segment, long *as_messages);
 /* At TDM_Finalize on an application rank: the DCP is told this client is done. */
 void tdm_dcp_finalize(void);
 

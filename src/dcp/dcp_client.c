@@ -329,6 +329,12 @@ void tdm_dcp_finalize(void)
     }
     dcp_header h = {.kind = DCP_FINALIZED};
     tdm_dcp_tell_server(&h);
+    if (tdm_global.verbose) {
+        long shm, messages;
+        tdm_dcp_handoffs(&shm, &messages);
+        fprintf(stderr, "tandem: rank %d: %ld calls handed to its DCP through the node's segment, %ld as messages\n",
+                app_world_state.rank, shm, messages);
+    }
     free(app_world_state.members);
     free(app_world_state.order);
     MPI_Comm_free_keyval(&keyval);

@@ -5,6 +5,8 @@
  * it repeats) and unpacks the answer, whose blocks come in group order, into the user's buffers.
  */
 #include "../core/request.h"
+#include "../engine/mailbox.h"
+#include "../engine/node.h"
 #include "../schedule/coll_blocks.h"
 #include "../schedule/schedule.h"
 #include "dcp.h"
@@ -176,15 +178,33 @@ static long long from_units(tdm_schedule *s, const char *from, MPI_Datatype unit
     return units * unit_bytes(unit);
 }
 
+/* The bytes of count units laid out as an array (the last one's padding left out), as an answer through
+ * the mailbox carries them. */
+static long long image_bytes(long long count, MPI_Datatype unit)
+{
+    MPI_Aint lb, true_extent;
+    MPI_Type_get_true_extent(unit, &lb, &true_extent);
+    return count > 0 ? (count - 1) * unit_bytes(unit) + true_extent : 0;
+}
+
+/* The answer's count units of type sent into buf: a message from the DCP, or the answer in the
+ * call's mailbox slot (slot >= 0). */
+static void answer_into(tdm_schedule *s, int slot, void *buf, int count, MPI_Datatype sent)
+{
+    if (slot >= 0)
+        tdm_sched_mailbox_take(s, buf, (int)image_bytes(count, sent), slot);
+    else
+        tdm_sched_recv(s, buf, count, sent, tdm_dcp.server);
+}
+
 /* The answer into b: straight into the user's buffer if its data is dense bytes there (or the very
  * datatype the DCP sends), else into packed memory and then unpacked (next round). */
-static void receive_block(tdm_schedule *s, block b, const tdm_typeinfo *t, MPI_Datatype sent)
+static void receive_block(tdm_schedule *s, int slot, block b, const tdm_typeinfo *t, MPI_Datatype sent)
 {
-    int server = tdm_dcp.server;
     if (bytes_of(b) == 0) /* the DCP sends nothing for nothing */
         return;
     if (b.type == sent || (sent == MPI_BYTE && t->contiguous)) {
-        tdm_sched_recv(s, (void *)b.at, sent == MPI_BYTE ? (int)bytes_of(b) : b.count, sent, server);
+        answer_into(s, slot, (void *)b.at, sent == MPI_BYTE ? (int)bytes_of(b) : b.count, sent);
         tdm_sched_round(s);
         return;
     }
@@ -192,7 +212,7 @@ static void receive_block(tdm_schedule *s, block b, const tdm_typeinfo *t, MPI_D
     char *packed = tdm_sched_tmp(s, (size_t)(units * unit_bytes(sent)));
     if (!packed)
         return;
-    tdm_sched_recv(s, packed, (int)units, sent, server);
+    answer_into(s, slot, packed, (int)units, sent);
     tdm_sched_round(s);
     from_units(s, packed, sent, b);
 }
@@ -267,11 +287,12 @@ typedef struct plan {
     int nints;              /* counts after the members */
     long long data;         /* bytes of data */
     long long back;         /* bytes of the answer (blocks in group order), 0 for none */
+    long long answer;       /* bytes of any answer, as a mailbox slot holds it; -1: none comes */
 } plan;
 
 static plan plan_of(const tdm_coll_args *a, int kind, int n, MPI_Datatype carried, const tdm_outgoing_blocks *out)
 {
-    plan p = {0, 0, 0};
+    plan p = {0, 0, 0, -1};
     int me = a->rank, root = a->rank == a->root;
     long long elements = 0;
     if (carried != MPI_DATATYPE_NULL)
@@ -282,13 +303,25 @@ static plan plan_of(const tdm_coll_args *a, int kind, int n, MPI_Datatype carrie
     case DCP_SCAN:
     case DCP_EXSCAN:
         p.data = elements * unit_bytes(carried);
+        if ((kind != DCP_REDUCE || root) && (kind != DCP_EXSCAN || me > 0) && elements > 0)
+            p.answer = image_bytes(elements, carried);
         break;
-    case DCP_REDUCE_SCATTER:
+    case DCP_REDUCE_SCATTER: {
         p.nints = n;
         p.data = (a->kind == TDM_COLL_REDUCE_SCATTER_BLOCK ? n * elements : elements) * unit_bytes(carried);
+        long long mine = a->kind == TDM_COLL_REDUCE_SCATTER_BLOCK ? a->count : a->recvcounts[me];
+        mine = mine * a->dtype.size / type_size(carried);
+        if (mine > 0)
+            p.answer = image_bytes(mine, carried);
         break;
+    }
     case DCP_BCAST:
         p.data = root ? (long long)a->count * a->dtype.size : 0;
+        if (!root && (long long)a->count * a->dtype.size > 0)
+            p.answer = (long long)a->count * a->dtype.size;
+        break;
+    case DCP_BARRIER:
+        p.answer = 1;
         break;
     case DCP_GATHER:
         p.nints = root ? n : 0;
@@ -321,6 +354,10 @@ static plan plan_of(const tdm_coll_args *a, int kind, int n, MPI_Datatype carrie
         }
         break;
     }
+    if (kind == DCP_SCATTER && !(root && a->in_place) && bytes_of((block){a->recvbuf, a->recvcount, a->recvtype}) > 0)
+        p.answer = bytes_of((block){a->recvbuf, a->recvcount, a->recvtype});
+    if (kind == DCP_GATHER || kind == DCP_ALLGATHER || kind == DCP_ALLTOALL)
+        p.answer = p.back > 0 ? p.back : -1;
     return p;
 }
 
@@ -623,6 +660,37 @@ static void segmented_call(tdm_schedule *s, const tdm_coll_args *a, const dcp_he
 /* A call the DCPs cannot carry: counts or a message past INT_MAX bytes. The other ranks' parts of it
  * may be on their way, and they would wait for this one's forever: its DCP hears of it and stops the
  * job. */
+static long through_mailbox, as_messages; /* calls handed off so far, each way */
+
+void tdm_dcp_handoffs(long *through_segment, long *messages)
+{
+    *through_segment = through_mailbox;
+    *messages = as_messages;
+}
+
+/* This rank's mailbox (engine/mailbox.h) where its DCP shares its node's segment, else NULL. */
+static void *mailbox(void)
+{
+    static void *box;
+    static int looked;
+    if (!looked) {
+        int world;
+        MPI_Comm_rank(MPI_COMM_WORLD, &world);
+        box = tdm_node_part(tdm_dcp.server) ? tdm_node_mailbox(world) : NULL;
+        looked = 1;
+    }
+    return box;
+}
+
+/* A slot of this rank's mailbox for a call whose message and answer (-1: none) fit one; -1 if the call
+ * goes by MPI (no mailbox, too long, every slot taken). */
+static int mailbox_slot(long long message, long long answer)
+{
+    if (!mailbox() || message > TDM_MAILBOX_BYTES || answer > TDM_MAILBOX_BYTES)
+        return -1;
+    return tdm_mailbox_reserve(mailbox(), answer >= 0);
+}
+
 static int refuse(const dcp_header *call)
 {
     dcp_header h = {.kind = DCP_REFUSED, .call = call->kind, .rank = call->rank, .key = call->key};
@@ -681,17 +749,24 @@ int tdm_dcp_build_client(struct tdm_request *req, const tdm_coll_args *a, void *
     memcpy(message + sizeof h + members, ints, sizeof(int) * (size_t)p.nints);
     char *counts_end = message + sizeof h + members + sizeof(int) * (size_t)p.nints;
     memset(counts_end, 0, (size_t)(data - counts_end)); /* up to the data's alignment */
-    /* the first part: the whole message if it fits the DCP's posted receive, else no more than the header,
-     * members and counts (what the DCP holds of a call it cannot start yet) */
-    int first = bytes, prefix = (int)(data - message);
-    if (bytes > tdm_dcp.first_bytes)
-        first = prefix < tdm_dcp.first_bytes ? prefix : tdm_dcp.first_bytes;
-    tdm_sched_send(s, message, first, MPI_BYTE, tdm_dcp.server);
-    if (prefix > first) /* members and counts past the first part: the DCP needs them at once */
-        tdm_sched_send_bulk(s, message + first, prefix - first, MPI_BYTE, tdm_dcp.server);
-    if (bytes > first && bytes > prefix) /* the data: the DCP takes it when it can use it */
-        tdm_sched_send_bulk(s, message + (prefix > first ? prefix : first), bytes - (prefix > first ? prefix : first),
-                            MPI_BYTE, tdm_dcp.server);
+    /* through the mailbox: a call of one piece each way (a v-form runs as a segmented call among the
+     * DCPs, whatever its length, and a persistent call's schedule serves every start) */
+    int slot = h.segment > 0 || persistent ? -1 : mailbox_slot(bytes, p.answer);
+    if (slot >= 0) {
+        tdm_sched_mailbox_post(s, message, bytes, slot);
+    } else {
+        /* the first part: the whole message if it fits the DCP's posted receive, else no more than the
+         * header, members and counts (what the DCP holds of a call it cannot start yet) */
+        int first = bytes, prefix = (int)(data - message);
+        if (bytes > tdm_dcp.first_bytes)
+            first = prefix < tdm_dcp.first_bytes ? prefix : tdm_dcp.first_bytes;
+        tdm_sched_send(s, message, first, MPI_BYTE, tdm_dcp.server);
+        if (prefix > first) /* members and counts past the first part: the DCP needs them at once */
+            tdm_sched_send_bulk(s, message + first, prefix - first, MPI_BYTE, tdm_dcp.server);
+        if (bytes > first && bytes > prefix) /* the data: the DCP takes it when it can use it */
+            tdm_sched_send_bulk(s, message + (prefix > first ? prefix : first),
+                                bytes - (prefix > first ? prefix : first), MPI_BYTE, tdm_dcp.server);
+    }
     /* the answer */
     if (in_segments) {
         segmented_call(s, a, &h, ints, cc, &out, unit);
@@ -703,27 +778,27 @@ int tdm_dcp_build_client(struct tdm_request *req, const tdm_coll_args *a, void *
         case DCP_EXSCAN:
             if (kind != DCP_REDUCE || root)
                 if (kind != DCP_EXSCAN || me > 0)
-                    receive_block(s, (block){a->recvbuf, a->count, a->datatype}, &a->dtype, carried);
+                    receive_block(s, slot, (block){a->recvbuf, a->count, a->datatype}, &a->dtype, carried);
             break;
         case DCP_REDUCE_SCATTER: {
             int mine = a->kind == TDM_COLL_REDUCE_SCATTER_BLOCK ? a->count : a->recvcounts[me];
             if (mine > 0)
-                receive_block(s, (block){a->recvbuf, mine, a->datatype}, &a->dtype, carried);
+                receive_block(s, slot, (block){a->recvbuf, mine, a->datatype}, &a->dtype, carried);
             break;
         }
         case DCP_BCAST:
             if (!root && h.count > 0)
-                receive_block(s, (block){a->recvbuf, a->count, a->datatype}, &a->dtype, MPI_BYTE);
+                receive_block(s, slot, (block){a->recvbuf, a->count, a->datatype}, &a->dtype, MPI_BYTE);
             break;
         case DCP_BARRIER: { /* a byte: the DCPs' barrier passed */
             char *byte = tdm_sched_tmp(s, 1);
             if (byte)
-                tdm_sched_recv(s, byte, 1, MPI_BYTE, tdm_dcp.server);
+                answer_into(s, slot, byte, 1, MPI_BYTE);
             break;
         }
         case DCP_SCATTER:
             if (h.count > 0)
-                receive_block(s, (block){a->recvbuf, a->recvcount, a->recvtype}, &a->rtype, MPI_BYTE);
+                receive_block(s, slot, (block){a->recvbuf, a->recvcount, a->recvtype}, &a->rtype, MPI_BYTE);
             break;
         case DCP_GATHER:
         case DCP_ALLGATHER:
@@ -731,7 +806,7 @@ int tdm_dcp_build_client(struct tdm_request *req, const tdm_coll_args *a, void *
             char *back = p.back > 0 ? tdm_sched_tmp(s, (size_t)p.back) : NULL;
             if (!back)
                 break;
-            tdm_sched_recv(s, back, (int)p.back, MPI_BYTE, tdm_dcp.server);
+            answer_into(s, slot, back, (int)p.back, MPI_BYTE);
             tdm_sched_round(s);
             if (is_neighbor(a))
                 neighbor_unpack(s, a, cc, ints, back);
@@ -742,8 +817,15 @@ int tdm_dcp_build_client(struct tdm_request *req, const tdm_coll_args *a, void *
         }
     }
     int rc = tdm_sched_finish(s);
-    if (rc != MPI_SUCCESS)
+    if (rc != MPI_SUCCESS) {
+        if (slot >= 0)
+            tdm_mailbox_cancel(mailbox(), slot);
         return rc;
+    }
+    if (slot >= 0)
+        through_mailbox++;
+    else
+        as_messages++;
     if (persistent) {
         tdm_dcp_persistent_call(req, cc, (dcp_header *)message);
     } else {

@@ -17,6 +17,8 @@
 #include "../base/smpi_support.h"
 #include "../base/state.h"
 #include "../core/api_internal.h"
+#include "../engine/mailbox.h"
+#include "../engine/node.h"
 #include "../engine/shadow_comm.h"
 #include "../agents/agent.h"
 #include "dcp_segments.h"
@@ -55,6 +57,8 @@ static struct {
     int *held;              /* per client: its next receive waits for such a rest, so that its messages
                              * are taken in order (a FREED or FINALIZED never before its last calls) */
     contribution *feeding;  /* fetched calls whose segment receives are not all posted yet */
+    tdm_mailbox_reader *boxes; /* per client: its mailbox, where it shares this DCP's node (box NULL if not) */
+    int with_boxes;            /* clients that have one */
 } srv;
 
 void tdm_dcp_fail(const char *what, int rc)
@@ -695,11 +699,67 @@ static void post_client_receive(int client)
  * its communicator. */
 static void take_message(contribution *in);
 
+/* The calls a client posted in its mailbox since the DCP last looked, taken. Returns whether any was. */
+static int mailbox_messages(int client)
+{
+    tdm_mailbox_reader *r = &srv.boxes[client];
+    if (!r->box || !tdm_mailbox_rung(r))
+        return 0;
+    int k, moved = 0;
+    size_t bytes;
+    while ((k = tdm_mailbox_next(r, &bytes)) >= 0) {
+        contribution *in = tdm_dcp_alloc(sizeof *in);
+        in->message = malloc(bytes > 0 ? bytes : 1);
+        if (!in->message)
+            tdm_dcp_fail("allocating memory", MPI_ERR_NO_MEM);
+        tdm_mailbox_read(r, k, in->message);
+        if (bytes < sizeof in->h)
+            tdm_dcp_fail("a client's mailbox request shorter than a header", MPI_ERR_TRUNCATE);
+        memcpy(&in->h, in->message, sizeof in->h);
+        if ((size_t)in->h.bytes != bytes)
+            tdm_dcp_fail("a client's mailbox request not as long as its header says", MPI_ERR_INTERN);
+        in->rest = MPI_REQUEST_NULL;
+        in->client = client;
+        in->mailbox_slot = k + 1;
+        take_message(in);
+        moved = 1;
+    }
+    return moved;
+}
+
+/* Whether any client with a mailbox posted since the DCP last looked: the service loop's wait returns. */
+static int any_mailbox_rung(void)
+{
+    for (int c = 0; c < srv.clients; c++)
+        if (srv.boxes[c].box && tdm_mailbox_rung(&srv.boxes[c]))
+            return 1;
+    return 0;
+}
+
+void tdm_dcp_answer(const contribution *in, const void *data, int count, MPI_Datatype type, MPI_Request *sent)
+{
+    if (in->mailbox_slot) {
+        MPI_Aint lb, extent, true_extent;
+        MPI_Type_get_extent(type, &lb, &extent);
+        MPI_Type_get_true_extent(type, &lb, &true_extent);
+        long long bytes = count > 0 ? (long long)(count - 1) * extent + true_extent : 0;
+        if (bytes > TDM_MAILBOX_BYTES)
+            tdm_dcp_fail("an answer longer than a mailbox slot", MPI_ERR_INTERN);
+        tdm_mailbox_answer(&srv.boxes[in->client], in->mailbox_slot - 1, data, (size_t)bytes);
+        return;
+    }
+    int rc = MPI_Isend(data, count, type, source_of(in), in->tag, tdm_dcp.link_shadow->comm, sent);
+    if (rc != MPI_SUCCESS)
+        tdm_dcp_fail("answering a client", rc);
+}
+
 /* The first part of a client's message arrived in its posted receive (status): the client's next
  * receive posted (nothing else of this call comes on the link), the message taken, or put off until its
- * rest arrives where the DCP needs that to queue it. */
+ * rest arrives where the DCP needs that to queue it. The calls the client posted in its mailbox before
+ * this message are taken first: a FREED or a FINALIZED never comes before the calls it counts. */
 static void client_message(int client, const MPI_Status *status)
 {
+    mailbox_messages(client);
     int got;
     MPI_Get_count(status, MPI_BYTE, &got);
     contribution *in = tdm_dcp_alloc(sizeof *in);
@@ -922,10 +982,15 @@ void tdm_dcp_serve(int d)
     srv.unfetched_last = tdm_dcp_alloc(sizeof *srv.unfetched_last * (size_t)(srv.clients + 1));
     srv.ahead = tdm_dcp_alloc(sizeof *srv.ahead * (size_t)(srv.clients + 1));
     srv.held = tdm_dcp_alloc(sizeof *srv.held * (size_t)(srv.clients + 1));
+    srv.boxes = tdm_dcp_alloc(sizeof *srv.boxes * (size_t)(srv.clients + 1));
     for (int c = 0; c < srv.clients; c++) {
         srv.posted_buf[c] = tdm_dcp_alloc((size_t)tdm_dcp.first_bytes);
         post_client_receive(c);
+        tdm_mailbox_reader_init(&srv.boxes[c], tdm_node_mailbox(tdm_dcp.map.app_world[srv.first + c]));
+        srv.with_boxes += srv.boxes[c].box != NULL;
     }
+    if (srv.with_boxes) /* its wait returns when a client posts a call in its mailbox */
+        tdm_inline_watch(any_mailbox_rung);
     post_control_receive();
     if (srv.clients > 0) { /* the application world: its members are known to all */
         served_comm *world = find_or_add(DCP_APP_WORLD_KEY);
@@ -938,6 +1003,8 @@ void tdm_dcp_serve(int d)
                 client_message(c, &srv.wait_status[c]);
                 moved = 1;
             }
+        for (int c = 0; c < srv.clients && srv.with_boxes; c++)
+            moved |= mailbox_messages(c);
         if (srv.control == MPI_REQUEST_NULL) {
             control_message();
             moved = 1;
@@ -962,6 +1029,9 @@ void tdm_dcp_serve(int d)
         free(srv.posted_buf[c]);
     free(srv.posted_buf);
     free(srv.posted);
+    if (srv.with_boxes)
+        tdm_inline_watch(NULL);
+    free(srv.boxes);
     if (tdm_global.verbose)
         fprintf(stderr, "tandem: dedicated collective process %d: at most %lld bytes of a client's data held ahead of "
                         "its calls\n", srv.d, srv.most_ahead);

@@ -19,6 +19,8 @@ typedef struct contribution {
     struct contribution *next;
     dcp_header h;
     int tag;        /* the client's, for the answer */
+    int mailbox_slot; /* 0: it came by MPI, answered with tag; k + 1: through slot k of its client's
+                       * mailbox (engine/mailbox.h), answered there */
     int client;     /* among this DCP's clients, 0 .. clients-1 */
     char *message;  /* the header, the members if any, the counts if any, then the data */
     int rest_bytes;   /* the message's bytes past its first part (they come on the data link) whose
@@ -121,6 +123,10 @@ served_call *tdm_dcp_start_call(served_comm *sc, tdm_shadow *among, contribution
  * order. */
 int tdm_dcp_advance_call(served_call *x, int *done);
 void tdm_dcp_free_call(served_call *x);
+
+/* The answer to the call `in` came with, count units of type from data: through its client's mailbox
+ * (then *sent stays MPI_REQUEST_NULL) or as a message (*sent its send). */
+void tdm_dcp_answer(const contribution *in, const void *data, int count, MPI_Datatype type, MPI_Request *sent);
 
 /* Aborts the job: a DCP cannot report an error to anyone. */
 void tdm_dcp_fail(const char *what, int rc);

@@ -577,10 +577,8 @@ int tdm_dcp_advance_call(served_call *x, int *done)
     if (!x->answering) {
         finish_call(x);
         for (int i = 0; i < sc->mine; i++)
-            if (x->answer[i] &&
-                (rc = MPI_Isend(x->answer[i], x->answer_count[i], x->type, sc->members[sc->mine_ranks[i]],
-                                x->in[i]->tag, tdm_dcp.link_shadow->comm, &x->answers[i])) != MPI_SUCCESS)
-                tdm_dcp_fail("answering a client", rc);
+            if (x->answer[i])
+                tdm_dcp_answer(x->in[i], x->answer[i], x->answer_count[i], x->type, &x->answers[i]);
         x->answering = 1;
         moved = 1;
     }

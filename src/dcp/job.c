@@ -56,3 +56,13 @@ int TDM_Get_dcp_placement(int *dcp, int *first_client, int *clients, int *same_n
     tdm_dcp_placement(dcp, first_client, clients, same_node);
     return MPI_SUCCESS;
 }
+
+int TDM_Get_dcp_handoffs(long *through_segment, long *as_messages)
+{
+    const char *fn = "TDM_Get_dcp_handoffs";
+    const char *null = !through_segment ? "through_segment" : !as_messages ? "as_messages" : NULL;
+    if (null)
+        return tdm_error(fn, MPI_ERR_ARG, "%s is NULL (argument %s)", null, null);
+    tdm_dcp_handoffs(through_segment, as_messages);
+    return MPI_SUCCESS;
+}

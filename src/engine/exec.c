@@ -2,6 +2,8 @@
 
 #include "local_copy.h"
 #include "local_reduce.h"
+#include "mailbox.h"
+#include "node.h"
 #include "shm_ring.h"
 
 #include <stdlib.h>
@@ -147,6 +149,8 @@ static void start_round(tdm_exec *e)
         } else if (a->kind == TDM_ACT_SHM_PUT) {
             if (!e->shm && (rc = post_put(e, a, &next)) != MPI_SUCCESS)
                 break;
+        } else if (a->kind == TDM_ACT_MAILBOX_POST || a->kind == TDM_ACT_MAILBOX_TAKE) {
+            continue; /* done in order with the shm actions (advance_shm) */
         } else if (a->kind == TDM_ACT_SHM_GET) {
             if (e->shm)
                 continue;
@@ -178,11 +182,37 @@ static void leave_ring(tdm_exec *e)
     }
 }
 
-/* Does the round's shm actions in order, as far as their cells allow; 1 once all are done. */
+/* This process's mailbox (mailbox.h), found once. */
+static void *own_mailbox(void)
+{
+    static void *box;
+    if (!box) {
+        int world;
+        MPI_Comm_rank(MPI_COMM_WORLD, &world);
+        box = tdm_node_mailbox(world);
+    }
+    return box;
+}
+
+/* A mailbox action: 1 once done (a post at once, a take once its answer is there). */
+static int mailbox_action(const tdm_action *a)
+{
+    if (a->kind == TDM_ACT_MAILBOX_POST) {
+        tdm_mailbox_post(own_mailbox(), a->step, a->src, (size_t)a->count);
+        return 1;
+    }
+    return tdm_mailbox_take(own_mailbox(), a->step, a->dst, (size_t)a->count);
+}
+
+/* Whether the round's actions include some that only polling moves: shm actions on rings, mailbox ones. */
+static int polled(const tdm_exec *e) { return (e->shm && e->sched->shm_actions) || e->sched->mailbox_actions; }
+
+/* Does the round's shm and mailbox actions in order, as far as their cells and answers allow; 1 once
+ * all are done. */
 static int advance_shm(tdm_exec *e)
 {
     const tdm_schedule *s = e->sched;
-    if (!e->shm_admitted) {
+    if (e->shm && s->shm_actions && !e->shm_admitted) {
         if (!tdm_shm_admit(e->shm, e->shm_ticket, s->shm_cells))
             return 0;
         e->shm_admitted = 1;
@@ -191,10 +221,12 @@ static int advance_shm(tdm_exec *e)
     for (; e->shm_next < end; e->shm_next++) {
         const tdm_action *a = &s->actions[e->shm_next];
         int error = MPI_SUCCESS, done;
-        if (a->kind == TDM_ACT_SHM_PUT)
+        if (a->kind == TDM_ACT_SHM_PUT && e->shm)
             done = tdm_shm_put(e->shm, e->call, a, e->comm, &e->shm_holds, s->shm_cells, &error);
-        else if (a->kind == TDM_ACT_SHM_GET)
+        else if (a->kind == TDM_ACT_SHM_GET && e->shm)
             done = tdm_shm_get(e->shm, e->call, a, e->comm, &error);
+        else if (a->kind == TDM_ACT_MAILBOX_POST || a->kind == TDM_ACT_MAILBOX_TAKE)
+            done = mailbox_action(a);
         else
             continue;
         if (!done)
@@ -230,7 +262,7 @@ void tdm_exec_kick(tdm_exec *e)
 {
     if (e->posted < 0 && !tdm_exec_finished(e) && e->error == MPI_SUCCESS) {
         start_round(e);
-        if (e->shm && e->sched->shm_actions && e->error == MPI_SUCCESS)
+        if (polled(e) && e->error == MPI_SUCCESS)
             advance_shm(e);
     }
 }
@@ -274,7 +306,7 @@ static int progress(tdm_exec *e, int may_test)
                 continue;
         }
         /* the round's shm actions first: other ranks may wait for its puts */
-        int shm_done = !e->shm || !e->sched->shm_actions || advance_shm(e);
+        int shm_done = !polled(e) || advance_shm(e);
         if (e->error != MPI_SUCCESS)
             continue;
         /* Testing handles a wait outside the engine has completed (MPI_REQUEST_NULL) costs nothing:

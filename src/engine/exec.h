@@ -70,11 +70,12 @@ static inline int tdm_exec_all_done(const tdm_exec *e)
     return e->round >= e->sched->nrounds;
 }
 
-/* The round in flight waits for shm actions (a cell to fill or to read): only polling moves it, no MPI
- * request completes for it. */
+/* The round in flight waits for shm or mailbox actions (a cell to fill or to read, an answer): only
+ * polling moves it, no MPI request completes for it. */
 static inline int tdm_exec_shm_waiting(const tdm_exec *e)
 {
-    return e->shm && e->posted >= 0 && e->round < e->end_round && e->shm_next < e->sched->round_end[e->round];
+    return (e->shm || e->sched->mailbox_actions) && e->posted >= 0 && e->round < e->end_round &&
+           e->shm_next < e->sched->round_end[e->round];
 }
 
 /* Records a failure reported for one of the round's requests by a wait outside the engine. */

@@ -3,6 +3,7 @@
 #include "../base/error.h"
 #include "../base/smpi_support.h"
 #include "../base/state.h"
+#include "mailbox.h"
 #include "shm_ring.h"
 
 #include <errno.h>
@@ -22,6 +23,7 @@ static void **parts;            /* [node_size]: each member's part of the segmen
 static size_t cell_bytes;
 static int shm_wanted;          /* node-aware algorithms are chosen on their own (see node.h) */
 static int rings_per_part;
+static size_t mailbox_at;       /* where each part's mailbox starts; 0: the parts have none */
 
 /* A positive size in bytes, or the default; 0 with an error if malformed. */
 static int read_bytes(const char *fn, const char *name, size_t fallback, size_t least, size_t *out)
@@ -108,6 +110,8 @@ static const char *make_segment(MPI_Comm node, size_t part_bytes)
     if (!parts)
         return "out of memory";
     tdm_shm_part_clear(mine, rings_per_part, cell_bytes);
+    if (mailbox_at)
+        tdm_mailbox_clear((char *)mine + mailbox_at);
     for (int i = 0; i < node_size; i++) {
         MPI_Aint size;
         int disp;
@@ -118,7 +122,7 @@ static const char *make_segment(MPI_Comm node, size_t part_bytes)
     return NULL;
 }
 
-int tdm_node_init(const char *fn)
+int tdm_node_init(const char *fn, int mailboxes)
 {
     int sizes[MOST_NODE_SIZES], nsizes;
     size_t segment_bytes, forced_cell;
@@ -178,7 +182,9 @@ int tdm_node_init(const char *fn)
     }
     size_t part_bytes = segment_bytes / (size_t)node_size / PAGE_BYTES * PAGE_BYTES;
     cell_bytes = forced_cell ? (forced_cell + 15) / 16 * 16 : tdm_shm_cell_bytes(segment_bytes, largest);
-    rings_per_part = (int)(part_bytes / tdm_shm_ring_bytes(cell_bytes));
+    size_t box_bytes = mailboxes ? (tdm_mailbox_bytes() + 63) / 64 * 64 : 0;
+    rings_per_part = part_bytes > box_bytes ? (int)((part_bytes - box_bytes) / tdm_shm_ring_bytes(cell_bytes)) : 0;
+    mailbox_at = mailboxes ? (size_t)rings_per_part * tdm_shm_ring_bytes(cell_bytes) : 0;
     const char *none = NULL;
     char why[200];
     shm_wanted = !TDM_SIMULATED && !(shm && strcmp(shm, "off") == 0);
@@ -201,11 +207,13 @@ int tdm_node_init(const char *fn)
         free(parts);
         parts = NULL;
         rings_per_part = 0;
+        mailbox_at = 0;
         if (node_size > 1)
             report(none); /* "intra-node steps go over point-to-point" */
     } else {
-        snprintf(why, sizeof why, "shared segment of %zu bytes, %d rings per process of %d cells of %zu bytes",
-                 part_bytes * (size_t)node_size, rings_per_part, TDM_SHM_RING_CELLS, cell_bytes);
+        snprintf(why, sizeof why, "shared segment of %zu bytes, %d rings per process of %d cells of %zu bytes%s",
+                 part_bytes * (size_t)node_size, rings_per_part, TDM_SHM_RING_CELLS, cell_bytes,
+                 mailbox_at ? ", a mailbox per process" : "");
         report(why);
     }
     MPI_Comm_free(&node);
@@ -224,6 +232,7 @@ void tdm_node_finalize(void)
     node_of_world = NULL;
     node_size = machine_size = 1;
     rings_per_part = 0;
+    mailbox_at = 0;
 }
 
 int tdm_node_of(int world_rank) { return node_of_world ? node_of_world[world_rank] : world_rank; }
@@ -242,6 +251,12 @@ void *tdm_node_part(int world_rank)
         if (members[i] == world_rank)
             return parts[i];
     return NULL;
+}
+
+void *tdm_node_mailbox(int world_rank)
+{
+    char *part = mailbox_at ? tdm_node_part(world_rank) : NULL;
+    return part ? part + mailbox_at : NULL;
 }
 
 tdm_comm_nodes *tdm_comm_nodes_make(int size, const int *world)

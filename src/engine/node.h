@@ -21,8 +21,9 @@
 
 /* At TDM_Init, on every process of MPI_COMM_WORLD: reads TANDEM_SHM, TANDEM_SHM_BYTES, TANDEM_NODE_SIZE
  * and TANDEM_SHM_CELL_BYTES (MPI_ERR_ARG and a message naming the setting if malformed), finds the
- * nodes and makes the segment. */
-int tdm_node_init(const char *fn);
+ * nodes and makes the segment; with mailboxes (dcp progress), each part holds a mailbox after its rings
+ * (mailbox.h). */
+int tdm_node_init(const char *fn, int mailboxes);
 /* At TDM_Finalize, on every process of MPI_COMM_WORLD. */
 void tdm_node_finalize(void);
 
@@ -46,6 +47,8 @@ int tdm_node_has_segment(void);
  * segment), and the rings each part holds. */
 void *tdm_node_part(int world_rank);
 int tdm_node_rings_per_part(void);
+/* The mailbox of a process on this node (NULL if it is on another node, or the parts have none). */
+void *tdm_node_mailbox(int world_rank);
 
 /* The world ranks of comm's `size` ranks (malloc'ed), or NULL if out of memory or comm holds a process
  * of another world (spawned, connected: every rank of comm sees one, since each sees the processes

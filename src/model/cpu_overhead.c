@@ -75,6 +75,10 @@ void tdm_rank_work_of(const tdm_schedule *s, double elem_bytes, const tdm_loggp_
         case TDM_ACT_SHM_PUT: /* a copy into a cell */
             w->copied_bytes += bytes * a->repeat;
             break;
+        case TDM_ACT_MAILBOX_POST: /* a copy into or out of a mailbox slot */
+        case TDM_ACT_MAILBOX_TAKE:
+            w->copied_bytes += bytes;
+            break;
         case TDM_ACT_SHM_GET: /* a copy or a reduction out of a cell */
             if (a->op == MPI_OP_NULL)
                 w->copied_bytes += bytes;
@@ -114,6 +118,8 @@ void tdm_action_cost_of(const tdm_schedule *s, int i, double elem_bytes,
      * put's cell (it costs them as local work) */
     case TDM_ACT_SHM_PUT: out->cpu = bytes * c->copy; break;
     case TDM_ACT_SHM_GET: out->cpu = bytes * (a->op == MPI_OP_NULL ? c->copy : c->gamma); break;
+    case TDM_ACT_MAILBOX_POST:
+    case TDM_ACT_MAILBOX_TAKE: out->cpu = bytes * c->copy; break;
     }
 }
 
@@ -158,7 +164,7 @@ int tdm_cpu_estimate_of(const tdm_call_args *c, tdm_algorithm_fn build, double b
                         tdm_rank_work *work, tdm_cpu_estimate *out)
 {
     int p = c->a.size;
-    out->latency = out->most = out->mean = out->through_dcp = 0;
+    out->latency = out->most = out->mean = out->through_dcp = out->through_dcp_segment = 0;
     out->busiest = 0;
     if (!build || (torus && tdm_torus_ranks(torus) != p))
         return MPI_ERR_ARG;
@@ -188,6 +194,7 @@ int tdm_cpu_estimate_of(const tdm_call_args *c, tdm_algorithm_fn build, double b
         double in, answer;
         dcp_messages(c->a.kind, p, bytes, &in, &answer);
         out->through_dcp = tdm_loggp_overhead_at(context.table, in, 0) + tdm_loggp_overhead_at(context.table, answer, 1);
+        out->through_dcp_segment = (in + answer) * costs->copy + costs->call;
     }
     free(own);
     tdm_timeline_free(context.timeline);

@@ -68,6 +68,8 @@ typedef struct tdm_cpu_estimate {
     int busiest;
     double through_dcp;    /* an application rank's through a dedicated collective process: its data
                             * out and the answer in, a message each (the busiest rank's, a root's) */
+    double through_dcp_segment; /* the same through its mailbox in the node's segment: a copy each way,
+                                 * and the call's own cost */
 } tdm_cpu_estimate;
 
 /* A collective's CPU time on c->a.size ranks by the model: every rank's schedule of the call c describes

@@ -41,6 +41,15 @@ void tdm_schedule_loads(const tdm_schedule *s, double elem_bytes, tdm_round_load
                     l->reduced_bytes += bytes;
                 }
                 break;
+            case TDM_ACT_MAILBOX_POST: /* a hand-off through the node's segment: a copy each way */
+                l->copied_bytes += bytes;
+                l->shm_bytes += bytes;
+                break;
+            case TDM_ACT_MAILBOX_TAKE:
+                l->shm_waits++;
+                l->copied_bytes += bytes;
+                l->shm_bytes += bytes;
+                break;
             case TDM_ACT_RECV:
                 break;
             }

@@ -32,6 +32,7 @@ void tdm_sched_init(tdm_schedule *s, const char *algorithm, int rank, int size)
     s->shm_puts = 0;
     s->shm_actions = 0;
     s->shm_cells = 0;
+    s->mailbox_actions = 0;
 }
 
 void tdm_sched_destroy(tdm_schedule *s)
@@ -150,6 +151,7 @@ void tdm_sched_append_round(tdm_schedule *s, const tdm_schedule *src, int round)
         if (a->kind == TDM_ACT_SHM_PUT)
             s->open_round_messages += a->nreaders;
         s->shm_actions += a->kind == TDM_ACT_SHM_PUT || a->kind == TDM_ACT_SHM_GET;
+        s->mailbox_actions += a->kind == TDM_ACT_MAILBOX_POST || a->kind == TDM_ACT_MAILBOX_TAKE;
     }
 }
 
@@ -339,6 +341,31 @@ void tdm_sched_shm_get_reduce(tdm_schedule *s, void *buf, int count, MPI_Datatyp
     a->op = op;
     a->basic = op == MPI_OP_NULL ? MPI_DATATYPE_NULL : s->reduce_basic;
     s->open_round_messages++;
+}
+
+static void add_mailbox(tdm_schedule *s, tdm_action_kind kind, const void *src, void *dst, int bytes, int slot)
+{
+    tdm_action *a = append(s);
+    if (!a)
+        return;
+    a->kind = kind;
+    a->src = src;
+    a->dst = dst;
+    a->count = bytes;
+    a->type = MPI_BYTE;
+    a->op = MPI_OP_NULL;
+    a->step = slot;
+    s->mailbox_actions++;
+}
+
+void tdm_sched_mailbox_post(tdm_schedule *s, const void *buf, int bytes, int slot)
+{
+    add_mailbox(s, TDM_ACT_MAILBOX_POST, buf, NULL, bytes, slot);
+}
+
+void tdm_sched_mailbox_take(tdm_schedule *s, void *buf, int bytes, int slot)
+{
+    add_mailbox(s, TDM_ACT_MAILBOX_TAKE, NULL, buf, bytes, slot);
 }
 
 void tdm_sched_round(tdm_schedule *s)

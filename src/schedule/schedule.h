@@ -17,8 +17,18 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* SHM_PUT and SHM_GET move data between ranks of one node (see the builder vocabulary below). */
-typedef enum { TDM_ACT_SEND, TDM_ACT_RECV, TDM_ACT_REDUCE, TDM_ACT_COPY, TDM_ACT_SHM_PUT, TDM_ACT_SHM_GET } tdm_action_kind;
+/* SHM_PUT and SHM_GET move data between ranks of one node, MAILBOX_POST and MAILBOX_TAKE hand a request
+ * to a server process of the node and take its answer (see the builder vocabulary below). */
+typedef enum {
+    TDM_ACT_SEND,
+    TDM_ACT_RECV,
+    TDM_ACT_REDUCE,
+    TDM_ACT_COPY,
+    TDM_ACT_SHM_PUT,
+    TDM_ACT_SHM_GET,
+    TDM_ACT_MAILBOX_POST,
+    TDM_ACT_MAILBOX_TAKE
+} tdm_action_kind;
 
 /* MPI_PACKED as a copy's source or destination type means "bytes produced by MPI_Pack", count bytes. */
 typedef struct tdm_action {
@@ -95,6 +105,7 @@ typedef struct tdm_schedule {
     int shm_actions;        /* shm puts and gets in all */
     int shm_cells;          /* the most cells of its ring the call's puts hold at once (set when
                                finished: its puts, at most TDM_SHM_CALL_CELLS) */
+    int mailbox_actions;    /* mailbox posts and takes in all */
 
     int error;              /* first build error (MPI error class), MPI_SUCCESS if none */
     /* A predefined op on a derived datatype is applied through the one predefined type the datatype
@@ -159,6 +170,14 @@ void tdm_sched_shm_get(tdm_schedule *s, void *buf, int count, MPI_Datatype type,
 void tdm_sched_shm_get_reduce(tdm_schedule *s, void *buf, int count, MPI_Datatype type, MPI_Op op, int writer,
                               int step);
 static inline int tdm_sched_shm_next_step(const tdm_schedule *s) { return s->shm_puts; }
+/*
+ * The hand-off to a server process of the node through this process's mailbox (engine/mailbox.h), whose
+ * slot the builder reserved: a post copies `bytes` bytes at buf into the slot and publishes them; a take
+ * waits for the slot's answer and copies its first `bytes` bytes to buf (none if bytes is 0). They are
+ * done in order with the round's shm actions, without MPI.
+ */
+void tdm_sched_mailbox_post(tdm_schedule *s, const void *buf, int bytes, int slot);
+void tdm_sched_mailbox_take(tdm_schedule *s, void *buf, int bytes, int slot);
 /* Appends round r of src to s's open round. The actions point into src's buffers: src must outlive them
  * (the model's view of a call built in lanes, their rounds side by side). */
 void tdm_sched_append_round(tdm_schedule *s, const tdm_schedule *src, int round);

@@ -58,6 +58,12 @@ static void dump_action(const tdm_action *a, FILE *out)
         fprintf(out, "    get    %d x %s %s %p from rank %d's step %d\n", a->count, type_name(a->type, t1),
                 a->op == MPI_OP_NULL ? "into" : "reduced into", a->dst, a->peer, a->step);
         break;
+    case TDM_ACT_MAILBOX_POST:
+        fprintf(out, "    post   %d bytes from %p to mailbox slot %d\n", a->count, a->src, a->step);
+        break;
+    case TDM_ACT_MAILBOX_TAKE:
+        fprintf(out, "    take   %d bytes into %p from mailbox slot %d\n", a->count, a->dst, a->step);
+        break;
     }
 }
 

@@ -1,0 +1,148 @@
+#include "mailbox.h"
+
+#include <stdatomic.h>
+#include <string.h>
+
+#define HEAD_BYTES 56
+
+/* A slot: three lines of flags, each written by one side, the first bytes of the request and of the
+ * answer in their flag's line (a small call's request and answer cross between cores in one line each),
+ * then the rest of each. */
+typedef struct slot {
+    _Atomic uint32_t posts;   /* the client's: requests published in this slot */
+    uint32_t bytes;
+    char request_head[HEAD_BYTES];
+    _Atomic uint32_t reads;   /* the server's: requests it copied out */
+    char reads_line[60];
+    _Atomic uint32_t answers; /* the server's: answers published (an answer's count is its request's) */
+    uint32_t answer_bytes;
+    char answer_head[HEAD_BYTES];
+    char request[TDM_MAILBOX_BYTES - HEAD_BYTES];
+    char answer[TDM_MAILBOX_BYTES - HEAD_BYTES];
+} slot;
+
+typedef struct box {
+    _Atomic uint32_t bell; /* the client's: requests published, over all slots */
+    char bell_line[60];
+    slot slots[TDM_MAILBOX_SLOTS];
+} box;
+
+_Static_assert(sizeof(slot) == 8192 && sizeof(box) % 64 == 0, "mailbox lines");
+
+/* The owner's side: one mailbox per process, used by whichever thread runs its calls (one at a time:
+ * Tandem's calls run under its lock). */
+static uint32_t used[TDM_MAILBOX_SLOTS]; /* posts made in each slot */
+static unsigned char waiting[TDM_MAILBOX_SLOTS]; /* an answer to take */
+static uint32_t rung;
+static int next_try;
+
+size_t tdm_mailbox_bytes(void) { return sizeof(box); }
+
+void tdm_mailbox_clear(void *b)
+{
+    memset(b, 0, sizeof(box));
+    memset(used, 0, sizeof used);
+    memset(waiting, 0, sizeof waiting);
+    rung = 0;
+    next_try = 0;
+}
+
+static slot *slot_of(void *b, int k) { return &((box *)b)->slots[k]; }
+
+/* bytes from src into a head and a body */
+static void split_copy(char *head, char *body, const void *src, size_t bytes)
+{
+    size_t first = bytes < HEAD_BYTES ? bytes : HEAD_BYTES;
+    memcpy(head, src, first);
+    if (bytes > first)
+        memcpy(body, (const char *)src + first, bytes - first);
+}
+
+static void join_copy(void *dst, const char *head, const char *body, size_t bytes)
+{
+    size_t first = bytes < HEAD_BYTES ? bytes : HEAD_BYTES;
+    memcpy(dst, head, first);
+    if (bytes > first)
+        memcpy((char *)dst + first, body, bytes - first);
+}
+
+int tdm_mailbox_reserve(void *b, int answered)
+{
+    for (int i = 0; i < TDM_MAILBOX_SLOTS; i++) {
+        int k = (next_try + i) % TDM_MAILBOX_SLOTS;
+        if (waiting[k] || atomic_load_explicit(&slot_of(b, k)->reads, memory_order_acquire) != used[k])
+            continue;
+        waiting[k] = (unsigned char)(answered != 0);
+        next_try = (k + 1) % TDM_MAILBOX_SLOTS;
+        return k;
+    }
+    return -1;
+}
+
+void tdm_mailbox_cancel(void *b, int k)
+{
+    (void)b;
+    waiting[k] = 0;
+}
+
+void tdm_mailbox_post(void *b, int k, const void *request, size_t bytes)
+{
+    slot *s = slot_of(b, k);
+    split_copy(s->request_head, s->request, request, bytes);
+    s->bytes = (uint32_t)bytes;
+    atomic_store_explicit(&s->posts, ++used[k], memory_order_release);
+    atomic_store_explicit(&((box *)b)->bell, ++rung, memory_order_release);
+}
+
+int tdm_mailbox_take(void *b, int k, void *dst, size_t bytes)
+{
+    slot *s = slot_of(b, k);
+    if (atomic_load_explicit(&s->answers, memory_order_acquire) != used[k])
+        return 0;
+    if (bytes > s->answer_bytes) /* (a correct program's answer is as long as its call expects) */
+        bytes = s->answer_bytes;
+    join_copy(dst, s->answer_head, s->answer, bytes);
+    waiting[k] = 0;
+    return 1;
+}
+
+void tdm_mailbox_reader_init(tdm_mailbox_reader *r, void *b)
+{
+    memset(r, 0, sizeof *r);
+    r->box = b;
+}
+
+int tdm_mailbox_rung(const tdm_mailbox_reader *r)
+{
+    return atomic_load_explicit(&((box *)r->box)->bell, memory_order_relaxed) != r->bell;
+}
+
+int tdm_mailbox_next(tdm_mailbox_reader *r, size_t *bytes)
+{
+    uint32_t bell = atomic_load_explicit(&((box *)r->box)->bell, memory_order_acquire);
+    for (int k = 0; k < TDM_MAILBOX_SLOTS; k++) {
+        slot *s = slot_of(r->box, k);
+        if (atomic_load_explicit(&s->posts, memory_order_acquire) != r->posts[k]) {
+            *bytes = s->bytes;
+            return k;
+        }
+    }
+    r->bell = bell; /* a post after this load rings again */
+    return -1;
+}
+
+void tdm_mailbox_read(tdm_mailbox_reader *r, int k, void *dst)
+{
+    slot *s = slot_of(r->box, k);
+    join_copy(dst, s->request_head, s->request, s->bytes);
+    r->posts[k]++;
+    atomic_store_explicit(&s->reads, r->posts[k], memory_order_release);
+}
+
+void tdm_mailbox_answer(tdm_mailbox_reader *r, int k, const void *data, size_t bytes)
+{
+    slot *s = slot_of(r->box, k);
+    split_copy(s->answer_head, s->answer, data, bytes);
+    s->answer_bytes = (uint32_t)bytes;
+    atomic_store_explicit(&s->answers, r->posts[k], memory_order_release);
+}
