@@ -41,8 +41,14 @@ static const MPI_Op carried_ops[] = {MPI_SUM, MPI_PROD, MPI_MAX,  MPI_MIN,  MPI_
  * included: dcp_client_calls.c). Set at TDM_Init. */
 static unsigned char carried[NTYPES];
 
+/* A call asks several times, and a program mostly uses one or two types: the last answer first (per
+ * thread; forgotten when the carried types are found). */
+static _Thread_local MPI_Datatype last = MPI_DATATYPE_NULL;
+static _Thread_local int last_index = -1;
+
 static void find_carried_types(void)
 {
+    last = MPI_DATATYPE_NULL;
     for (int i = 0; i < NTYPES; i++) {
         int size = 0;
         MPI_Aint lb = 0, extent = 0;
@@ -54,10 +60,15 @@ static void find_carried_types(void)
 
 int tdm_dcp_type_index(MPI_Datatype type)
 {
-    for (int i = 0; i < NTYPES; i++)
+    if (type == last && type != MPI_DATATYPE_NULL)
+        return last_index;
+    int index = -1;
+    for (int i = 0; i < NTYPES && index < 0; i++)
         if (carried[i] && carried_types[i] == type)
-            return i;
-    return -1;
+            index = i;
+    last = type;
+    last_index = index;
+    return index;
 }
 
 int tdm_dcp_op_index(MPI_Op op)

@@ -79,6 +79,12 @@ int tdm_dcp_client_init(const char *fn)
         memcpy(app_world_state.members, tdm_dcp.map.app_world, sizeof(int) * (size_t)size);
     if (!app_world_state.members || !group_order(&app_world_state))
         return tdm_error(fn, MPI_ERR_NO_MEM, "out of memory for the application world");
+    /* its shadow now, as a first call run inline would make it: each call then finds its rank and size
+     * there, not by asking MPI for the communicator's attributes */
+    tdm_shadow *shadow;
+    rc = tdm_shadow_get(tdm_dcp.app_world, &shadow);
+    if (rc != MPI_SUCCESS)
+        return tdm_mpi_error(fn, "creating Tandem's private communicator for the application world", rc);
     return MPI_SUCCESS;
 }
 

@@ -252,9 +252,15 @@ static MPI_Aint dense_bytes(MPI_Datatype type, int count)
     return -1;
 }
 
-/* A copy between dense runs of the same length is a memcpy; the engine need not ask MPI each time. */
+/* A copy between dense runs of the same length is a memcpy; the engine need not ask MPI each time. So is
+ * packing a dense run, or unpacking into one: MPI_Pack's bytes of it are its memory image (in a job whose
+ * processes share one data representation, as Tandem's moves of bytes between them assume). */
 static MPI_Aint plain_bytes(int src_count, MPI_Datatype src_type, int dst_count, MPI_Datatype dst_type)
 {
+    if ((src_type == MPI_PACKED) != (dst_type == MPI_PACKED)) {
+        MPI_Aint dense = src_type == MPI_PACKED ? dense_bytes(dst_type, dst_count) : dense_bytes(src_type, src_count);
+        return dense >= 0 && dense == (src_type == MPI_PACKED ? src_count : dst_count) ? dense : -1;
+    }
     MPI_Aint src_bytes = dense_bytes(src_type, src_count);
     return src_bytes >= 0 && src_bytes == dense_bytes(dst_type, dst_count) ? src_bytes : -1;
 }
