@@ -80,9 +80,15 @@ int tdm_dcp_client_init(const char *fn)
     if (!app_world_state.members || !group_order(&app_world_state))
         return tdm_error(fn, MPI_ERR_NO_MEM, "out of memory for the application world");
     /* its shadow now, as a first call run inline would make it: each call then finds its rank and size
-     * there, not by asking MPI for the communicator's attributes */
+     * there, not by asking MPI for the communicator's attributes. Made whole here, among the application
+     * ranks: no call on it may progress its creation later (MPICH then completed it inside the
+     * attribute's deletion at MPI_Finalize, and failed an assertion on the request). */
     tdm_shadow *shadow;
+    int error = MPI_SUCCESS;
     rc = tdm_shadow_get(tdm_dcp.app_world, &shadow);
+    while (rc == MPI_SUCCESS && !tdm_shadow_ready(shadow, &error))
+        if (error != MPI_SUCCESS)
+            rc = error;
     if (rc != MPI_SUCCESS)
         return tdm_mpi_error(fn, "creating Tandem's private communicator for the application world", rc);
     return MPI_SUCCESS;
