@@ -375,6 +375,48 @@ static void served_calls(MPI_Comm comm, int whole_matrix)
     CHECK_TDM(TDM_Wait(&barrier, MPI_STATUS_IGNORE));
 }
 
+/* The same short calls again and again (the same buffers, new values each time): through the mailbox,
+ * their schedules are kept and run again (TANDEM_VERBOSE counts them reused), each with a free slot and
+ * its call number. Allreduce, a reduce (no answer on the other ranks), a bcast from the last rank,
+ * barrier; then sixteen allreduces outstanding at once, more than a mailbox has slots. */
+static void repeated_calls(MPI_Comm comm)
+{
+    int me, n;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &n);
+    double in[4], out[4], want[4];
+    int value, got, expected;
+    for (int k = 0; k < 50; k++) {
+        for (int i = 0; i < 4; i++)
+            in[i] = me * 0.5 + k + i;
+        CHECK_TDM(TDM_Allreduce(in, out, 4, MPI_DOUBLE, MPI_SUM, comm));
+        MPI_Allreduce(in, want, 4, MPI_DOUBLE, MPI_SUM, comm);
+        check(memcmp(out, want, sizeof want) == 0, "repeated allreduce %d: not MPI's", k);
+        value = me + k;
+        got = -1;
+        CHECK_TDM(TDM_Reduce(&value, &got, 1, MPI_INT, MPI_MAX, 0, comm));
+        MPI_Reduce(&value, &expected, 1, MPI_INT, MPI_MAX, 0, comm);
+        check(me != 0 || got == expected, "repeated reduce %d: %d, MPI %d", k, got, expected);
+        value = me == n - 1 ? 1000 + k : -1;
+        CHECK_TDM(TDM_Bcast(&value, 1, MPI_INT, n - 1, comm));
+        check(value == 1000 + k, "repeated bcast %d: %d", k, value);
+        CHECK_TDM(TDM_Barrier(comm));
+    }
+    enum { AT_ONCE = 16 };
+    int many_in[AT_ONCE], many_out[AT_ONCE], many_want[AT_ONCE];
+    for (int round = 0; round < 3; round++) {
+        TDM_Request reqs[AT_ONCE];
+        for (int k = 0; k < AT_ONCE; k++) {
+            many_in[k] = me * 7 + k + round;
+            CHECK_TDM(TDM_Iallreduce(&many_in[k], &many_out[k], 1, MPI_INT, MPI_SUM, comm, &reqs[k]));
+        }
+        CHECK_TDM(TDM_Waitall(AT_ONCE, reqs, MPI_STATUSES_IGNORE));
+        MPI_Allreduce(many_in, many_want, AT_ONCE, MPI_INT, MPI_SUM, comm);
+        check(memcmp(many_out, many_want, sizeof many_want) == 0, "%d allreduces at once, round %d: not MPI's",
+              AT_ONCE, round);
+    }
+}
+
 /* An allreduce on comm against MPI's, whoever runs it (a communicator of one rank: not the DCPs). */
 /* Calls went to the DCP through the node's segment where it shares this rank's node (emulated nodes of
  * TANDEM_NODE_SIZE, one size, counted), as messages where not or under TANDEM_SHM=off; persistent calls
@@ -655,6 +697,7 @@ int main(int argc, char **argv)
         return harness_finish();
     }
     served_calls(app, 1);
+    repeated_calls(app);
     every_predefined_type(app);
     padded_pairs(app);
     /* past the DCPs' tags for a communicator: 1,024, or the testing TANDEM_DCP_WINDOW (the suite's, to

@@ -222,14 +222,26 @@ void tdm_handoff_set(const tdm_handoff *h) { handoff = h; }
 
 /* The application's side of a call another process serves (a dedicated collective process): one
  * schedule, never cached (its shadow is the link's, not the communicator's). */
-static int handoff_start(const char *fn, tdm_coll_args *a, struct tdm_request *req, int tag, void *via,
-                         TDM_Request *request)
+static int handoff_start(const char *fn, tdm_coll_args *a, const tdm_sched_key *key, MPI_Comm comm,
+                         struct tdm_request *req, int tag, void *via, TDM_Request *request)
 {
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     tdm_sched_init(&req->run.sched, handoff->name(a), rank, size);
+    req->link = req->run.shadow;
     int rc = handoff->build(req, a, via, building_persistent);
+    /* kept, once done, in its communicator's cache, if the build allows it (its shadow held meanwhile) */
+    tdm_shadow *home = key && req->cacheable && !grouping ? tdm_shadow_lookup(comm) : NULL;
+    req->cacheable = 0;
+    if (rc == MPI_SUCCESS && home) {
+        req->key = *key;
+        req->cacheable = tdm_sched_cache_admits(req);
+        if (req->cacheable) {
+            req->cache_home = home;
+            tdm_shadow_hold(home);
+        }
+    }
     if (rc == MPI_SUCCESS)
         rc = tdm_exec_init(&req->run.exec, &req->run.sched, MPI_COMM_NULL, tag);
     if (rc == MPI_ERR_COUNT)
@@ -293,7 +305,7 @@ static int start(const char *fn, tdm_coll_args *a, const tdm_sched_key *key, MPI
     /* -1 unless in split-tree mode; the chunks of a call are lanes, never split (split schedules are trees) */
     a->split_levels = grouping || on_group ? -1 : tdm_split_levels_for(a->size);
     if (handed_off)
-        return handoff_start(fn, a, req, tag, via, request);
+        return handoff_start(fn, a, key, comm, req, tag, via, request);
     const tdm_algorithm *alg = tdm_select(a);
     if (alg->needs & TDM_NEEDS_NODES)
         tdm_select_across_nodes(a);
@@ -350,16 +362,26 @@ static int start_keyed(const char *fn, tdm_sched_key *key, MPI_Comm comm, TDM_Re
             shadow = tdm_shadow_lookup_attribute(comm);
     }
     struct tdm_request *req = shadow && !grouping ? tdm_sched_cache_take(shadow, key) : NULL;
+    if (req && req->link && !handoff->reuse(req)) { /* handed off: it cannot serve this call */
+        tdm_request_release(req);
+        req = NULL;
+    }
     if (!req)
         return new_call(fn, key, comm, request);
     tdm_request_revive(req);
+    tdm_shadow *runs_on = shadow;
+    if (req->link) { /* it runs on the link, and goes back to its communicator's cache */
+        runs_on = req->link;
+        req->cache_home = shadow;
+        tdm_shadow_hold(shadow);
+    }
     int tag;
-    int rc = tdm_shadow_claim_tag(shadow, &req->run.tag_hold, &tag);
+    int rc = tdm_shadow_claim_tag(runs_on, &req->run.tag_hold, &tag);
     if (rc != MPI_SUCCESS) {
         tdm_request_free(req);
         return tdm_mpi_error(fn, "completing earlier collectives to reuse their tag", rc);
     }
-    req->run.shadow = shadow;
+    req->run.shadow = runs_on;
     tdm_exec_restart(&req->run.exec, tag);
     if (tdm_global.verbose | tdm_global.dump_schedules) /* one test on the common path */
         report_reuse(req);

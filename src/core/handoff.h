@@ -19,8 +19,13 @@ typedef struct tdm_handoff {
     int (*serves)(const tdm_coll_args *a, MPI_Comm comm, tdm_shadow **link, void **via);
     /* The call's name (TDM_Request_algorithm: "allreduce_dcp", ...). */
     const char *(*name)(const tdm_coll_args *a);
-    /* Builds req->run.sched, the client's side of the call; persistent: made by an _init function. */
+    /* Builds req->run.sched, the client's side of the call; persistent: made by an _init function. Sets
+     * req->cacheable where the schedule may serve identical later calls on the communicator, each
+     * after reuse. */
     int (*build)(struct tdm_request *req, const tdm_coll_args *a, void *via, int persistent);
+    /* Prepares a kept request for another identical call; 0 if it cannot serve it (the call is then
+     * built anew). */
+    int (*reuse)(struct tdm_request *req);
 } tdm_handoff;
 
 /* The hooks from now on (NULL: no call is handed off, as outside dcp progress). */

@@ -49,10 +49,13 @@ void tdm_request_free(struct tdm_request *req)
         tdm_shadow_release(sh, &req->run.tag_hold);
         tdm_shadow_unfix_tag(sh, &req->run.tag_hold);
     }
+    tdm_shadow *home = req->cache_home;
     if (!tdm_sched_cache_keep(req))
         tdm_request_release(req);
     if (sh)
         tdm_shadow_put(sh);
+    if (home)
+        tdm_shadow_put(home);
 }
 
 void tdm_request_revive(struct tdm_request *req)
@@ -61,6 +64,7 @@ void tdm_request_revive(struct tdm_request *req)
      * shadow is set once it holds a tag. */
     req->magic = TDM_REQUEST_MAGIC;
     req->run.shadow = NULL;
+    req->cache_home = NULL;
     req->persistent = req->active = 0; /* a freed persistent request's schedule serves any later call */
     req->on_complete = NULL;
     req->on_complete_arg = NULL;

@@ -43,6 +43,9 @@ struct tdm_request {
     struct tdm_request *pool_next;
     tdm_sched_key key;         /* the call, if its schedule may be cached (see sched_cache.h) */
     int cacheable;
+    tdm_shadow *link;          /* a call handed to another process (handoff.h): the shadow it runs on */
+    tdm_shadow *cache_home;    /* ... and its communicator's, whose cache keeps it (held while it runs);
+                                  NULL for any other call (kept in run.shadow's) */
     /* What the agents run: the schedule, the engine's state, the shadow and tag, the lanes (a call in
      * lanes: a request per lane, their runs linked). Last: its schedule's inline arrays take a kilobyte,
      * and the fields every call touches stay together in a few cache lines before them. */

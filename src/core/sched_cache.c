@@ -43,7 +43,7 @@ int tdm_sched_cache_admits(const struct tdm_request *req)
 
 int tdm_sched_cache_keep(struct tdm_request *req)
 {
-    tdm_shadow *sh = req->run.shadow;
+    tdm_shadow *sh = req->cache_home ? req->cache_home : req->run.shadow;
     if (!req->cacheable || !sh || sh->user_freed || req->run.exec.error != MPI_SUCCESS ||
         req->key.settings_epoch != tdm_global.settings_epoch)
         return 0;

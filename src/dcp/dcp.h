@@ -42,6 +42,9 @@ int tdm_dcp_serves(const tdm_coll_args *a, MPI_Comm comm, tdm_shadow **link, voi
  * call number and waits for the name at each start instead (req->restart). */
 const char *tdm_dcp_client_name(const tdm_coll_args *a);
 int tdm_dcp_build_client(struct tdm_request *req, const tdm_coll_args *a, void *via, int persistent);
+/* A kept client schedule (a call through the mailbox) for another identical call: its slot and call
+ * number; 0 if no slot is free. */
+int tdm_dcp_reuse_client(struct tdm_request *req);
 /* TDM_Get_dcp_placement: this rank's DCP (world rank, -1 outside dcp progress), the block it serves
  * and whether it shares this rank's node. */
 void tdm_dcp_placement(int *dcp, int *first_client, int *clients, int *same_node);

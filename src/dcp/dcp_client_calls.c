@@ -691,6 +691,42 @@ static int mailbox_slot(long long message, long long answer)
     return tdm_mailbox_reserve(mailbox(), answer >= 0);
 }
 
+/* ---- calls through the mailbox, again ----
+ * A call handed off through the mailbox on a named communicator is a message with no members, a post
+ * and maybe a take: its schedule serves an identical later call (the same buffers, counts, types, op
+ * and root: core's schedule cache) once it has a free slot and the call's number. */
+
+typedef struct reused_call {
+    tdm_dcp_comm *cc;
+    dcp_header *header; /* in the schedule's message */
+    int answered;       /* the call takes an answer */
+} reused_call;
+
+static void keep_for_reuse(struct tdm_request *req, tdm_dcp_comm *cc, dcp_header *header, int answered)
+{
+    reused_call *rc = tdm_sched_tmp(&req->run.sched, sizeof *rc);
+    if (!rc)
+        return;
+    *rc = (reused_call){cc, header, answered};
+    req->persistent_arg = rc;
+    req->cacheable = 1;
+}
+
+int tdm_dcp_reuse_client(struct tdm_request *req)
+{
+    reused_call *rc = req->persistent_arg;
+    int slot = mailbox() ? tdm_mailbox_reserve(mailbox(), rc->answered) : -1;
+    if (slot < 0)
+        return 0;
+    tdm_schedule *s = &req->run.sched;
+    for (int i = 0; i < s->nactions; i++)
+        if (s->actions[i].kind == TDM_ACT_MAILBOX_POST || s->actions[i].kind == TDM_ACT_MAILBOX_TAKE)
+            s->actions[i].step = slot;
+    rc->header->call = rc->cc->calls++;
+    through_mailbox++;
+    return 1;
+}
+
 static int refuse(const dcp_header *call)
 {
     dcp_header h = {.kind = DCP_REFUSED, .call = call->kind, .rank = call->rank, .key = call->key};
@@ -826,6 +862,8 @@ int tdm_dcp_build_client(struct tdm_request *req, const tdm_coll_args *a, void *
         through_mailbox++;
     else
         as_messages++;
+    if (slot >= 0 && cc->named && !announce) /* the same schedule may serve identical later calls */
+        keep_for_reuse(req, cc, (dcp_header *)message, p.answer >= 0);
     if (persistent) {
         tdm_dcp_persistent_call(req, cc, (dcp_header *)message);
     } else {

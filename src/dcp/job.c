@@ -14,7 +14,8 @@
 
 #include "tandem.h"
 
-static const tdm_handoff dcp_handoff = {tdm_dcp_serves, tdm_dcp_client_name, tdm_dcp_build_client};
+static const tdm_handoff dcp_handoff = {tdm_dcp_serves, tdm_dcp_client_name, tdm_dcp_build_client,
+                                        tdm_dcp_reuse_client};
 
 int TDM_Init(int *argc, char ***argv)
 {
