@@ -193,7 +193,7 @@ int tdm_dcp_init(const char *fn)
     }
     MPI_Bcast(&leader, 1, MPI_INT, 0, node);
     MPI_Comm_free(&node);
-    MPI_Allgather(&leader, 1, MPI_INT, nodes, 1, MPI_INT, MPI_COMM_WORLD);
+    tdm_allgather_int(leader, nodes, MPI_COMM_WORLD);
     rc = tdm_dcp_map(ranks, nodes, dcps, &tdm_dcp.map);
     tdm_dcp.node = nodes;
     if (rc != 0)

@@ -160,10 +160,10 @@ int tdm_node_init(const char *fn, int mailboxes)
         tdm_node_finalize();
         return tdm_error(fn, MPI_ERR_NO_MEM, "out of memory for the table of nodes");
     }
-    rc = MPI_Allgather(&world_rank, 1, MPI_INT, members, 1, MPI_INT, node);
+    rc = tdm_allgather_int(world_rank, members, node);
     int lowest = members[0];
     if (rc == MPI_SUCCESS)
-        rc = MPI_Allgather(&lowest, 1, MPI_INT, node_of_world, 1, MPI_INT, MPI_COMM_WORLD);
+        rc = tdm_allgather_int(lowest, node_of_world, MPI_COMM_WORLD);
     if (rc != MPI_SUCCESS) {
         MPI_Comm_free(&node);
         tdm_node_finalize();
