@@ -2,8 +2,10 @@
  * Node-aware allreduce: the ranks of each node reduce through the node's shared segment to the node's
  * leader, the leaders allreduce over point-to-point (a->across_nodes), and each leader hands the result
  * to its node. On one node of few ranks and a short vector, every rank reads every other's instead: one
- * step. Rank order is kept for non-commutative ops where nodes hold consecutive ranks (selection
- * checks it).
+ * step. A long vector of a commutative op goes in slices, one per rank of the smallest node: each rank
+ * reduces its slice of its node's vectors, the owners of a slice allreduce it across nodes, and each
+ * hands its slice to its node (several leaders per node). Rank order is kept for non-commutative ops
+ * where nodes hold consecutive ranks (selection checks it).
  */
 #include "node_phases.h"
 
@@ -20,6 +22,11 @@ int tdm_allreduce_node(tdm_schedule *s, const tdm_coll_args *a)
     void *acc = a->recvbuf;
     if (l->nnodes == 1 && v.n <= ALL_READ_ALL_RANKS && (size_t)a->count * a->dtype.size <= ALL_READ_ALL_BYTES) {
         tdm_node_allreduce_all(s, a, &v, &steps, input, acc, a->count);
+        return tdm_sched_finish(s);
+    }
+    int slices = tdm_node_slices(a);
+    if (slices > 0) {
+        tdm_node_reduce_slices(s, a, &v, &steps, input, acc, a->count, slices, -1);
         return tdm_sched_finish(s);
     }
     tdm_node_reduce(s, a, &v, &steps, input, acc, a->count);

@@ -45,6 +45,23 @@ void tdm_node_bcast(tdm_schedule *s, const tdm_coll_args *a, const tdm_node_view
 void tdm_node_allreduce_all(tdm_schedule *s, const tdm_coll_args *a, const tdm_node_view *v, tdm_node_steps *steps,
                             const void *input, void *acc, int count);
 
+/* Long vectors of a commutative op are cut into slices, one per rank of the smallest node (fewer where
+ * the vector has fewer elements): rank j of each node (its j-th, in rank order) owns slice j. The number
+ * of slices a call is cut into, or 0 where its leaders reduce whole vectors (tdm_node_reduce: short
+ * vectors, non-commutative ops, a node of one rank). */
+int tdm_node_slices(const tdm_coll_args *a);
+/* The elements of slice j: from *first, *n of them. */
+void tdm_node_slice(int count, int slices, int j, int *first, int *n);
+/* The inputs of every rank reduced, slice by slice, into acc: each owner reduces its slice of acc from
+ * its node's ranks through the segment, then over point-to-point (a->across_nodes, chosen for a slice)
+ * allreduces it with the other nodes' owners of that slice (root < 0) and hands it to its node: every
+ * rank's acc holds the result; or reduces it to the owner on the root's node (a reduce's root, a rank
+ * of the communicator), which hands it to the root: the root's acc holds the result, and acc is scratch
+ * of count elements elsewhere (written by owners only). acc may be input. steps count on only where
+ * root < 0 (a reduce's puts end there). */
+void tdm_node_reduce_slices(tdm_schedule *s, const tdm_coll_args *a, const tdm_node_view *v, tdm_node_steps *steps,
+                            const void *input, void *acc, int count, int slices, int root);
+
 /* Data that move between ranks whose datatypes may differ (gather, scatter, allgather) go as bytes, in
  * cells of l->cell_bytes. Puts `bytes` at buf for the readers, one put per cell (none for 0 bytes). */
 void tdm_node_put_bytes(tdm_schedule *s, const tdm_comm_nodes *l, const void *buf, size_t bytes, const int *readers,
