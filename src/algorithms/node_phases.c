@@ -173,62 +173,96 @@ void tdm_node_slice(int count, int slices, int j, int *first, int *n)
     *n = (int)(to - from);
 }
 
-/*
- * The slices move in chunks of a cell, in rows: row c is every slice's chunk c. In the reduction, at
- * each row, each rank puts its chunk of slice (me + d) for that slice's owner and reduces the chunk of
- * its own slice that rank (me - d) put, for d = 1 .. n-1; back, each owner puts its row's chunk for all
- * and reads the others'. Every rank walks the same (row, d) positions in the same order, and a chunk is
- * put at the position where it is read: the rank furthest behind always finds its cells read and the
- * chunks it waits for put, so a full ring waits, never deadlocks. A writer's step at each position
- * is counted for every rank (next[]) as the schedule is built.
- */
-void tdm_node_reduce_slices(tdm_schedule *s, const tdm_coll_args *a, const tdm_node_view *v, tdm_node_steps *steps,
-                            const void *input, void *acc, int count, int slices, int root)
-{
-    const tdm_comm_nodes *l = a->nodes;
-    const tdm_typeinfo *t = &a->dtype;
-    int n = v->n, me = v->local, owner = me < slices, chunk = tdm_node_chunk(l, t);
-    int *first = tdm_sched_tmp(s, sizeof(int) * (size_t)slices);
-    int *len = tdm_sched_tmp(s, sizeof(int) * (size_t)slices);
-    int *chunks = tdm_sched_tmp(s, sizeof(int) * (size_t)slices);
-    int *next = tdm_sched_tmp(s, sizeof(int) * (size_t)n);
-    int *row_step = tdm_sched_tmp(s, sizeof(int) * (size_t)n);
-    int *others = tdm_sched_tmp(s, sizeof(int) * (size_t)n);
-    if (!first || !len || !chunks || !next || !row_step || !others)
-        return;
-    int rows = 0, total = 0;
-    for (int j = 0; j < slices; j++) {
-        tdm_node_slice(count, slices, j, &first[j], &len[j]);
-        chunks[j] = (len[j] + chunk - 1) / chunk;
-        rows = chunks[j] > rows ? chunks[j] : rows;
-        total += chunks[j];
-    }
-    for (int w = 0; w < n; w++)
-        next[w] = w == 0 ? steps->leader : steps->member;
-#define CHUNK_AT(buf, j, c) tdm_elem((buf), t, (MPI_Aint)first[j] + (MPI_Aint)(c) * chunk)
-#define CHUNK_COUNT(j, c) (len[j] - (c) * chunk < chunk ? len[j] - (c) * chunk : chunk)
+/* Slice j of a vector: elements first[j] .. first[j] + len[j] - 1, moving in chunks[j] chunks of a cell;
+ * rows: the most chunks of a slice. */
+typedef struct slicing {
+    int slices, chunk, rows, total;
+    int *first, *len, *chunks;
+} slicing;
 
-    /* the owner's slice starts as its own input (a local copy: done before the round's gets) */
-    if (owner && acc != input)
-        tdm_sched_copy(s, CHUNK_AT(input, me, 0), len[me], a->datatype, CHUNK_AT(acc, me, 0), len[me], a->datatype);
-    for (int c = 0; c < rows; c++)
+static int slicing_make(tdm_schedule *s, const tdm_comm_nodes *l, const tdm_typeinfo *t, int slices, slicing *g)
+{
+    g->slices = slices;
+    g->chunk = tdm_node_chunk(l, t);
+    g->rows = g->total = 0;
+    g->first = tdm_sched_tmp(s, sizeof(int) * (size_t)slices);
+    g->len = tdm_sched_tmp(s, sizeof(int) * (size_t)slices);
+    g->chunks = tdm_sched_tmp(s, sizeof(int) * (size_t)slices);
+    return g->first && g->len && g->chunks;
+}
+
+static void slicing_count(slicing *g)
+{
+    for (int j = 0; j < g->slices; j++) {
+        g->chunks[j] = (g->len[j] + g->chunk - 1) / g->chunk;
+        g->rows = g->chunks[j] > g->rows ? g->chunks[j] : g->rows;
+        g->total += g->chunks[j];
+    }
+}
+
+#define CHUNK_AT(g, buf, j, c) tdm_elem((buf), t, (MPI_Aint)(g)->first[j] + (MPI_Aint)(c) * (g)->chunk)
+#define CHUNK_COUNT(g, j, c) ((g)->len[j] - (c) * (g)->chunk < (g)->chunk ? (g)->len[j] - (c) * (g)->chunk : (g)->chunk)
+
+/*
+ * The slices move in chunks of a cell, in rows: row c is every slice's chunk c. At each row, each rank
+ * puts its chunk of slice (me + d) for that slice's owner (local rank me + d) and reduces into `mine`
+ * (its own slice, where it owns one) the chunk that rank (me - d) put, for d = 1 .. n-1. Every rank
+ * walks the same (row, d) positions in the same order, and a chunk is put at the position where it is
+ * read: the rank furthest behind always finds its cells read and the chunks it waits for put, so a full
+ * ring waits, never deadlocks. A writer's step at each position is counted for every rank (next[]) as
+ * the schedule is built. `mine` starts as the rank's own input of its slice.
+ */
+static void reduce_rows(tdm_schedule *s, const tdm_coll_args *a, const tdm_node_view *v, const slicing *g, int *next,
+                        const void *input, void *mine)
+{
+    const tdm_typeinfo *t = &a->dtype;
+    int n = v->n, me = v->local, owner = me < g->slices;
+    if (owner && mine != CHUNK_AT(g, input, me, 0)) /* a local copy: done before the round's gets */
+        tdm_sched_copy(s, CHUNK_AT(g, input, me, 0), g->len[me], a->datatype, mine, g->len[me], a->datatype);
+    for (int c = 0; c < g->rows; c++)
         for (int d = 1; d < n; d++) {
             int to = (me + d) % n, from = (me - d + n) % n, from_step = -1;
             for (int w = 0; w < n; w++) {
                 int k = (w + d) % n;
-                if (k < slices && c < chunks[k]) {
+                if (k < g->slices && c < g->chunks[k]) {
                     if (w == from)
                         from_step = next[w];
                     next[w]++;
                 }
             }
-            if (to < slices && c < chunks[to])
-                tdm_sched_shm_put(s, CHUNK_AT(input, to, c), CHUNK_COUNT(to, c), a->datatype, v->members + to, 1);
-            if (owner && c < chunks[me])
-                tdm_sched_shm_get_reduce(s, CHUNK_AT(acc, me, c), CHUNK_COUNT(me, c), a->datatype, a->op,
-                                         v->members[from], from_step);
+            if (to < g->slices && c < g->chunks[to])
+                tdm_sched_shm_put(s, CHUNK_AT(g, input, to, c), CHUNK_COUNT(g, to, c), a->datatype, v->members + to, 1);
+            if (owner && c < g->chunks[me])
+                tdm_sched_shm_get_reduce(s, tdm_elem(mine, t, (MPI_Aint)c * g->chunk), CHUNK_COUNT(g, me, c), a->datatype,
+                                         a->op, v->members[from], from_step);
         }
     tdm_sched_round(s);
+}
+
+static int *writer_steps(tdm_schedule *s, const tdm_node_view *v, const tdm_node_steps *steps)
+{
+    int *next = tdm_sched_tmp(s, sizeof(int) * (size_t)v->n);
+    for (int w = 0; next && w < v->n; w++)
+        next[w] = w == 0 ? steps->leader : steps->member;
+    return next;
+}
+
+void tdm_node_reduce_slices(tdm_schedule *s, const tdm_coll_args *a, const tdm_node_view *v, tdm_node_steps *steps,
+                            const void *input, void *acc, int count, int slices, int root)
+{
+    const tdm_comm_nodes *l = a->nodes;
+    const tdm_typeinfo *t = &a->dtype;
+    int n = v->n, me = v->local, owner = me < slices;
+    slicing g;
+    int *next = writer_steps(s, v, steps);
+    int *row_step = tdm_sched_tmp(s, sizeof(int) * (size_t)n);
+    int *others = tdm_sched_tmp(s, sizeof(int) * (size_t)n);
+    if (!slicing_make(s, l, t, slices, &g) || !next || !row_step || !others)
+        return;
+    for (int j = 0; j < slices; j++)
+        tdm_node_slice(count, slices, j, &g.first[j], &g.len[j]);
+    slicing_count(&g);
+    reduce_rows(s, a, v, &g, next, input, owner ? CHUNK_AT(&g, acc, me, 0) : NULL);
 
     int root_node = root < 0 ? -1 : l->node_of[root];
     if (l->nnodes > 1 && owner) { /* the slice among its owners, one per node, in place */
@@ -238,10 +272,10 @@ void tdm_node_reduce_slices(tdm_schedule *s, const tdm_coll_args *a, const tdm_n
         tdm_coll_args among = *a;
         among.rank = v->node;
         among.size = l->nnodes;
-        among.count = len[me];
+        among.count = g.len[me];
         among.root = root_node;
         among.in_place = root < 0 || v->node == root_node; /* a reduce's: MPI_IN_PLACE at its root only */
-        among.sendbuf = among.recvbuf = CHUNK_AT(acc, me, 0);
+        among.sendbuf = among.recvbuf = CHUNK_AT(&g, acc, me, 0);
         among.nodes = NULL;
         tdm_node_among(s, &among, a->across_nodes, peers);
     }
@@ -249,15 +283,17 @@ void tdm_node_reduce_slices(tdm_schedule *s, const tdm_coll_args *a, const tdm_n
         if (v->node != root_node)
             return;
         int is_root = a->rank == root;
-        for (int c = 0; c < rows; c++) {
+        for (int c = 0; c < g.rows; c++) {
             for (int w = 0; w < slices; w++)
-                if (c < chunks[w])
+                if (c < g.chunks[w])
                     row_step[w] = next[w]++;
-            if (owner && !is_root && c < chunks[me])
-                tdm_sched_shm_put(s, CHUNK_AT(acc, me, c), CHUNK_COUNT(me, c), a->datatype, &l->members[l->first[root_node] + l->local[root]], 1);
+            if (owner && !is_root && c < g.chunks[me])
+                tdm_sched_shm_put(s, CHUNK_AT(&g, acc, me, c), CHUNK_COUNT(&g, me, c), a->datatype,
+                                  &l->members[l->first[root_node] + l->local[root]], 1);
             for (int w = 0; is_root && w < slices; w++)
-                if (w != me && c < chunks[w])
-                    tdm_sched_shm_get(s, CHUNK_AT(acc, w, c), CHUNK_COUNT(w, c), a->datatype, v->members[w], row_step[w]);
+                if (w != me && c < g.chunks[w])
+                    tdm_sched_shm_get(s, CHUNK_AT(&g, acc, w, c), CHUNK_COUNT(&g, w, c), a->datatype, v->members[w],
+                                      row_step[w]);
         }
         tdm_sched_round(s);
         return;
@@ -266,21 +302,37 @@ void tdm_node_reduce_slices(tdm_schedule *s, const tdm_coll_args *a, const tdm_n
     for (int i = 0, k = 0; i < n; i++)
         if (i != me)
             others[k++] = v->members[i];
-    for (int c = 0; c < rows; c++) {
+    for (int c = 0; c < g.rows; c++) {
         for (int w = 0; w < slices; w++)
-            if (c < chunks[w])
+            if (c < g.chunks[w])
                 row_step[w] = next[w]++;
-        if (owner && c < chunks[me])
-            tdm_sched_shm_put(s, CHUNK_AT(acc, me, c), CHUNK_COUNT(me, c), a->datatype, others, n - 1);
+        if (owner && c < g.chunks[me])
+            tdm_sched_shm_put(s, CHUNK_AT(&g, acc, me, c), CHUNK_COUNT(&g, me, c), a->datatype, others, n - 1);
         for (int d = 1; d < n; d++) {
             int w = (me + d) % n;
-            if (w < slices && c < chunks[w])
-                tdm_sched_shm_get(s, CHUNK_AT(acc, w, c), CHUNK_COUNT(w, c), a->datatype, v->members[w], row_step[w]);
+            if (w < slices && c < g.chunks[w])
+                tdm_sched_shm_get(s, CHUNK_AT(&g, acc, w, c), CHUNK_COUNT(&g, w, c), a->datatype, v->members[w],
+                                  row_step[w]);
         }
     }
     tdm_sched_round(s);
-    steps->leader += total;
-    steps->member += total;
+    steps->leader += g.total;
+    steps->member += g.total;
+}
+
+void tdm_node_reduce_blocks(tdm_schedule *s, const tdm_coll_args *a, const tdm_node_view *v, const tdm_node_steps *steps,
+                            const void *input, void *mine, const MPI_Aint *offset, const int *counts)
+{
+    slicing g;
+    int *next = writer_steps(s, v, steps);
+    if (!slicing_make(s, a->nodes, &a->dtype, v->n, &g) || !next)
+        return;
+    for (int j = 0; j < v->n; j++) {
+        g.first[j] = (int)offset[v->members[j]];
+        g.len[j] = counts[v->members[j]];
+    }
+    slicing_count(&g);
+    reduce_rows(s, a, v, &g, next, input, mine);
 }
 #undef CHUNK_AT
 #undef CHUNK_COUNT

@@ -62,6 +62,12 @@ void tdm_node_slice(int count, int slices, int j, int *first, int *n);
 void tdm_node_reduce_slices(tdm_schedule *s, const tdm_coll_args *a, const tdm_node_view *v, tdm_node_steps *steps,
                             const void *input, void *acc, int count, int slices, int root);
 
+/* One node (a->nodes has one): every rank's block of the vector (counts[r] elements of rank r from
+ * offset[r]) reduced, from its node's inputs, into `mine` (counts[a->rank] elements; input's own block
+ * may be it) by that rank, in chunks as the slices go. The writers' steps end there: a last phase. */
+void tdm_node_reduce_blocks(tdm_schedule *s, const tdm_coll_args *a, const tdm_node_view *v, const tdm_node_steps *steps,
+                            const void *input, void *mine, const MPI_Aint *offset, const int *counts);
+
 /* Data that move between ranks whose datatypes may differ (gather, scatter, allgather) go as bytes, in
  * cells of l->cell_bytes. Puts `bytes` at buf for the readers, one put per cell (none for 0 bytes). */
 void tdm_node_put_bytes(tdm_schedule *s, const tdm_comm_nodes *l, const void *buf, size_t bytes, const int *readers,

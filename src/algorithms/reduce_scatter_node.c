@@ -3,8 +3,9 @@
  * ranks of each node reduce the whole vector through the node's shared segment to the node's leader,
  * the leaders reduce_scatter it over point-to-point (a->across_nodes) with each node's blocks as one
  * block, and each leader hands the ranks of its node their blocks. The leader reduces all its node's
- * vectors: for short vectors (selection); rank order is kept for non-commutative ops where nodes hold
- * consecutive ranks (selection checks it).
+ * vectors: for short vectors (selection). On one node, a long vector of a commutative op goes as the
+ * allreduce's slices do, each rank's block its slice: every rank reduces its own block. Rank order is
+ * kept for non-commutative ops where nodes hold consecutive ranks (selection checks it).
  */
 #include "node_phases.h"
 
@@ -22,6 +23,17 @@ int tdm_reduce_scatter_node(tdm_schedule *s, const tdm_coll_args *a)
     whole.count = total;
     if (total == 0)
         return tdm_sched_finish(s);
+    if (l->nnodes == 1 && tdm_node_slices(&whole) > 0) { /* every rank reduces its own block */
+        const void *input = tdm_reduction_input(a);
+        /* in place, the blocks of the input are read by the others while this rank's result grows */
+        void *mine = a->in_place ? tdm_tmp_elems(s, t, a->recvcounts[a->rank]) : a->recvbuf;
+        tdm_node_reduce_blocks(s, a, &v, &steps, input, mine, offset, a->recvcounts);
+        if (a->in_place && mine) {
+            tdm_sched_copy(s, mine, a->recvcounts[a->rank], a->datatype, a->recvbuf, a->recvcounts[a->rank], a->datatype);
+            tdm_sched_round(s);
+        }
+        return tdm_sched_finish(s);
+    }
     void *acc = a->rank == v.leader ? tdm_tmp_elems(s, t, total) : NULL;
     tdm_node_reduce(s, &whole, &v, &steps, tdm_reduction_input(a), acc, total);
     /* the leader's node's blocks, in its ranks' order, from node_offset[i] on for its rank i */

@@ -25,7 +25,7 @@
 #define SCAN_CHAIN_RANKS 2                     /* the chain is as good up to this many ranks */
 #define SCAN_NODE_BYTES (64 * 1024)            /* node-aware scan and exscan below */
 #define ALLREDUCE_NODE_LONG_BYTES (1024 * 1024) /* node-aware allreduce below */
-#define REDUCE_SCATTER_NODE_BYTES (64 * 1024)  /* node-aware reduce_scatter below, in all */
+#define REDUCE_SCATTER_NODE_BYTES (64 * 1024)  /* node-aware reduce_scatter below, in all (several nodes) */
 
 #define ALG(coll, alg, needs) {#alg, #coll "_" #alg, tdm_##coll##_##alg, needs, NULL}
 /* an algorithm whose calls may run in several lanes (TANDEM_COLOR_THREADS) */
@@ -181,7 +181,10 @@ static int choose_allgather(const tdm_coll_args *a)
     return (a->size & (a->size - 1)) == 0 ? 2 : 0;
 }
 
-/* The node-aware reduce_scatter has each node's leader reduce the node's vectors: short vectors only. */
+/* The node-aware reduce_scatter has each node's leader reduce the node's vectors: short vectors only,
+ * except on one node, where each rank reduces its own block (a commutative op), as fast as the ring or
+ * faster at every size (2 ranks, Open MPI: 64 KiB 10.8 us against 51.7; 1 MiB 141 us against 167;
+ * 16 MiB 5.4 ms against 6.0). */
 static int choose_reduce_scatter(const tdm_coll_args *a)
 {
     double bytes = 0;
@@ -190,7 +193,7 @@ static int choose_reduce_scatter(const tdm_coll_args *a)
     else
         for (int r = 0; r < a->size; r++)
             bytes += (double)a->recvcounts[r] * a->dtype.size;
-    if (node_aware(a) && bytes < REDUCE_SCATTER_NODE_BYTES)
+    if (node_aware(a) && (bytes < REDUCE_SCATTER_NODE_BYTES || (a->nodes->nnodes == 1 && a->commutative)))
         return 4;
     if (!a->commutative)
         return 0;
