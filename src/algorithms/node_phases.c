@@ -334,6 +334,91 @@ void tdm_node_reduce_blocks(tdm_schedule *s, const tdm_coll_args *a, const tdm_n
     slicing_count(&g);
     reduce_rows(s, a, v, &g, next, input, mine);
 }
+
+/*
+ * The hand-out of a reduce_scatter in slices: slice j's owner on this node holds `piece`, the part of
+ * slice j that falls in this node's blocks (by-node elements lo .. lo + n - 1), and gives each rank of
+ * the node what of it falls in that rank's block. Positions go slice by slice, rank by rank, chunk by
+ * chunk, and every rank does its puts and gets in that order: the position furthest behind always
+ * finds its writer's earlier cells read, so a full ring waits, never deadlocks.
+ */
+static void hand_out_pieces(tdm_schedule *s, const tdm_coll_args *a, const tdm_node_view *v, const slicing *g,
+                            int *next, const MPI_Aint *node_begin, const MPI_Aint *pos, const void *piece, void *result)
+{
+    const tdm_typeinfo *t = &a->dtype;
+    int me = v->local;
+    MPI_Aint here = node_begin[v->node], after = node_begin[v->node + 1];
+    for (int j = 0; j < g->slices; j++) {
+        MPI_Aint lo = g->first[j] > here ? g->first[j] : here;
+        MPI_Aint hi = g->first[j] + g->len[j] < after ? g->first[j] + g->len[j] : after;
+        for (int i = 0; i < v->n && lo < hi; i++) {
+            int r = v->members[i];
+            MPI_Aint from = pos[r] > lo ? pos[r] : lo, to = pos[r] + a->recvcounts[r] < hi ? pos[r] + a->recvcounts[r] : hi;
+            if (from >= to)
+                continue;
+            if (i == j) { /* the owner's own part of its block */
+                if (me == j)
+                    tdm_sched_copy(s, tdm_elem(piece, t, from - lo), (int)(to - from), a->datatype,
+                                   tdm_elem(result, t, from - pos[r]), (int)(to - from), a->datatype);
+                continue;
+            }
+            for (MPI_Aint x = from; x < to; x += g->chunk) {
+                int part = to - x < g->chunk ? (int)(to - x) : g->chunk, step = next[j]++;
+                if (me == j)
+                    tdm_sched_shm_put(s, tdm_elem(piece, t, x - lo), part, a->datatype, &v->members[i], 1);
+                else if (me == i)
+                    tdm_sched_shm_get(s, tdm_elem(result, t, x - pos[r]), part, a->datatype, v->members[j], step);
+            }
+        }
+    }
+    tdm_sched_round(s);
+}
+
+void tdm_node_reduce_scatter_slices(tdm_schedule *s, const tdm_coll_args *a, const tdm_node_view *v,
+                                    const tdm_node_steps *steps, const void *by_node, const MPI_Aint *pos, int total,
+                                    int slices)
+{
+    const tdm_comm_nodes *l = a->nodes;
+    const tdm_typeinfo *t = &a->dtype;
+    int me = v->local, owner = me < slices;
+    slicing g;
+    int *next = writer_steps(s, v, steps);
+    MPI_Aint *node_begin = tdm_sched_tmp(s, sizeof(MPI_Aint) * (size_t)(l->nnodes + 1));
+    int *counts = tdm_sched_tmp(s, sizeof(int) * (size_t)l->nnodes);
+    int *peers = tdm_sched_tmp(s, sizeof(int) * (size_t)l->nnodes);
+    if (!slicing_make(s, l, t, slices, &g) || !next || !node_begin || !counts || !peers)
+        return;
+    for (int j = 0; j < slices; j++)
+        tdm_node_slice(total, slices, j, &g.first[j], &g.len[j]);
+    slicing_count(&g);
+    node_begin[0] = 0;
+    for (int k = 0; k < l->nnodes; k++) {
+        node_begin[k + 1] = node_begin[k];
+        for (int i = 0; i < tdm_node_ranks(l, k); i++)
+            node_begin[k + 1] += a->recvcounts[tdm_node_rank(l, k, i)];
+    }
+    void *mine = owner ? tdm_tmp_elems(s, t, g.len[me] > 0 ? g.len[me] : 1) : NULL;
+    reduce_rows(s, a, v, &g, next, by_node, mine);
+
+    /* among the owners of this rank's slice, one per node: each node's part of it to that node */
+    void *piece = NULL;
+    if (owner) {
+        MPI_Aint begin = g.first[me], end = begin + g.len[me];
+        for (int k = 0; k < l->nnodes; k++) {
+            MPI_Aint lo = begin > node_begin[k] ? begin : node_begin[k];
+            MPI_Aint hi = end < node_begin[k + 1] ? end : node_begin[k + 1];
+            counts[k] = hi > lo ? (int)(hi - lo) : 0;
+            peers[k] = tdm_node_rank(l, k, me);
+        }
+        piece = tdm_tmp_elems(s, t, counts[v->node] > 0 ? counts[v->node] : 1);
+        tdm_coll_args among = tdm_node_among_call(a, TDM_COLL_REDUCE_SCATTER, mine, piece);
+        among.recvcounts = counts;
+        among.count = g.len[me];
+        if (mine && piece)
+            tdm_node_among(s, &among, a->across_nodes, peers);
+    }
+    hand_out_pieces(s, a, v, &g, next, node_begin, pos, piece, a->recvbuf);
+}
 #undef CHUNK_AT
 #undef CHUNK_COUNT
 

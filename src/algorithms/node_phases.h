@@ -68,6 +68,17 @@ void tdm_node_reduce_slices(tdm_schedule *s, const tdm_coll_args *a, const tdm_n
 void tdm_node_reduce_blocks(tdm_schedule *s, const tdm_coll_args *a, const tdm_node_view *v, const tdm_node_steps *steps,
                             const void *input, void *mine, const MPI_Aint *offset, const int *counts);
 
+/* Several nodes: a reduce_scatter in slices (as tdm_node_reduce_slices cuts them) of the vector laid
+ * out node by node (by_node: node 0's ranks' blocks in their order, then node 1's, ...; rank r's block
+ * from pos[r], a->recvcounts[r] long; total elements): each owner reduces its slice from its node's
+ * ranks, the owners of a slice reduce_scatter it among the nodes (each node its blocks' part of it,
+ * a->across_nodes), and each owner hands each rank of its node what of its part falls in that rank's
+ * block, into a->recvbuf. by_node may be a->recvbuf (in place): nothing reads it once the slices are
+ * reduced. The writers' steps end there: a last phase. */
+void tdm_node_reduce_scatter_slices(tdm_schedule *s, const tdm_coll_args *a, const tdm_node_view *v,
+                                    const tdm_node_steps *steps, const void *by_node, const MPI_Aint *pos, int total,
+                                    int slices);
+
 /* Data that move between ranks whose datatypes may differ (gather, scatter, allgather) go as bytes, in
  * cells of l->cell_bytes. Puts `bytes` at buf for the readers, one put per cell (none for 0 bytes). */
 void tdm_node_put_bytes(tdm_schedule *s, const tdm_comm_nodes *l, const void *buf, size_t bytes, const int *readers,

@@ -3,9 +3,11 @@
  * ranks of each node reduce the whole vector through the node's shared segment to the node's leader,
  * the leaders reduce_scatter it over point-to-point (a->across_nodes) with each node's blocks as one
  * block, and each leader hands the ranks of its node their blocks. The leader reduces all its node's
- * vectors: for short vectors (selection). On one node, a long vector of a commutative op goes as the
- * allreduce's slices do, each rank's block its slice: every rank reduces its own block. Rank order is
- * kept for non-commutative ops where nodes hold consecutive ranks (selection checks it).
+ * vectors: for short vectors of a non-commutative op. A long vector of a commutative op goes in slices
+ * as the allreduce's do: on one node each rank's block is its slice, and every rank reduces its own
+ * block; on several nodes the owners of a slice reduce_scatter it among the nodes and hand each rank
+ * of their node its part (node_phases.h). Rank order is kept for non-commutative ops where nodes hold
+ * consecutive ranks (selection checks it).
  */
 #include "node_phases.h"
 
@@ -32,6 +34,28 @@ int tdm_reduce_scatter_node(tdm_schedule *s, const tdm_coll_args *a)
             tdm_sched_copy(s, mine, a->recvcounts[a->rank], a->datatype, a->recvbuf, a->recvcounts[a->rank], a->datatype);
             tdm_sched_round(s);
         }
+        return tdm_sched_finish(s);
+    }
+    int slices = tdm_node_slices(&whole);
+    if (slices > 0) { /* several nodes: the vector node by node (a copy where ranks are not), in slices */
+        const void *by_node = tdm_reduction_input(a);
+        MPI_Aint *pos = offset;
+        if (!l->in_rank_order) {
+            void *copy = tdm_tmp_elems(s, t, total);
+            pos = tdm_sched_tmp(s, sizeof(MPI_Aint) * (size_t)a->size);
+            for (int k = 0, at = 0; copy && pos && k < l->nnodes; k++)
+                for (int i = 0; i < tdm_node_ranks(l, k); i++) {
+                    int r = tdm_node_rank(l, k, i);
+                    tdm_sched_copy(s, tdm_elem(by_node, t, offset[r]), a->recvcounts[r], a->datatype,
+                                   tdm_elem(copy, t, at), a->recvcounts[r], a->datatype);
+                    pos[r] = at;
+                    at += a->recvcounts[r];
+                }
+            tdm_sched_round(s);
+            by_node = copy;
+        }
+        if (by_node && pos)
+            tdm_node_reduce_scatter_slices(s, a, &v, &steps, by_node, pos, total, slices);
         return tdm_sched_finish(s);
     }
     void *acc = a->rank == v.leader ? tdm_tmp_elems(s, t, total) : NULL;
