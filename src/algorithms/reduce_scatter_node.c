@@ -25,7 +25,8 @@ int tdm_reduce_scatter_node(tdm_schedule *s, const tdm_coll_args *a)
     whole.count = total;
     if (total == 0)
         return tdm_sched_finish(s);
-    if (l->nnodes == 1 && tdm_node_slices(&whole) > 0) { /* every rank reduces its own block */
+    int slices = tdm_node_slices(&whole);
+    if (l->nnodes == 1 && slices > 0) { /* every rank reduces its own block */
         const void *input = tdm_reduction_input(a);
         /* in place, the blocks of the input are read by the others while this rank's result grows */
         void *mine = a->in_place ? tdm_tmp_elems(s, t, a->recvcounts[a->rank]) : a->recvbuf;
@@ -36,7 +37,6 @@ int tdm_reduce_scatter_node(tdm_schedule *s, const tdm_coll_args *a)
         }
         return tdm_sched_finish(s);
     }
-    int slices = tdm_node_slices(&whole);
     if (slices > 0) { /* several nodes: the vector node by node (a copy where ranks are not), in slices */
         const void *by_node = tdm_reduction_input(a);
         MPI_Aint *pos = offset;
