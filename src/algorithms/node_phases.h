@@ -48,7 +48,7 @@ void tdm_node_allreduce_all(tdm_schedule *s, const tdm_coll_args *a, const tdm_n
 /* Long vectors of a commutative op are cut into slices, one per rank of the smallest node (fewer where
  * the vector has fewer elements): rank j of each node (its j-th, in rank order) owns slice j. The number
  * of slices a call is cut into, or 0 where its leaders reduce whole vectors (tdm_node_reduce: short
- * vectors, non-commutative ops, a node of one rank). */
+ * vectors, non-commutative ops, a node of one rank, a reduce on nodes of 2). */
 int tdm_node_slices(const tdm_coll_args *a);
 /* The elements of slice j: from *first, *n of them. */
 void tdm_node_slice(int count, int slices, int j, int *first, int *n);
