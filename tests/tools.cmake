@@ -160,7 +160,7 @@ if(TARGET tandem-model)
   # reads, so that it cannot miss one; these tests see that it prints, exits 0 and names the options.
   # One process without mpiexec (MPI's singleton start), and under mpiexec where rank 0 alone prints.
   tandem_tool_test(tandem_bench_help 0
-    "usage: .*tandem-bench --overlap.*tandem-bench --cpu-overhead.*-h, --help.*--mpi-thread single.*--quick.*--collectives LIST.*--sizes LIST.*--reps N.*--iters N.*--warmup N.*--modes LIST.*--algorithms LIST.*--compute busy.sleep.*--tests N.*--csv FILE.*modes: tandem mpi-nonblocking mpi-blocking.*--cpu-overhead's default modes: mpi-blocking,"
+    "usage: .*tandem-bench --overlap.*tandem-bench --cpu-overhead.*-h, --help.*--mpi-thread single.*--quick.*--collectives LIST.*--sizes LIST.*--reps N.*--iters N.*--warmup N.*--modes LIST.*--algorithms LIST.*--compute busy.sleep.*--tests N.*--csv FILE.*modes: tandem tandem-blocking mpi-nonblocking mpi-blocking.*--cpu-overhead's default modes: mpi-blocking,"
     $<TARGET_FILE:tandem-bench> --help)
   tandem_tool_test(tandem_bench_help_mpiexec 0 "usage: .*--show-placement.*--csv FILE"
     ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 ${tandem_preflags} $<TARGET_FILE:tandem-bench> -h)

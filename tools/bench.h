@@ -37,6 +37,8 @@ void bench_buffers_free(bench_buffers *b);
 int bench_start_tandem(const bench_collective *c, bench_buffers *b, TDM_Request *req);
 int bench_start_mpi(const bench_collective *c, bench_buffers *b, MPI_Request *req);
 int bench_run_blocking(const bench_collective *c, bench_buffers *b);
+/* Runs one of Tandem's blocking collectives (TDM_Allreduce, ...). */
+int bench_run_tandem_blocking(const bench_collective *c, bench_buffers *b);
 
 /* The parts of tandem-bench; --overlap and --show-placement choose one, the latency table is the default. */
 typedef enum { BENCH_LATENCY = 1, BENCH_OVERLAP = 2, BENCH_PLACEMENT = 4, BENCH_CPU = 8 } bench_part;

@@ -111,6 +111,26 @@ int bench_run_blocking(const bench_collective *c, bench_buffers *b)
     return MPI_Barrier(w);
 }
 
+int bench_run_tandem_blocking(const bench_collective *c, bench_buffers *b)
+{
+    const char *n = c->name;
+    MPI_Comm w = bench_world;
+    int k = b->count;
+    MPI_Datatype t = b->type;
+    if (!strcmp(n, "allreduce")) return TDM_Allreduce(b->send, b->recv, k, t, MPI_SUM, w);
+    if (!strcmp(n, "bcast")) return TDM_Bcast(b->recv, k, t, 0, w);
+    if (!strcmp(n, "allgather")) return TDM_Allgather(b->send, k, t, b->recv, k, t, w);
+    if (!strcmp(n, "reduce")) return TDM_Reduce(b->send, b->recv, k, t, MPI_SUM, 0, w);
+    if (!strcmp(n, "alltoall")) return TDM_Alltoall(b->send, k, t, b->recv, k, t, w);
+    if (!strcmp(n, "reduce_scatter_block")) return TDM_Reduce_scatter_block(b->send, b->recv, k, t, MPI_SUM, w);
+    if (!strcmp(n, "gather")) return TDM_Gather(b->send, k, t, b->recv, k, t, 0, w);
+    if (!strcmp(n, "scatter")) return TDM_Scatter(b->send, k, t, b->recv, k, t, 0, w);
+    if (!strcmp(n, "gatherv")) return TDM_Gatherv(b->send, k, t, b->recv, b->counts, b->displs, t, 0, w);
+    if (!strcmp(n, "alltoallv"))
+        return TDM_Alltoallv(b->send, b->counts, b->displs, t, b->recv, b->counts, b->displs, t, w);
+    return TDM_Barrier(w);
+}
+
 int bench_wanted(const char *list, const char *name)
 {
     char pattern[64], padded[300];

@@ -34,7 +34,7 @@ def main():
         ax.set(xscale="log", yscale="log", title=coll, xlabel="bytes", ylabel="seconds per operation")
         ax.legend(fontsize=8)
         tandem = dict((p[0], p[1]) for p in series[coll]["tandem"])
-        natives = [dict((p[0], p[1]) for p in series[coll][m]) for m in series[coll] if m != "tandem"]
+        natives = [dict((p[0], p[1]) for p in series[coll][m]) for m in series[coll] if not m.startswith("tandem")]
         sizes = sorted(tandem)
         ratios = [tandem[b] / min(n[b] for n in natives if b in n) for b in sizes]
         ratio_ax.plot(sizes, ratios, marker="o")

@@ -43,8 +43,8 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { MODE_TANDEM, MODE_NATIVE_NB, MODE_NATIVE_BLOCKING, NMODES };
-static const char *mode_names[NMODES] = {"tandem", "mpi-nonblocking", "mpi-blocking"};
+enum { MODE_TANDEM, MODE_TANDEM_BLOCKING, MODE_NATIVE_NB, MODE_NATIVE_BLOCKING, NMODES };
+static const char *mode_names[NMODES] = {"tandem", "tandem-blocking", "mpi-nonblocking", "mpi-blocking"};
 
 /* --algorithms: modes NMODES + i force forced[i] (for the collectives that know it) */
 #define MAX_FORCED 8
@@ -74,16 +74,20 @@ static void model_setup(void)
     torus.bidirectional = 1;
 }
 
-/* The mode runs Tandem: its own choice, or an algorithm --algorithms forces. */
+/* The mode runs Tandem's non-blocking call and its wait: its own choice, or an algorithm --algorithms
+ * forces. */
 static int is_tandem(int mode) { return mode == MODE_TANDEM || mode >= NMODES; }
+static int is_blocking(int mode) { return mode == MODE_NATIVE_BLOCKING || mode == MODE_TANDEM_BLOCKING; }
 
-/* Starts (or, for blocking mode, runs) one collective. */
+/* Starts (or, for the blocking modes, runs) one collective. */
 static int run_once(const bench_collective *c, int mode, bench_buffers *b, TDM_Request *treq, MPI_Request *mreq)
 {
     if (is_tandem(mode))
         return bench_start_tandem(c, b, treq);
     if (mode == MODE_NATIVE_NB)
         return bench_start_mpi(c, b, mreq);
+    if (mode == MODE_TANDEM_BLOCKING)
+        return bench_run_tandem_blocking(c, b);
     return bench_run_blocking(c, b);
 }
 
@@ -92,7 +96,7 @@ static int start_and_wait(const bench_collective *c, int mode, bench_buffers *b)
     TDM_Request treq;
     MPI_Request mreq;
     int rc = run_once(c, mode, b, &treq, &mreq);
-    if (rc != MPI_SUCCESS || mode == MODE_NATIVE_BLOCKING)
+    if (rc != MPI_SUCCESS || is_blocking(mode))
         return rc;
     return mode == MODE_NATIVE_NB ? MPI_Wait(&mreq, MPI_STATUS_IGNORE) : TDM_Wait(&treq, MPI_STATUS_IGNORE);
 }
@@ -118,7 +122,7 @@ static double time_mode(const bench_collective *c, int mode, bench_buffers *b, i
     for (int i = 0; i < iters; i++)
         if (start_and_wait(c, mode, b) != MPI_SUCCESS) {
             fprintf(stderr, "tandem-bench: %s (%s) failed: %s\n", c->name, mode_name(mode),
-                    is_tandem(mode) ? TDM_Last_error() : "MPI error");
+                    is_tandem(mode) || mode == MODE_TANDEM_BLOCKING ? TDM_Last_error() : "MPI error");
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
     double mine = (MPI_Wtime() - t0) / iters, slowest;
@@ -628,13 +632,13 @@ int main(int argc, char **argv)
         printf("MPI: %s (thread level %s)\n", version, level == MPI_THREAD_MULTIPLE ? "MPI_THREAD_MULTIPLE"
                                                          : level == MPI_THREAD_SINGLE ? "MPI_THREAD_SINGLE"
                                                                                        : "FUNNELED/SERIALIZED");
-        printf("median seconds per operation over %d repetitions (min..max); ratio = tandem / best native\n",
+        printf("median seconds per operation over %d repetitions (min..max); ratio = Tandem's column / best native\n",
                o.reps);
         printf("model: the LogGP cost of Tandem's algorithm from %d MiB (alpha %.3g s, beta %.3g s/B, gamma %.3g s/B%s)\n\n",
                MODEL_FROM_BYTES >> 20, loggp.alpha, loggp.beta, loggp.gamma,
                getenv("TANDEM_LOGGP") ? ", TANDEM_LOGGP" : ", built-in; measure them with tandem-model loggp");
-        printf("%-21s %9s  %-28s %-28s %-28s %6s  %-10s %s\n", "collective", "bytes", "mpi-blocking", "mpi-nonblocking",
-               "tandem", "ratio", "model", "tandem algorithm");
+        printf("%-21s %9s  %-28s %-28s %-28s %6s  %-28s %6s  %-10s %s\n", "collective", "bytes", "mpi-blocking",
+               "mpi-nonblocking", "tandem", "ratio", "tandem-blocking", "ratio", "model", "tandem algorithm");
         csv = fopen(o.csv_path, "w");
         if (!csv)
             fprintf(stderr, "tandem-bench: cannot write %s\n", o.csv_path);
@@ -689,23 +693,26 @@ int main(int argc, char **argv)
                 for (int m = MODE_NATIVE_NB; m < NMODES; m++)
                     if (measured[m] && (best == 0 || med[m] < best))
                         best = med[m];
-                char cell[NMODES][64], ratio[16] = "-";
+                char cell[NMODES][64], ratio[16] = "-", blocking_ratio[16] = "-";
                 for (int m = 0; m < NMODES; m++)
                     snprintf(cell[m], sizeof cell[m], measured[m] ? "%.3g (%.3g..%.3g)" : "-", med[m], lo[m], hi[m]);
                 if (measured[MODE_TANDEM] && best > 0)
                     snprintf(ratio, sizeof ratio, "%.2f", med[MODE_TANDEM] / best);
+                if (measured[MODE_TANDEM_BLOCKING] && best > 0)
+                    snprintf(blocking_ratio, sizeof blocking_ratio, "%.2f", med[MODE_TANDEM_BLOCKING] / best);
                 char predicted[32] = "";
                 if (model > 0)
                     snprintf(predicted, sizeof predicted, "%.3g", model);
-                printf("%-21s %9ld  %-28s %-28s %-28s %6s  %-10s %s\n", c->name, bytes, cell[MODE_NATIVE_BLOCKING],
-                       cell[MODE_NATIVE_NB], cell[MODE_TANDEM], ratio, predicted, alg[MODE_TANDEM]);
+                printf("%-21s %9ld  %-28s %-28s %-28s %6s  %-28s %6s  %-10s %s\n", c->name, bytes,
+                       cell[MODE_NATIVE_BLOCKING], cell[MODE_NATIVE_NB], cell[MODE_TANDEM], ratio,
+                       cell[MODE_TANDEM_BLOCKING], blocking_ratio, predicted, alg[MODE_TANDEM]);
                 print_forced(measured, med, lo, hi, best, alg);
                 fflush(stdout);
                 for (int m = 0; csv && m < nmodes; m++)
                     if (measured[m])
                         fprintf(csv, "%s,%ld,%d,%d,%ld,%d,%s,%s,%d,%d,%.9g,%.9g,%.9g,%s\n", c->name, bytes, size,
                                 local, cores, local > cores, m < NMODES ? mode_names[m] : "tandem-forced",
-                                is_tandem(m) ? alg[m] : "native", o.reps, iters, med[m], lo[m],
+                                is_tandem(m) ? alg[m] : m == MODE_TANDEM_BLOCKING ? "blocking" : "native", o.reps, iters, med[m], lo[m],
                                 hi[m], m == MODE_TANDEM ? predicted : "");
             }
             bench_buffers_free(&b);

@@ -1,31 +1,44 @@
-/* The blocking collectives: the non-blocking start followed by a wait, reported under their own name. */
+/* The blocking collectives: the non-blocking start followed by a wait, reported under their own name;
+ * small barrier, bcast, reduce and allreduce on one node through its lines (api_lines.c). */
 #include "api_internal.h"
 
 int TDM_Barrier(MPI_Comm comm)
 {
+    int rc = tdm_lines_barrier("TDM_Barrier", comm);
+    if (rc != TDM_LINES_NOT_TAKEN)
+        return rc;
     TDM_Request request;
-    int rc = tdm_ibarrier("TDM_Barrier", comm, &request);
+    rc = tdm_ibarrier("TDM_Barrier", comm, &request);
     return rc != MPI_SUCCESS ? rc : tdm_wait("TDM_Barrier", &request, MPI_STATUS_IGNORE);
 }
 
 int TDM_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
+    int rc = tdm_lines_bcast("TDM_Bcast", buffer, count, datatype, root, comm);
+    if (rc != TDM_LINES_NOT_TAKEN)
+        return rc;
     TDM_Request request;
-    int rc = tdm_ibcast("TDM_Bcast", buffer, count, datatype, root, comm, &request);
+    rc = tdm_ibcast("TDM_Bcast", buffer, count, datatype, root, comm, &request);
     return rc != MPI_SUCCESS ? rc : tdm_wait("TDM_Bcast", &request, MPI_STATUS_IGNORE);
 }
 
 int TDM_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
+    int rc = tdm_lines_reduce("TDM_Reduce", sendbuf, recvbuf, count, datatype, op, root, comm);
+    if (rc != TDM_LINES_NOT_TAKEN)
+        return rc;
     TDM_Request request;
-    int rc = tdm_ireduce("TDM_Reduce", sendbuf, recvbuf, count, datatype, op, root, comm, &request);
+    rc = tdm_ireduce("TDM_Reduce", sendbuf, recvbuf, count, datatype, op, root, comm, &request);
     return rc != MPI_SUCCESS ? rc : tdm_wait("TDM_Reduce", &request, MPI_STATUS_IGNORE);
 }
 
 int TDM_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    int rc = tdm_lines_allreduce("TDM_Allreduce", sendbuf, recvbuf, count, datatype, op, comm);
+    if (rc != TDM_LINES_NOT_TAKEN)
+        return rc;
     TDM_Request request;
-    int rc = tdm_iallreduce("TDM_Allreduce", sendbuf, recvbuf, count, datatype, op, comm, &request);
+    rc = tdm_iallreduce("TDM_Allreduce", sendbuf, recvbuf, count, datatype, op, comm, &request);
     return rc != MPI_SUCCESS ? rc : tdm_wait("TDM_Allreduce", &request, MPI_STATUS_IGNORE);
 }
 

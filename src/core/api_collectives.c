@@ -388,28 +388,6 @@ static int start_keyed(const char *fn, tdm_sched_key *key, MPI_Comm comm, TDM_Re
     return launch(fn, req, request);
 }
 
-/* The checks common to reductions (reduce, allreduce, scan, exscan, reduce_scatter*). */
-static int check_reduction(const char *fn, tdm_coll_args *a, const void *sendbuf, void *recvbuf,
-                           int count, MPI_Datatype datatype, MPI_Op op, int recv_count, int recv_significant)
-{
-    CHECK(tdm_check_count(fn, "count", count));
-    CHECK(tdm_check_type(fn, "datatype", datatype, &a->dtype));
-    CHECK(tdm_check_op(fn, op, datatype, a));
-    a->datatype = datatype;
-    a->count = count;
-    a->in_place = sendbuf == MPI_IN_PLACE;
-    if (!a->in_place)
-        CHECK(tdm_check_buffer(fn, "sendbuf", sendbuf, count, datatype));
-    if (recv_significant) {
-        CHECK(tdm_check_buffer(fn, "recvbuf", recvbuf, recv_count, datatype));
-        if (!a->in_place)
-            CHECK(tdm_check_not_aliased(fn, sendbuf, recvbuf, count));
-    }
-    a->sendbuf = a->in_place ? NULL : sendbuf;
-    a->recvbuf = recvbuf;
-    return MPI_SUCCESS;
-}
-
 /* A call of one buffer with more data than a chunk runs in chunks (chunked_calls.h). */
 static int in_chunks(const char *fn, const tdm_sched_key *k, MPI_Comm comm, TDM_Request *request)
 {
@@ -474,7 +452,7 @@ static int new_reduce(const char *fn, tdm_sched_key *k, MPI_Comm comm, TDM_Reque
     CHECK(tdm_check_root(fn, k->root, a.size));
     if (a.rank != k->root && k->sendbuf == MPI_IN_PLACE)
         return tdm_error(fn, MPI_ERR_BUFFER, "MPI_IN_PLACE is allowed at the root only (argument sendbuf)");
-    CHECK(check_reduction(fn, &a, k->sendbuf, k->recvbuf, k->count, k->datatype, k->op, k->count, a.rank == k->root));
+    CHECK(tdm_check_reduction(fn, &a, k->sendbuf, k->recvbuf, k->count, k->datatype, k->op, k->count, a.rank == k->root));
     a.root = k->root;
     if (tdm_reduction_needs_chunks(k->count, a.dtype.size))
         return in_chunks(fn, k, comm, request);
@@ -492,7 +470,7 @@ static int new_allreduce(const char *fn, tdm_sched_key *k, MPI_Comm comm, TDM_Re
 {
     tdm_coll_args a;
     CHECK(tdm_check_call(fn, comm, request, TDM_COLL_ALLREDUCE, &a));
-    CHECK(check_reduction(fn, &a, k->sendbuf, k->recvbuf, k->count, k->datatype, k->op, k->count, 1));
+    CHECK(tdm_check_reduction(fn, &a, k->sendbuf, k->recvbuf, k->count, k->datatype, k->op, k->count, 1));
     if (tdm_reduction_needs_chunks(k->count, a.dtype.size))
         return in_chunks(fn, k, comm, request);
     return start(fn, &a, k, comm, request);
@@ -509,7 +487,7 @@ static int new_scan(const char *fn, tdm_sched_key *k, MPI_Comm comm, TDM_Request
 {
     tdm_coll_args a;
     CHECK(tdm_check_call(fn, comm, request, TDM_COLL_SCAN, &a));
-    CHECK(check_reduction(fn, &a, k->sendbuf, k->recvbuf, k->count, k->datatype, k->op, k->count, 1));
+    CHECK(tdm_check_reduction(fn, &a, k->sendbuf, k->recvbuf, k->count, k->datatype, k->op, k->count, 1));
     if (tdm_reduction_needs_chunks(k->count, a.dtype.size))
         return in_chunks(fn, k, comm, request);
     return start(fn, &a, k, comm, request);
@@ -527,7 +505,7 @@ static int new_exscan(const char *fn, tdm_sched_key *k, MPI_Comm comm, TDM_Reque
     tdm_coll_args a;
     CHECK(tdm_check_call(fn, comm, request, TDM_COLL_EXSCAN, &a));
     /* rank 0's k->recvbuf is not significant: MPI leaves it undefined */
-    CHECK(check_reduction(fn, &a, k->sendbuf, k->recvbuf, k->count, k->datatype, k->op, k->count, a.rank > 0));
+    CHECK(tdm_check_reduction(fn, &a, k->sendbuf, k->recvbuf, k->count, k->datatype, k->op, k->count, a.rank > 0));
     if (tdm_reduction_needs_chunks(k->count, a.dtype.size))
         return in_chunks(fn, k, comm, request);
     return start(fn, &a, k, comm, request);
@@ -563,7 +541,7 @@ int tdm_ireduce_scatter(const char *fn, const void *sendbuf, void *recvbuf, cons
     }
     if (total > 0x7fffffff) /* an empty datatype's */
         return tdm_error(fn, MPI_ERR_COUNT, "the recvcounts add up to more than INT_MAX (argument recvcounts)");
-    CHECK(check_reduction(fn, &a, sendbuf, recvbuf, (int)total, datatype, op, recvcounts[a.rank], 1));
+    CHECK(tdm_check_reduction(fn, &a, sendbuf, recvbuf, (int)total, datatype, op, recvcounts[a.rank], 1));
     a.recvcounts = recvcounts;
     return start(fn, &a, NULL, comm, request);
 }
@@ -579,7 +557,7 @@ static int new_reduce_scatter_block(const char *fn, tdm_sched_key *k, MPI_Comm c
                                           k->datatype, k->op, comm, request);
     if ((long long)k->count * a.size > 0x7fffffff) /* an empty datatype's */
         return tdm_error(fn, MPI_ERR_COUNT, "recvcount times the communicator size exceeds INT_MAX (argument recvcount)");
-    CHECK(check_reduction(fn, &a, k->sendbuf, k->recvbuf, k->count * a.size, k->datatype, k->op, k->count, 1));
+    CHECK(tdm_check_reduction(fn, &a, k->sendbuf, k->recvbuf, k->count * a.size, k->datatype, k->op, k->count, 1));
     a.count = k->count; /* the algorithms read the blocks from recvcounts, filled at start */
     return start(fn, &a, k, comm, request);
 }

@@ -26,6 +26,16 @@ struct tdm_shadow *tdm_coll_group(void);
  * tests would each cost simulated time). */
 int tdm_test_settled(TDM_Request *request, int *flag);
 
+/* Blocking calls through the node's lines (api_lines.c): the call's result, or TDM_LINES_NOT_TAKEN if
+ * the call does not take them (on every process alike) and runs as a schedule. */
+#define TDM_LINES_NOT_TAKEN (-1)
+int tdm_lines_barrier(const char *fn, MPI_Comm comm);
+int tdm_lines_bcast(const char *fn, void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
+int tdm_lines_reduce(const char *fn, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                     MPI_Op op, int root, MPI_Comm comm);
+int tdm_lines_allreduce(const char *fn, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                        MPI_Op op, MPI_Comm comm);
+
 int tdm_ibarrier(const char *fn, MPI_Comm comm, TDM_Request *request);
 int tdm_ibcast(const char *fn, void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                TDM_Request *request);

@@ -154,3 +154,30 @@ int tdm_check_not_aliased(const char *fn, const void *sendbuf, const void *recvb
                          "sendbuf and recvbuf are the same buffer (arguments sendbuf, recvbuf); use MPI_IN_PLACE");
     return MPI_SUCCESS;
 }
+
+#define CHECKED(call)                                                                                   \
+    do {                                                                                                \
+        int rc_ = (call);                                                                               \
+        if (rc_ != MPI_SUCCESS)                                                                         \
+            return rc_;                                                                                 \
+    } while (0)
+
+int tdm_check_reduction(const char *fn, tdm_coll_args *a, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int recv_count, int recv_significant)
+{
+    CHECKED(tdm_check_count(fn, "count", count));
+    CHECKED(tdm_check_type(fn, "datatype", datatype, &a->dtype));
+    CHECKED(tdm_check_op(fn, op, datatype, a));
+    a->datatype = datatype;
+    a->count = count;
+    a->in_place = sendbuf == MPI_IN_PLACE;
+    if (!a->in_place)
+        CHECKED(tdm_check_buffer(fn, "sendbuf", sendbuf, count, datatype));
+    if (recv_significant) {
+        CHECKED(tdm_check_buffer(fn, "recvbuf", recvbuf, recv_count, datatype));
+        if (!a->in_place)
+            CHECKED(tdm_check_not_aliased(fn, sendbuf, recvbuf, count));
+    }
+    a->sendbuf = a->in_place ? NULL : sendbuf;
+    a->recvbuf = recvbuf;
+    return MPI_SUCCESS;
+}

@@ -28,5 +28,9 @@ int tdm_check_counts(const char *fn, const char *counts_name, const int *counts,
 int tdm_check_typed_blocks(const char *fn, const char *side, const void *buf, const int *counts, tdm_displs displs,
                            const MPI_Datatype *types, int n);
 int tdm_check_not_aliased(const char *fn, const void *sendbuf, const void *recvbuf, int count);
+/* The checks common to reductions (reduce, allreduce, scan, exscan, reduce_scatter*): count, datatype,
+ * op, the buffers (recvbuf of recv_count elements, if significant here); fills a's reduction fields. */
+int tdm_check_reduction(const char *fn, tdm_coll_args *a, const void *sendbuf, void *recvbuf, int count,
+                        MPI_Datatype datatype, MPI_Op op, int recv_count, int recv_significant);
 
 #endif

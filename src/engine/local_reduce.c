@@ -110,6 +110,11 @@ static int reduce_common(const void *in, void *inout, int count, MPI_Datatype ty
     return 0;
 }
 
+int tdm_local_reduce_dense(const void *in, void *inout, int count, MPI_Datatype type, MPI_Op op)
+{
+    return reduce_common(in, inout, count, type, op) ? MPI_SUCCESS : MPI_Reduce_local(in, inout, count, type, op);
+}
+
 int tdm_local_reduce(const tdm_action *a, MPI_Comm comm)
 {
     /* one charge for every repetition: each is an event of the simulation */

@@ -8,5 +8,8 @@
  * op to type directly (MPI_Reduce_local); else the predefined type that the derived `type` repeats,
  * through which a predefined op is applied. Returns an MPI error code. */
 int tdm_local_reduce(const tdm_action *a, MPI_Comm comm);
+/* inout = in op inout for count elements of a type whose elements are dense (size == extent, from
+ * offset 0): the common pairs here, the others through MPI_Reduce_local. */
+int tdm_local_reduce_dense(const void *in, void *inout, int count, MPI_Datatype type, MPI_Op op);
 
 #endif

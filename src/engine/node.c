@@ -222,6 +222,7 @@ int tdm_node_init(const char *fn, int mailboxes)
 
 void tdm_node_finalize(void)
 {
+    tdm_shm_rings_finalize();
     if (window != MPI_WIN_NULL)
         MPI_Win_free(&window);
     free(parts);

@@ -1,6 +1,7 @@
 #include "shm_ring.h"
 
 #include "local_copy.h"
+#include "shm_lines.h"
 #include "local_reduce.h"
 #include "node.h"
 
@@ -24,7 +25,7 @@ typedef struct cell {
     /* payload from here (TDM_SHM_CELL_HEADER_BYTES) */
 } cell;
 
-/* A ring: its communicator's id (0: free), then its cells. */
+/* A ring: its communicator's id (0: free), then its lines (shm_lines.h), then its cells. */
 typedef struct ring {
     _Atomic uint64_t id;
     _Atomic uint32_t retiring; /* released while some cell was unread: free once all are */
@@ -49,15 +50,22 @@ struct tdm_shm_comm {
      * waits for; calls on several threads leave at once: a place is taken and given back by CAS */
     _Atomic(cell *) left[TDM_SHM_RING_CELLS];
     _Atomic uint64_t left_until[TDM_SHM_RING_CELLS];
+    tdm_shm_lines_state lines;
+    struct tdm_shm_comm *next_retiring; /* freed while a process may still read its lines (retiring) */
 };
 
 static size_t cell_stride(size_t cell_bytes) { return (TDM_SHM_CELL_HEADER_BYTES + cell_bytes + 63) / 64 * 64; }
 
-size_t tdm_shm_ring_bytes(size_t cell_bytes) { return sizeof(ring) + TDM_SHM_RING_CELLS * cell_stride(cell_bytes); }
+size_t tdm_shm_ring_bytes(size_t cell_bytes)
+{
+    return sizeof(ring) + tdm_shm_lines_bytes() + TDM_SHM_RING_CELLS * cell_stride(cell_bytes);
+}
+
+static void *lines_of(ring *r) { return r + 1; }
 
 static cell *cell_at(ring *r, int i)
 {
-    return (cell *)((char *)(r + 1) + (size_t)i * cell_stride(tdm_node_cell_bytes()));
+    return (cell *)((char *)lines_of(r) + tdm_shm_lines_bytes() + (size_t)i * cell_stride(tdm_node_cell_bytes()));
 }
 
 static char *payload(cell *c) { return (char *)c + TDM_SHM_CELL_HEADER_BYTES; }
@@ -73,6 +81,7 @@ static void clear_ring(ring *r)
         atomic_store_explicit(&c->readers, 0, memory_order_relaxed);
         atomic_store_explicit(&c->state, 0, memory_order_relaxed);
     }
+    tdm_shm_lines_clear(lines_of(r));
     atomic_store_explicit(&r->retiring, 0, memory_order_relaxed);
 }
 
@@ -103,6 +112,55 @@ static int ring_all_read(ring *r)
 /* Application threads may create and free communicators at once: the part's rings change under this. */
 static pthread_mutex_t part_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* Communicators freed here whose lines some process may still read (shm_lines.h), under part_lock. */
+static tdm_shm_comm *retiring;
+
+/* No process reads c's lines any more: each finished c's last call on them, or gave its ring up (which
+ * it does only once every process finished it). Every ring is known (tdm_shm_lines_begin). */
+static int lines_drained(tdm_shm_comm *c)
+{
+    for (int r = 0; r < c->size; r++) {
+        ring *x = atomic_load_explicit(&c->rings[r], memory_order_relaxed);
+        if (x != c->mine && atomic_load_explicit(&x->id, memory_order_acquire) == c->id &&
+            tdm_shm_lines_finished(lines_of(x)) < c->lines.calls)
+            return 0;
+    }
+    return 1;
+}
+
+static void free_comm(tdm_shm_comm *c)
+{
+    free(c->rings);
+    free(c->look);
+    free(c);
+}
+
+/* The rings of communicators retiring that nobody reads any more are free again (under part_lock). */
+static void free_drained(void)
+{
+    for (tdm_shm_comm **p = &retiring; *p;) {
+        tdm_shm_comm *c = *p;
+        if (ring_all_read(c->mine) && lines_drained(c)) {
+            atomic_store_explicit(&c->mine->id, 0, memory_order_release);
+            *p = c->next_retiring;
+            free_comm(c);
+        } else {
+            p = &c->next_retiring;
+        }
+    }
+}
+
+void tdm_shm_rings_finalize(void)
+{
+    pthread_mutex_lock(&part_lock);
+    while (retiring) {
+        tdm_shm_comm *c = retiring;
+        retiring = c->next_retiring;
+        free_comm(c);
+    }
+    pthread_mutex_unlock(&part_lock);
+}
+
 tdm_shm_comm *tdm_shm_comm_reserve(int size, const int *world)
 {
     int me;
@@ -122,6 +180,7 @@ tdm_shm_comm *tdm_shm_comm_reserve(int size, const int *world)
         return NULL;
     }
     pthread_mutex_lock(&part_lock);
+    free_drained();
     for (int i = 0; i < tdm_node_rings_per_part() && !c->mine; i++) {
         ring *r = ring_at(part, i);
         uint64_t id = atomic_load_explicit(&r->id, memory_order_relaxed);
@@ -134,9 +193,7 @@ tdm_shm_comm *tdm_shm_comm_reserve(int size, const int *world)
     }
     pthread_mutex_unlock(&part_lock);
     if (!c->mine) {
-        free(c->rings);
-        free(c->look);
-        free(c);
+        free_comm(c);
         return NULL;
     }
     c->size = size;
@@ -155,15 +212,22 @@ void tdm_shm_comm_release(tdm_shm_comm *c)
     if (!c)
         return;
     pthread_mutex_lock(&part_lock);
+    if (c->lines.calls > 0 && !lines_drained(c)) { /* a process may still read its lines */
+        c->next_retiring = retiring;
+        retiring = c;
+        pthread_mutex_unlock(&part_lock);
+        return;
+    }
     if (ring_all_read(c->mine))
         atomic_store_explicit(&c->mine->id, 0, memory_order_release);
     else /* a reader still has a cell to read: the ring keeps its id until then */
         atomic_store_explicit(&c->mine->retiring, 1, memory_order_relaxed);
     pthread_mutex_unlock(&part_lock);
-    free(c->rings);
-    free(c->look);
-    free(c);
+    free_comm(c);
 }
+
+tdm_shm_lines_state *tdm_shm_comm_lines(tdm_shm_comm *c) { return &c->lines; }
+int tdm_shm_comm_size(const tdm_shm_comm *c) { return c->size; }
 
 /* The ring of rank r of the communicator, found in its part by the communicator's id; NULL while its
  * process has not published it yet. */
@@ -181,6 +245,12 @@ static ring *ring_of(tdm_shm_comm *c, int r)
         }
     }
     return NULL;
+}
+
+void *tdm_shm_comm_lines_of(tdm_shm_comm *c, int r)
+{
+    ring *x = ring_of(c, r);
+    return x ? lines_of(x) : NULL;
 }
 
 /* The memory image of count elements of type at buf: from its first byte, image_bytes long. A dense type

@@ -38,8 +38,17 @@ typedef struct tdm_shm_comm tdm_shm_comm;
 tdm_shm_comm *tdm_shm_comm_reserve(int size, const int *world);
 /* The communicator's id is agreed: the ring carries it, and readers may find it. */
 void tdm_shm_comm_publish(tdm_shm_comm *c, uint64_t id);
-/* The communicator goes (its calls done here): its ring is free again once every cell of it is read. */
+/* The communicator goes (its calls done here): its ring is free again once every cell of it is read,
+ * and no process may still read its lines (shm_lines.h). */
 void tdm_shm_comm_release(tdm_shm_comm *c);
+/* At TDM_Finalize: forgets the rings still retiring. */
+void tdm_shm_rings_finalize(void);
+
+/* For shm_lines.c: the communicator's lines as this process sees them, its size, and the lines of its
+ * rank r's ring (NULL while r's process has not published it). */
+struct tdm_shm_lines_state *tdm_shm_comm_lines(tdm_shm_comm *c);
+int tdm_shm_comm_size(const tdm_shm_comm *c);
+void *tdm_shm_comm_lines_of(tdm_shm_comm *c, int r);
 
 /*
  * Many calls in flight on one communicator share its rings. A call holds at most tdm_schedule.shm_cells

@@ -45,6 +45,8 @@ TDM_IP_HIDDEN void tdm_ip_app_world_end(void);
 TDM_IP_HIDDEN int tdm_ip_wrap(TDM_Request treq, MPI_Request *request);
 /* Waits for a Tandem call started by a blocking collective. */
 TDM_IP_HIDDEN int tdm_ip_wait_blocking(TDM_Request treq);
+/* After a blocking collective Tandem ran whole (TDM_Xxx): MPI_SUCCESS. */
+TDM_IP_HIDDEN int tdm_ip_blocking_done(void);
 /* Tandem calls the program has not released yet: when none, waits and tests go straight to MPI. */
 TDM_IP_HIDDEN int tdm_ip_outstanding(void);
 /* A persistent call started (+1) or finished its run (-1): waits poll and advance Tandem meanwhile. */
@@ -77,6 +79,10 @@ void tdm_ip_counts(unsigned long *served, unsigned long *native);
     } while (0)
 #define TDM_IP_NONBLOCKING(fn, comm, start, native) TDM_IP_ROUTE(fn, comm, 0, start, tdm_ip_wrap(treq_, request), native)
 #define TDM_IP_BLOCKING(fn, comm, start, native) TDM_IP_ROUTE(fn, comm, 1, start, tdm_ip_wait_blocking(treq_), native)
+/* A blocking collective that Tandem's blocking call runs whole (its small calls on one node take the
+ * node's lines, which a non-blocking start and a wait never do). */
+#define TDM_IP_BLOCKING_WHOLE(fn, comm, call, native)                                                      \
+    TDM_IP_ROUTE(fn, comm, 1, call, ((void)treq_, tdm_ip_blocking_done()), native)
 /* A persistent collective's _init: `start` the TDM_Xxx_init call; the program gets a proxy request. */
 #define TDM_IP_PERSISTENT(fn, comm, start, native)                                                         \
     TDM_IP_ROUTE(fn, comm, 0, start, tdm_ip_persistent_hand_out(treq_, request), native)

@@ -148,26 +148,26 @@ int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 
 int MPI_Barrier(MPI_Comm comm)
 {
-    TDM_IP_BLOCKING("MPI_Barrier", comm, TDM_Ibarrier(comm, &treq_), PMPI_Barrier(comm));
+    TDM_IP_BLOCKING_WHOLE("MPI_Barrier", comm, TDM_Barrier(comm), PMPI_Barrier(comm));
 }
 
 int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
-    TDM_IP_BLOCKING("MPI_Bcast", comm, TDM_Ibcast(buffer, count, datatype, root, comm, &treq_),
-             PMPI_Bcast(buffer, count, datatype, root, comm));
+    TDM_IP_BLOCKING_WHOLE("MPI_Bcast", comm, TDM_Bcast(buffer, count, datatype, root, comm),
+                          PMPI_Bcast(buffer, count, datatype, root, comm));
 }
 
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                MPI_Comm comm)
 {
-    TDM_IP_BLOCKING("MPI_Reduce", comm, TDM_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, &treq_),
-             PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm));
+    TDM_IP_BLOCKING_WHOLE("MPI_Reduce", comm, TDM_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm),
+                          PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm));
 }
 
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    TDM_IP_BLOCKING("MPI_Allreduce", comm, TDM_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, &treq_),
-             PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm));
+    TDM_IP_BLOCKING_WHOLE("MPI_Allreduce", comm, TDM_Allreduce(sendbuf, recvbuf, count, datatype, op, comm),
+                          PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm));
 }
 
 int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,

@@ -132,6 +132,12 @@ int tdm_ip_wait_blocking(TDM_Request treq)
     return TDM_Wait(&treq, MPI_STATUS_IGNORE);
 }
 
+int tdm_ip_blocking_done(void)
+{
+    release_freed();
+    return MPI_SUCCESS;
+}
+
 void tdm_ip_complete_all(void)
 {
     for (int polls = 0; __atomic_load_n(&running, __ATOMIC_ACQUIRE) > 0; polls++) {

@@ -4,7 +4,8 @@
 
 size_t tdm_shm_cell_bytes(size_t segment_bytes, int largest)
 {
-    size_t per_cell = segment_bytes / (size_t)(largest > 0 ? largest : 1) / (TDM_SHM_WANTED_RINGS * TDM_SHM_RING_CELLS);
+    size_t per_ring = segment_bytes / (size_t)(largest > 0 ? largest : 1) / TDM_SHM_WANTED_RINGS;
+    size_t per_cell = per_ring > 64 + TDM_SHM_LINES_BYTES ? (per_ring - 64 - TDM_SHM_LINES_BYTES) / TDM_SHM_RING_CELLS : 0;
     size_t cell = per_cell > TDM_SHM_CELL_HEADER_BYTES ? (per_cell - TDM_SHM_CELL_HEADER_BYTES) / 64 * 64 : 0;
     if (cell < TDM_SHM_LEAST_CELL_BYTES)
         cell = TDM_SHM_LEAST_CELL_BYTES;

@@ -19,6 +19,14 @@
 #define TDM_SHM_CELL_HEADER_BYTES 96
 #define TDM_SHM_LEAST_CELL_BYTES 256
 #define TDM_SHM_MOST_CELL_BYTES ((size_t)64 << 10)
+/* A ring's lines (engine/shm_lines.h) before its cells: buffers of a blocking call's small payload, as
+ * many as a writer may be ahead of its readers, each a line with the first 56 bytes and lines for the
+ * rest; a line for the count of calls finished. Nodes larger than TDM_SHM_LINES_MAX_RANKS do not use
+ * them (every process of an allreduce reads every line). */
+#define TDM_SHM_LINES_DEPTH 4
+#define TDM_SHM_LINES_MAX_BYTES 1024
+#define TDM_SHM_LINES_MAX_RANKS 16
+#define TDM_SHM_LINES_BYTES (64 + TDM_SHM_LINES_DEPTH * (64 + TDM_SHM_LINES_MAX_BYTES))
 
 typedef struct tdm_comm_nodes {
     int size;            /* ranks of the communicator */

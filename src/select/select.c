@@ -267,6 +267,8 @@ static int find_collective(const char *name)
 
 int tdm_select_kind(const char *collective) { return find_collective(collective); }
 
+int tdm_select_automatic(int kind) { return !forced[kind]; }
+
 const char *tdm_select_names(const char *collective)
 {
     int k = collective ? find_collective(collective) : -1;

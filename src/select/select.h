@@ -37,6 +37,8 @@ const char *tdm_select_names(const char *collective);
  * consecutive lanes one color thread drives. The same on every rank (it depends only on the call and
  * the settings). */
 int tdm_select_lanes(const tdm_algorithm *alg, const tdm_coll_args *a, int most, int *per_thread);
+/* Whether the collective's algorithm is chosen automatically (no TANDEM_<COLLECTIVE>, nor TDM_Set's). */
+int tdm_select_automatic(int kind);
 /* The collective named ("allreduce", "neighbor_alltoallw"): its tdm_coll_kind, or -1. */
 int tdm_select_kind(const char *collective);
 /* An algorithm by its names ("allreduce", "ring"); NULL if unknown. */
