@@ -222,6 +222,17 @@ void tdm_agent_progress(void)
         tdm_thread_agent_drive(); /* as MPI_Test drives MPI: the progress thread may share this core */
 }
 
+void tdm_agent_idle(void)
+{
+    /* as a wait for a progress thread's request does it: inline requests and split tails are this
+     * thread's (and not safe to move from several application threads unless there are some) */
+    if (tdm_inline_running() > 0 || tdm_split_waiting())
+        tdm_inline_progress();
+    tdm_thread_agent_pump();
+    if (mode != TDM_PROGRESS_INLINE)
+        tdm_thread_agent_drive();
+}
+
 unsigned long tdm_agent_completion_mark(void) { return tdm_thread_agent_completions(); }
 
 int tdm_agent_block(unsigned long mark)

@@ -39,6 +39,10 @@ tdm_progress_mode tdm_progress_current(void);
 void tdm_agent_start(tdm_run *run);
 /* Advances what the application thread drives (inline requests), without blocking. */
 void tdm_agent_progress(void);
+/* What a thread does between polls of a wait outside any request (a blocking call on the node's lines):
+ * moves its inline requests and split tails, hands over requests whose shadow became ready, drives the
+ * progress thread's requests if no thread does. */
+void tdm_agent_idle(void);
 /* A mark to block on: take it before looking at the requests' completion flags. */
 unsigned long tdm_agent_completion_mark(void);
 /* Blocks until some running request may have completed since the mark was taken (or returns at once

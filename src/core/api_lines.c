@@ -63,7 +63,7 @@ static void copy(void *dst, const void *src, size_t bytes)
  * process sent before may need it), and the core goes to whoever needs it (more processes than cores). */
 static void idle(int polls)
 {
-    tdm_agent_progress();
+    tdm_agent_idle();
     if (polls % 16 == 0) {
         int flag;
         MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);

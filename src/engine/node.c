@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,10 @@ static void report(const char *what)
 
 /* The segment over the node's processes: each a part of part_bytes, its rings cleared before any other
  * process looks. Returns a reason if there is none. */
+/* A part from its first cache line: MPI may hand a window's parts out at any 8-byte boundary (Open MPI
+ * does), and a flag sharing a line with the data before it would move with that data. */
+static void *line_aligned(void *p) { return (void *)(((uintptr_t)p + 63) & ~(uintptr_t)63); }
+
 static const char *make_segment(MPI_Comm node, size_t part_bytes)
 {
     MPI_Info info;
@@ -99,7 +104,7 @@ static const char *make_segment(MPI_Comm node, size_t part_bytes)
     MPI_Info_set(info, "alloc_shared_noncontig", "true");
     void *mine = NULL;
     MPI_Comm_set_errhandler(node, MPI_ERRORS_RETURN);
-    int rc = MPI_Win_allocate_shared((MPI_Aint)part_bytes, 1, info, node, &mine, &window);
+    int rc = MPI_Win_allocate_shared((MPI_Aint)(part_bytes + 64), 1, info, node, &mine, &window);
     MPI_Info_free(&info);
     if (rc != MPI_SUCCESS) {
         window = MPI_WIN_NULL;
@@ -109,14 +114,16 @@ static const char *make_segment(MPI_Comm node, size_t part_bytes)
     parts = calloc((size_t)node_size, sizeof *parts);
     if (!parts)
         return "out of memory";
+    mine = line_aligned(mine);
     tdm_shm_part_clear(mine, rings_per_part, cell_bytes);
     if (mailbox_at)
         tdm_mailbox_clear((char *)mine + mailbox_at);
     for (int i = 0; i < node_size; i++) {
         MPI_Aint size;
         int disp;
-        if (MPI_Win_shared_query(window, i, &size, &disp, &parts[i]) != MPI_SUCCESS || (size_t)size < part_bytes)
+        if (MPI_Win_shared_query(window, i, &size, &disp, &parts[i]) != MPI_SUCCESS || (size_t)size < part_bytes + 64)
             return "MPI_Win_shared_query gave no part";
+        parts[i] = line_aligned(parts[i]);
     }
     MPI_Barrier(node); /* every part cleared before any process reads one */
     return NULL;
