@@ -23,6 +23,7 @@
 #include "../select/select.h"
 #include "api_internal.h"
 #include "check.h"
+#include "op_rules.h"
 
 #include <sched.h>
 #include <string.h>
@@ -95,12 +96,61 @@ static tdm_shadow *on_lines(MPI_Comm comm, tdm_coll_kind kind)
     return sh;
 }
 
+/* The last call this thread ran on the lines, whose arguments passed every check: an identical call
+ * (the same communicator's shadow, the same predefined datatype and op, the same buffers, the same
+ * settings) skips the checks, as a schedule taken from the cache does. */
+typedef struct line_call {
+    tdm_shadow *sh;
+    unsigned settings_epoch;
+    tdm_coll_kind kind;
+    int count, root, contiguous;
+    MPI_Datatype type;
+    MPI_Op op;
+    const void *sendbuf;
+    void *recvbuf;
+    size_t bytes;
+} line_call;
+static __thread line_call last_call;
+
+static int same_call(const line_call *a, const line_call *b)
+{
+    return a->sh == b->sh && a->settings_epoch == b->settings_epoch && a->kind == b->kind && a->count == b->count &&
+           a->root == b->root && a->type == b->type && a->op == b->op && a->sendbuf == b->sendbuf &&
+           a->recvbuf == b->recvbuf;
+}
+
+/* Keeps a call that passed the checks, if its handles cannot name something else later. */
+static void remember(const line_call *call)
+{
+    if (tdm_type_is_common(call->type) && (call->op == MPI_OP_NULL || tdm_op_is_predefined(call->op)))
+        last_call = *call;
+}
+
+/* The call as the memo knows it; 1 if it is the last call checked on the lines (call->bytes set). */
+static int known_call(line_call *call, MPI_Comm comm)
+{
+    call->sh = tdm_shadow_lookup_memo(comm);
+    call->settings_epoch = tdm_global.settings_epoch;
+    if (!call->sh || !same_call(call, &last_call))
+        return 0;
+    call->bytes = last_call.bytes;
+    call->contiguous = last_call.contiguous;
+    return 1;
+}
+
 int tdm_lines_barrier(const char *fn, MPI_Comm comm)
 {
     (void)fn;
-    tdm_shadow *sh = on_lines(comm, TDM_COLL_BARRIER);
-    if (!sh)
-        return TDM_LINES_NOT_TAKEN;
+    line_call call = {.kind = TDM_COLL_BARRIER, .type = MPI_DATATYPE_NULL, .op = MPI_OP_NULL};
+    tdm_shadow *sh;
+    if (known_call(&call, comm)) {
+        sh = call.sh;
+    } else {
+        if (!(sh = on_lines(comm, TDM_COLL_BARRIER)))
+            return TDM_LINES_NOT_TAKEN;
+        call.sh = sh;
+        last_call = call;
+    }
     tdm_shm_comm *c = sh->shm;
     uint64_t k = tdm_shm_lines_begin(c, sh->rank, idle);
     count_call();
@@ -115,32 +165,42 @@ int tdm_lines_barrier(const char *fn, MPI_Comm comm)
 
 int tdm_lines_bcast(const char *fn, void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
-    tdm_shadow *sh = on_lines(comm, TDM_COLL_BCAST);
-    if (!sh)
-        return TDM_LINES_NOT_TAKEN;
-    tdm_typeinfo t;
-    CHECK(tdm_check_count(fn, "count", count));
-    CHECK(tdm_check_type(fn, "datatype", datatype, &t));
-    CHECK(tdm_check_root(fn, root, sh->size));
-    CHECK(tdm_check_buffer(fn, "buffer", buffer, count, datatype));
-    /* the bytes, not the datatype, which may differ between processes (their type signatures match) */
-    if ((long long)count * t.size > TDM_SHM_LINES_MAX_BYTES)
-        return TDM_LINES_NOT_TAKEN;
-    int bytes = count * t.size, pos = 0, rc = MPI_SUCCESS;
+    line_call call = {.kind = TDM_COLL_BCAST, .count = count, .root = root, .type = datatype, .op = MPI_OP_NULL,
+                      .recvbuf = buffer};
+    tdm_shadow *sh;
+    if (known_call(&call, comm)) {
+        sh = call.sh;
+    } else {
+        if (!(sh = on_lines(comm, TDM_COLL_BCAST)))
+            return TDM_LINES_NOT_TAKEN;
+        tdm_typeinfo t;
+        CHECK(tdm_check_count(fn, "count", count));
+        CHECK(tdm_check_type(fn, "datatype", datatype, &t));
+        CHECK(tdm_check_root(fn, root, sh->size));
+        CHECK(tdm_check_buffer(fn, "buffer", buffer, count, datatype));
+        /* the bytes, not the datatype, which may differ between processes (their type signatures match) */
+        if ((long long)count * t.size > TDM_SHM_LINES_MAX_BYTES)
+            return TDM_LINES_NOT_TAKEN;
+        call.sh = sh;
+        call.bytes = (size_t)count * (size_t)t.size;
+        call.contiguous = t.contiguous;
+        remember(&call);
+    }
+    int pos = 0, rc = MPI_SUCCESS, bytes = (int)call.bytes;
     tdm_shm_comm *c = sh->shm;
     uint64_t k = tdm_shm_lines_begin(c, sh->rank, idle);
     count_call();
     if (sh->rank == root) {
         void *line = tdm_shm_lines_mine(c, k, idle);
-        if (t.contiguous)
-            copy(line, buffer, (size_t)bytes);
+        if (call.contiguous)
+            copy(line, buffer, call.bytes);
         else
             rc = MPI_Pack(buffer, count, datatype, line, bytes, &pos, comm);
         tdm_shm_lines_publish(c, k);
     } else {
         const void *line = tdm_shm_lines_wait(c, root, k, idle);
-        if (t.contiguous)
-            copy(buffer, line, (size_t)bytes);
+        if (call.contiguous)
+            copy(buffer, line, call.bytes);
         else
             rc = MPI_Unpack(line, bytes, &pos, buffer, count, datatype, comm);
     }
@@ -164,28 +224,53 @@ static int reduce_lines(tdm_shadow *sh, uint64_t k, const void *mine, void *resu
     return rc;
 }
 
+/* The shadow of a reduce or allreduce that takes the lines, its checks passed (*rc their error, else
+ * MPI_SUCCESS), or NULL. */
+static tdm_shadow *reduction_on_lines(const char *fn, line_call *call, MPI_Comm comm, int *rc)
+{
+    *rc = MPI_SUCCESS;
+    if (known_call(call, comm))
+        return call->sh;
+    tdm_shadow *sh = on_lines(comm, call->kind);
+    if (!sh)
+        return NULL;
+    int reduce = call->kind == TDM_COLL_REDUCE, at_root = !reduce || sh->rank == call->root;
+    tdm_coll_args a;
+    a.dtype.contiguous = 0;
+    if (reduce && (*rc = tdm_check_root(fn, call->root, sh->size)) != MPI_SUCCESS)
+        return NULL;
+    if (!at_root && call->sendbuf == MPI_IN_PLACE) {
+        *rc = tdm_error(fn, MPI_ERR_BUFFER, "MPI_IN_PLACE is allowed at the root only (argument sendbuf)");
+        return NULL;
+    }
+    if ((*rc = tdm_check_reduction(fn, &a, call->sendbuf, call->recvbuf, call->count, call->type, call->op,
+                                   call->count, at_root)) != MPI_SUCCESS)
+        return NULL;
+    if (!a.dtype.contiguous || (long long)call->count * a.dtype.size > TDM_SHM_LINES_MAX_BYTES)
+        return NULL;
+    call->sh = sh;
+    call->bytes = (size_t)call->count * (size_t)a.dtype.size;
+    call->contiguous = 1;
+    remember(call);
+    return sh;
+}
+
 int tdm_lines_reduce(const char *fn, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                      MPI_Op op, int root, MPI_Comm comm)
 {
-    tdm_shadow *sh = on_lines(comm, TDM_COLL_REDUCE);
+    line_call call = {.kind = TDM_COLL_REDUCE, .count = count, .root = root, .type = datatype, .op = op,
+                      .sendbuf = sendbuf, .recvbuf = recvbuf};
+    int rc;
+    tdm_shadow *sh = reduction_on_lines(fn, &call, comm, &rc);
     if (!sh)
-        return TDM_LINES_NOT_TAKEN;
-    tdm_coll_args a;
-    memset(&a, 0, sizeof a);
-    CHECK(tdm_check_root(fn, root, sh->size));
-    if (sh->rank != root && sendbuf == MPI_IN_PLACE)
-        return tdm_error(fn, MPI_ERR_BUFFER, "MPI_IN_PLACE is allowed at the root only (argument sendbuf)");
-    CHECK(tdm_check_reduction(fn, &a, sendbuf, recvbuf, count, datatype, op, count, sh->rank == root));
-    if (!a.dtype.contiguous || (long long)count * a.dtype.size > TDM_SHM_LINES_MAX_BYTES)
-        return TDM_LINES_NOT_TAKEN;
-    size_t bytes = (size_t)count * (size_t)a.dtype.size;
+        return rc != MPI_SUCCESS ? rc : TDM_LINES_NOT_TAKEN;
     tdm_shm_comm *c = sh->shm;
     uint64_t k = tdm_shm_lines_begin(c, sh->rank, idle);
     count_call();
     void *line = tdm_shm_lines_mine(c, k, idle);
-    copy(line, a.in_place ? recvbuf : sendbuf, bytes);
+    copy(line, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, call.bytes);
     tdm_shm_lines_publish(c, k);
-    int rc = sh->rank == root ? reduce_lines(sh, k, line, recvbuf, count, datatype, op, bytes) : MPI_SUCCESS;
+    rc = sh->rank == root ? reduce_lines(sh, k, line, recvbuf, count, datatype, op, call.bytes) : MPI_SUCCESS;
     tdm_shm_lines_finish(c, k, sh->rank == root);
     return rc == MPI_SUCCESS ? MPI_SUCCESS : tdm_mpi_error(fn, "reducing (MPI_Reduce_local)", rc);
 }
@@ -193,22 +278,19 @@ int tdm_lines_reduce(const char *fn, const void *sendbuf, void *recvbuf, int cou
 int tdm_lines_allreduce(const char *fn, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                         MPI_Op op, MPI_Comm comm)
 {
-    tdm_shadow *sh = on_lines(comm, TDM_COLL_ALLREDUCE);
+    line_call call = {.kind = TDM_COLL_ALLREDUCE, .count = count, .type = datatype, .op = op,
+                      .sendbuf = sendbuf, .recvbuf = recvbuf};
+    int rc;
+    tdm_shadow *sh = reduction_on_lines(fn, &call, comm, &rc);
     if (!sh)
-        return TDM_LINES_NOT_TAKEN;
-    tdm_coll_args a;
-    memset(&a, 0, sizeof a);
-    CHECK(tdm_check_reduction(fn, &a, sendbuf, recvbuf, count, datatype, op, count, 1));
-    if (!a.dtype.contiguous || (long long)count * a.dtype.size > TDM_SHM_LINES_MAX_BYTES)
-        return TDM_LINES_NOT_TAKEN;
-    size_t bytes = (size_t)count * (size_t)a.dtype.size;
+        return rc != MPI_SUCCESS ? rc : TDM_LINES_NOT_TAKEN;
     tdm_shm_comm *c = sh->shm;
     uint64_t k = tdm_shm_lines_begin(c, sh->rank, idle);
     count_call();
     void *line = tdm_shm_lines_mine(c, k, idle);
-    copy(line, a.in_place ? recvbuf : sendbuf, bytes);
+    copy(line, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, call.bytes);
     tdm_shm_lines_publish(c, k);
-    int rc = reduce_lines(sh, k, line, recvbuf, count, datatype, op, bytes);
+    rc = reduce_lines(sh, k, line, recvbuf, count, datatype, op, call.bytes);
     tdm_shm_lines_finish(c, k, 1);
     return rc == MPI_SUCCESS ? MPI_SUCCESS : tdm_mpi_error(fn, "reducing (MPI_Reduce_local)", rc);
 }

@@ -4,6 +4,7 @@
 
 #include <stdalign.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* A buffer: the sequence number of the call that filled it last (0: none), then its payload, of which
@@ -40,6 +41,12 @@ uint64_t tdm_shm_lines_finished(const void *area)
 
 static buffer *buffer_of(void *area, uint64_t k) { return &((lines *)area)->buffers[k % TDM_SHM_LINES_DEPTH]; }
 
+/* Rank r's lines (every ring found). */
+static void *lines_at(tdm_shm_comm *c, const tdm_shm_lines_state *st, int r)
+{
+    return st->of ? st->of[r] : tdm_shm_comm_lines_of(c, r);
+}
+
 /* A spin-wait's pause: the core's hint that this is a wait, not work. */
 static inline void cpu_relax(void)
 {
@@ -54,12 +61,16 @@ uint64_t tdm_shm_lines_begin(tdm_shm_comm *c, int me, tdm_shm_lines_idle idle)
 {
     tdm_shm_lines_state *st = tdm_shm_comm_lines(c);
     if (!st->found) { /* every ring, once: a later release checks each reader's finished count */
+        int n = tdm_shm_comm_size(c);
         st->me = me;
-        for (int r = 0, polls = 0; r < tdm_shm_comm_size(c);)
+        for (int r = 0, polls = 0; r < n;)
             if (tdm_shm_comm_lines_of(c, r))
                 r++;
             else
                 idle(++polls);
+        st->of = malloc(sizeof *st->of * (size_t)n);
+        for (int r = 0; st->of && r < n; r++)
+            st->of[r] = tdm_shm_comm_lines_of(c, r);
         st->found = 1;
     }
     return ++st->calls;
@@ -73,7 +84,7 @@ void *tdm_shm_lines_mine(tdm_shm_comm *c, uint64_t k, tdm_shm_lines_idle idle)
         for (int r = 0; r < tdm_shm_comm_size(c); r++) {
             if (r == st->me)
                 continue;
-            const void *theirs = tdm_shm_comm_lines_of(c, r);
+            const void *theirs = lines_at(c, st, r);
             uint64_t f;
             for (int polls = 0; (f = tdm_shm_lines_finished(theirs)) + TDM_SHM_LINES_DEPTH < k;)
                 if (++polls % 64 == 0)
@@ -85,18 +96,18 @@ void *tdm_shm_lines_mine(tdm_shm_comm *c, uint64_t k, tdm_shm_lines_idle idle)
         }
         st->free_until = least;
     }
-    return buffer_of(tdm_shm_comm_lines_of(c, st->me), k)->payload;
+    return buffer_of(lines_at(c, st, st->me), k)->payload;
 }
 
 void tdm_shm_lines_publish(tdm_shm_comm *c, uint64_t k)
 {
     tdm_shm_lines_state *st = tdm_shm_comm_lines(c);
-    atomic_store_explicit(&buffer_of(tdm_shm_comm_lines_of(c, st->me), k)->seq, k, memory_order_release);
+    atomic_store_explicit(&buffer_of(lines_at(c, st, st->me), k)->seq, k, memory_order_release);
 }
 
 const void *tdm_shm_lines_wait(tdm_shm_comm *c, int r, uint64_t k, tdm_shm_lines_idle idle)
 {
-    buffer *b = buffer_of(tdm_shm_comm_lines_of(c, r), k);
+    buffer *b = buffer_of(lines_at(c, tdm_shm_comm_lines(c), r), k);
     /* the writer cannot publish k + depth before this process finished k: the number is k or older */
     for (int polls = 0; atomic_load_explicit(&b->seq, memory_order_acquire) != k;)
         if (++polls % 64 == 0)
@@ -109,7 +120,7 @@ const void *tdm_shm_lines_wait(tdm_shm_comm *c, int r, uint64_t k, tdm_shm_lines
 void tdm_shm_lines_finish(tdm_shm_comm *c, uint64_t k, int all_published)
 {
     tdm_shm_lines_state *st = tdm_shm_comm_lines(c);
-    lines *mine = tdm_shm_comm_lines_of(c, st->me);
+    lines *mine = lines_at(c, st, st->me);
     /* release: this process's reads of call k come before the count others refill their buffers on */
     atomic_store_explicit(&mine->finished, k, memory_order_release);
     if (all_published && k - 1 > st->free_until)

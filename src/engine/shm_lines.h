@@ -55,6 +55,7 @@ typedef struct tdm_shm_lines_state {
                             free_until + depth may be filled) */
     int me;              /* this process's rank in the communicator */
     int found;           /* every process's ring is known */
+    void **of;           /* [size] once found: each process's lines (NULL if out of memory: looked up) */
 } tdm_shm_lines_state;
 
 /* The count of calls a process finished on its lines (shm_ring.c: whether a ring may be taken again). */

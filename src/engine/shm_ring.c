@@ -130,6 +130,7 @@ static int lines_drained(tdm_shm_comm *c)
 
 static void free_comm(tdm_shm_comm *c)
 {
+    free(c->lines.of);
     free(c->rings);
     free(c->look);
     free(c);
