@@ -1,11 +1,12 @@
 /*
- * Blocking barrier, bcast, reduce and allreduce of up to 1 KiB through the node's lines (api_lines.c),
- * against MPI's own: every reduction type and op the lines take (exact bits: integers, and floating-point
- * values that sum exactly), a non-commutative user op, in place, every root, counts 0 to past the lines'
- * limit, bcast with different datatypes of one signature; barrier order seen through a shared window;
- * lines calls beside non-blocking calls another rank waits for first; communicators made and freed while
- * a late reader is still in the last call; bad arguments. TDM_Get_line_calls says the lines served the
- * calls meant for them (on a communicator of one node), and none elsewhere.
+ * Blocking barrier, bcast, reduce, allreduce and allgather of up to 1 KiB through the node's lines
+ * (api_lines.c), against MPI's own: every reduction type and op the lines take (exact bits: integers,
+ * and floating-point values that sum exactly), a non-commutative user op, in place, every root, counts
+ * 0 to past the lines' limit, bcast and allgather with different datatypes of one signature; barrier
+ * order seen through a shared window; lines calls beside non-blocking calls another rank waits for
+ * first; communicators made and freed while a late reader is still in the last call; bad arguments.
+ * TDM_Get_line_calls says the lines served the calls meant for them (on a communicator of one node),
+ * and none elsewhere.
  */
 #include "harness.h"
 
@@ -178,6 +179,60 @@ static void bcasts(MPI_Comm comm, const char *where)
     MPI_Type_free(&every_other);
 }
 
+static void allgathers(MPI_Comm comm, const char *where)
+{
+    int me, n;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &n);
+    static int in[300], out[300 * 16], want[300 * 16];
+    int counts[] = {0, 1, 14, 256, 257}; /* ints: 257 is past the lines' 1 KiB a block */
+    for (size_t ci = 0; ci < sizeof counts / sizeof counts[0]; ci++)
+        for (int in_place = 0; in_place < 2; in_place++) {
+            int count = counts[ci];
+            for (int i = 0; i < 300; i++)
+                in[i] = me * 1000 + i + (int)ci;
+            for (int i = 0; i < 300 * 16; i++)
+                out[i] = want[i] = -1;
+            REFERENCE(MPI_Iallgather, in, count, MPI_INT, want, count, MPI_INT, comm);
+            if (in_place)
+                memcpy(out + me * count, in, sizeof(int) * (size_t)count);
+            CHECK_TDM(TDM_Allgather(in_place ? MPI_IN_PLACE : in, count, MPI_INT, out, count, MPI_INT, comm));
+            check(memcmp(out, want, sizeof want) == 0, "%s: allgather of %d ints%s differs from MPI", where, count,
+                  in_place ? " in place" : "");
+        }
+    /* blocks received as every other int of a vector type, sent as dense ints, and the other way round */
+    MPI_Datatype every_other;
+    MPI_Type_vector(50, 1, 2, MPI_INT, &every_other);
+    MPI_Type_commit(&every_other);
+    MPI_Datatype spread; /* the vector with the extent of its 100 ints, so that blocks follow each other */
+    MPI_Type_create_resized(every_other, 0, 100 * sizeof(int), &spread);
+    MPI_Type_commit(&spread);
+    int spread_in[100];
+    for (int i = 0; i < 100; i++)
+        spread_in[i] = i % 2 ? -5 : me * 100 + i / 2;
+    for (int i = 0; i < 100 * 16; i++)
+        out[i] = -1;
+    CHECK_TDM(TDM_Allgather(spread_in, 1, spread, out, 50, MPI_INT, comm));
+    int ok = 1;
+    for (int r = 0; r < n; r++)
+        for (int i = 0; i < 50; i++)
+            ok &= out[r * 50 + i] == r * 100 + i;
+    check(ok, "%s: allgather sent as a vector type differs", where);
+    for (int i = 0; i < 100 * 16; i++)
+        out[i] = -1;
+    int dense[50];
+    for (int i = 0; i < 50; i++)
+        dense[i] = me * 100 + i;
+    CHECK_TDM(TDM_Allgather(dense, 50, MPI_INT, out, 1, spread, comm));
+    ok = 1;
+    for (int r = 0; r < n; r++)
+        for (int i = 0; i < 100; i++)
+            ok &= out[r * 100 + i] == (i % 2 ? -1 : r * 100 + i / 2);
+    check(ok, "%s: allgather received as a vector type differs", where);
+    MPI_Type_free(&spread);
+    MPI_Type_free(&every_other);
+}
+
 /* Barriers in a row, each seen to order a write before it and reads after it, in a shared window. */
 static void barriers(MPI_Comm comm, const char *where)
 {
@@ -320,6 +375,7 @@ static void run(MPI_Comm comm, const char *where)
     bcasts(comm, where);
     long after_bcasts = line_calls();
     reductions(comm, where);
+    allgathers(comm, where);
     barriers(comm, where);
     beside_nonblocking(comm, where);
     late_reader(comm, where);

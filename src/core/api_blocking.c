@@ -1,5 +1,5 @@
 /* The blocking collectives: the non-blocking start followed by a wait, reported under their own name;
- * small barrier, bcast, reduce and allreduce on one node through its lines (api_lines.c). */
+ * small barrier, bcast, reduce, allreduce and allgather on one node through its lines (api_lines.c). */
 #include "api_internal.h"
 
 int TDM_Barrier(MPI_Comm comm)
@@ -72,8 +72,11 @@ int TDM_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
 
 int TDM_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    int rc = tdm_lines_allgather("TDM_Allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    if (rc != TDM_LINES_NOT_TAKEN)
+        return rc;
     TDM_Request request;
-    int rc = tdm_iallgather("TDM_Allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &request);
+    rc = tdm_iallgather("TDM_Allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &request);
     return rc != MPI_SUCCESS ? rc : tdm_wait("TDM_Allgather", &request, MPI_STATUS_IGNORE);
 }
 

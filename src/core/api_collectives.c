@@ -569,43 +569,6 @@ int tdm_ireduce_scatter_block(const char *fn, const void *sendbuf, void *recvbuf
     return start_keyed(fn, &key, comm, request, new_reduce_scatter_block);
 }
 
-/* The send side of gather-like calls, or the in-place case (then the receive side stands for it). */
-static int check_send_side(const char *fn, tdm_coll_args *a, const void *sendbuf, int sendcount,
-                           MPI_Datatype sendtype, int in_place_allowed)
-{
-    if (sendbuf == MPI_IN_PLACE) {
-        if (!in_place_allowed)
-            return tdm_error(fn, MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed here (argument sendbuf)");
-        a->in_place = 1;
-        return MPI_SUCCESS;
-    }
-    CHECK(tdm_check_count(fn, "sendcount", sendcount));
-    CHECK(tdm_check_type(fn, "sendtype", sendtype, &a->stype));
-    CHECK(tdm_check_buffer(fn, "sendbuf", sendbuf, sendcount, sendtype));
-    a->sendbuf = sendbuf;
-    a->sendcount = sendcount;
-    a->sendtype = sendtype;
-    return MPI_SUCCESS;
-}
-
-static int check_recv_side(const char *fn, tdm_coll_args *a, void *recvbuf, int recvcount,
-                           MPI_Datatype recvtype, int in_place_allowed)
-{
-    if (recvbuf == MPI_IN_PLACE) {
-        if (!in_place_allowed)
-            return tdm_error(fn, MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed here (argument recvbuf)");
-        a->in_place = 1;
-        return MPI_SUCCESS;
-    }
-    CHECK(tdm_check_count(fn, "recvcount", recvcount));
-    CHECK(tdm_check_type(fn, "recvtype", recvtype, &a->rtype));
-    CHECK(tdm_check_buffer(fn, "recvbuf", recvbuf, recvcount, recvtype));
-    a->recvbuf = recvbuf;
-    a->recvcount = recvcount;
-    a->recvtype = recvtype;
-    return MPI_SUCCESS;
-}
-
 /* A v-collective's receive side: a type and the counts/displacements; the count checked is the sum. */
 static int check_recv_side_v(const char *fn, tdm_coll_args *a, void *recvbuf, const int *counts,
                              tdm_displs displs, MPI_Datatype recvtype)
@@ -655,9 +618,9 @@ static int new_gather(const char *fn, tdm_sched_key *k, MPI_Comm comm, TDM_Reque
     CHECK(tdm_check_call(fn, comm, request, TDM_COLL_GATHER, &a));
     CHECK(tdm_check_root(fn, k->root, a.size));
     int is_root = a.rank == k->root;
-    CHECK(check_send_side(fn, &a, k->sendbuf, k->sendcount, k->sendtype, is_root));
+    CHECK(tdm_check_send_side(fn, &a, k->sendbuf, k->sendcount, k->sendtype, is_root));
     if (is_root) {
-        CHECK(check_recv_side(fn, &a, k->recvbuf, k->recvcount, k->recvtype, 0));
+        CHECK(tdm_check_recv_side(fn, &a, k->recvbuf, k->recvcount, k->recvtype, 0));
         if (a.in_place)
             send_side_from_recv_side(&a);
     }
@@ -682,7 +645,7 @@ int tdm_igatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatyp
     CHECK(tdm_check_call(fn, comm, request, TDM_COLL_GATHERV, &a));
     CHECK(tdm_check_root(fn, root, a.size));
     int is_root = a.rank == root;
-    CHECK(check_send_side(fn, &a, sendbuf, sendcount, sendtype, is_root));
+    CHECK(tdm_check_send_side(fn, &a, sendbuf, sendcount, sendtype, is_root));
     if (is_root) {
         if (recvbuf == MPI_IN_PLACE)
             return tdm_error(fn, MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed here (argument recvbuf)");
@@ -698,9 +661,9 @@ static int new_scatter(const char *fn, tdm_sched_key *k, MPI_Comm comm, TDM_Requ
     CHECK(tdm_check_call(fn, comm, request, TDM_COLL_SCATTER, &a));
     CHECK(tdm_check_root(fn, k->root, a.size));
     int is_root = a.rank == k->root;
-    CHECK(check_recv_side(fn, &a, k->recvbuf, k->recvcount, k->recvtype, is_root));
+    CHECK(tdm_check_recv_side(fn, &a, k->recvbuf, k->recvcount, k->recvtype, is_root));
     if (is_root) {
-        CHECK(check_send_side(fn, &a, k->sendbuf, k->sendcount, k->sendtype, 0));
+        CHECK(tdm_check_send_side(fn, &a, k->sendbuf, k->sendcount, k->sendtype, 0));
         if (a.in_place) { /* the k->root's own block stays in k->sendbuf */
             a.recvcount = a.sendcount;
             a.recvtype = a.sendtype;
@@ -729,7 +692,7 @@ int tdm_iscatterv(const char *fn, const void *sendbuf, const int sendcounts[], t
     CHECK(tdm_check_call(fn, comm, request, TDM_COLL_SCATTERV, &a));
     CHECK(tdm_check_root(fn, root, a.size));
     int is_root = a.rank == root;
-    CHECK(check_recv_side(fn, &a, recvbuf, recvcount, recvtype, is_root));
+    CHECK(tdm_check_recv_side(fn, &a, recvbuf, recvcount, recvtype, is_root));
     if (is_root)
         CHECK(check_send_side_v(fn, &a, sendbuf, sendcounts, displs, sendtype));
     a.root = root;
@@ -741,8 +704,8 @@ static int new_allgather_or_alltoall(const char *fn, tdm_sched_key *k, MPI_Comm 
 {
     tdm_coll_args a;
     CHECK(tdm_check_call(fn, comm, request, k->kind, &a));
-    CHECK(check_send_side(fn, &a, k->sendbuf, k->sendcount, k->sendtype, 1));
-    CHECK(check_recv_side(fn, &a, k->recvbuf, k->recvcount, k->recvtype, 0));
+    CHECK(tdm_check_send_side(fn, &a, k->sendbuf, k->sendcount, k->sendtype, 1));
+    CHECK(tdm_check_recv_side(fn, &a, k->recvbuf, k->recvcount, k->recvtype, 0));
     if (a.in_place)
         send_side_from_recv_side(&a);
     else
@@ -766,7 +729,7 @@ int tdm_iallgatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Data
 {
     tdm_coll_args a;
     CHECK(tdm_check_call(fn, comm, request, TDM_COLL_ALLGATHERV, &a));
-    CHECK(check_send_side(fn, &a, sendbuf, sendcount, sendtype, 1));
+    CHECK(tdm_check_send_side(fn, &a, sendbuf, sendcount, sendtype, 1));
     if (recvbuf == MPI_IN_PLACE)
         return tdm_error(fn, MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed here (argument recvbuf)");
     CHECK(check_recv_side_v(fn, &a, recvbuf, recvcounts, displs, recvtype));

@@ -35,6 +35,8 @@ int tdm_lines_reduce(const char *fn, const void *sendbuf, void *recvbuf, int cou
                      MPI_Op op, int root, MPI_Comm comm);
 int tdm_lines_allreduce(const char *fn, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                         MPI_Op op, MPI_Comm comm);
+int tdm_lines_allgather(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 
 int tdm_ibarrier(const char *fn, MPI_Comm comm, TDM_Request *request);
 int tdm_ibcast(const char *fn, void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,

@@ -1,6 +1,6 @@
 /*
- * Blocking barrier, bcast, reduce and allreduce of at most TDM_SHM_LINES_MAX_BYTES among the processes
- * of one node, through the lines of the node's segment (engine/shm_lines.h), run at once by the calling
+ * Blocking barrier, bcast, reduce and allreduce of at most TDM_SHM_LINES_MAX_BYTES, and allgather of
+ * blocks of at most that, among the processes of one node, through the lines of the node's segment (engine/shm_lines.h), run at once by the calling
  * thread: no request, no schedule, no engine. This is the one place where a collective is not a
  * schedule: a schedule's request, cache look-up, ring admission and cell search cost about a thousand
  * instructions a call, several times what a line crossing between two cores takes, so that small calls
@@ -103,26 +103,32 @@ typedef struct line_call {
     tdm_shadow *sh;
     unsigned settings_epoch;
     tdm_coll_kind kind;
-    int count, root, contiguous;
-    MPI_Datatype type;
+    int count, root;        /* an allgather's sendcount in root */
+    MPI_Datatype type;      /* the receive side's, for an allgather */
+    MPI_Datatype send_type; /* an allgather's */
     MPI_Op op;
     const void *sendbuf;
     void *recvbuf;
-    size_t bytes;
+    /* found by the checks */
+    size_t bytes;           /* one rank's data */
+    int contiguous;         /* type's elements are dense */
+    int send_contiguous;    /* an allgather's send_type's are */
+    MPI_Aint extent;        /* type's */
 } line_call;
 static __thread line_call last_call;
 
 static int same_call(const line_call *a, const line_call *b)
 {
     return a->sh == b->sh && a->settings_epoch == b->settings_epoch && a->kind == b->kind && a->count == b->count &&
-           a->root == b->root && a->type == b->type && a->op == b->op && a->sendbuf == b->sendbuf &&
-           a->recvbuf == b->recvbuf;
+           a->root == b->root && a->type == b->type && a->send_type == b->send_type && a->op == b->op &&
+           a->sendbuf == b->sendbuf && a->recvbuf == b->recvbuf;
 }
 
 /* Keeps a call that passed the checks, if its handles cannot name something else later. */
 static void remember(const line_call *call)
 {
-    if (tdm_type_is_common(call->type) && (call->op == MPI_OP_NULL || tdm_op_is_predefined(call->op)))
+    if (tdm_type_is_common(call->type) && (call->op == MPI_OP_NULL || tdm_op_is_predefined(call->op)) &&
+        (call->kind != TDM_COLL_ALLGATHER || call->sendbuf == MPI_IN_PLACE || tdm_type_is_common(call->send_type)))
         last_call = *call;
 }
 
@@ -133,8 +139,7 @@ static int known_call(line_call *call, MPI_Comm comm)
     call->settings_epoch = tdm_global.settings_epoch;
     if (!call->sh || !same_call(call, &last_call))
         return 0;
-    call->bytes = last_call.bytes;
-    call->contiguous = last_call.contiguous;
+    *call = last_call;
     return 1;
 }
 
@@ -293,4 +298,64 @@ int tdm_lines_allreduce(const char *fn, const void *sendbuf, void *recvbuf, int 
     rc = reduce_lines(sh, k, line, recvbuf, count, datatype, op, call.bytes);
     tdm_shm_lines_finish(c, k, 1);
     return rc == MPI_SUCCESS ? MPI_SUCCESS : tdm_mpi_error(fn, "reducing (MPI_Reduce_local)", rc);
+}
+
+int tdm_lines_allgather(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    line_call call = {.kind = TDM_COLL_ALLGATHER, .count = recvcount, .root = sendcount, .type = recvtype,
+                      .send_type = sendtype, .op = MPI_OP_NULL, .sendbuf = sendbuf, .recvbuf = recvbuf};
+    tdm_shadow *sh;
+    if (known_call(&call, comm)) {
+        sh = call.sh;
+    } else {
+        if (!(sh = on_lines(comm, TDM_COLL_ALLGATHER)))
+            return TDM_LINES_NOT_TAKEN;
+        tdm_coll_args a;
+        memset(&a, 0, sizeof a);
+        CHECK(tdm_check_send_side(fn, &a, sendbuf, sendcount, sendtype, 1));
+        CHECK(tdm_check_recv_side(fn, &a, recvbuf, recvcount, recvtype, 0));
+        if (!a.in_place)
+            CHECK(tdm_check_not_aliased(fn, sendbuf, recvbuf, sendcount));
+        /* a block's bytes: the receive side's, the same on every rank */
+        if ((long long)recvcount * a.rtype.size > TDM_SHM_LINES_MAX_BYTES)
+            return TDM_LINES_NOT_TAKEN;
+        call.sh = sh;
+        call.bytes = (size_t)recvcount * (size_t)a.rtype.size;
+        call.contiguous = a.rtype.contiguous;
+        call.send_contiguous = !a.in_place && a.stype.contiguous;
+        call.extent = a.rtype.extent;
+        remember(&call);
+    }
+    int rc = MPI_SUCCESS, bytes = (int)call.bytes, me = sh->rank;
+    MPI_Aint stride = (MPI_Aint)recvcount * call.extent; /* from one block of recvbuf to the next */
+    tdm_shm_comm *c = sh->shm;
+    uint64_t k = tdm_shm_lines_begin(c, me, idle);
+    count_call();
+    char *line = tdm_shm_lines_mine(c, k, idle);
+    int pos = 0;
+    if (sendbuf == MPI_IN_PLACE && call.contiguous)
+        copy(line, (char *)recvbuf + me * stride, call.bytes);
+    else if (sendbuf == MPI_IN_PLACE)
+        rc = MPI_Pack((char *)recvbuf + me * stride, recvcount, recvtype, line, bytes, &pos, comm);
+    else if (call.send_contiguous)
+        copy(line, sendbuf, call.bytes);
+    else
+        rc = MPI_Pack(sendbuf, sendcount, sendtype, line, bytes, &pos, comm);
+    tdm_shm_lines_publish(c, k);
+    for (int r = 0; r < sh->size; r++) { /* every line read, even after an error */
+        if (r == me && sendbuf == MPI_IN_PLACE)
+            continue;
+        const void *theirs = r == me ? line : tdm_shm_lines_wait(c, r, k, idle);
+        char *block = (char *)recvbuf + r * stride;
+        pos = 0;
+        if (rc != MPI_SUCCESS)
+            continue;
+        if (call.contiguous)
+            copy(block, theirs, call.bytes);
+        else
+            rc = MPI_Unpack(theirs, bytes, &pos, block, recvcount, recvtype, comm);
+    }
+    tdm_shm_lines_finish(c, k, 1);
+    return rc == MPI_SUCCESS ? MPI_SUCCESS : tdm_mpi_error(fn, "copying the blocks (MPI_Pack)", rc);
 }

@@ -181,3 +181,40 @@ int tdm_check_reduction(const char *fn, tdm_coll_args *a, const void *sendbuf, v
     a->recvbuf = recvbuf;
     return MPI_SUCCESS;
 }
+
+/* The send side of gather-like calls, or the in-place case (then the receive side stands for it). */
+int tdm_check_send_side(const char *fn, tdm_coll_args *a, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                        int in_place_allowed)
+{
+    if (sendbuf == MPI_IN_PLACE) {
+        if (!in_place_allowed)
+            return tdm_error(fn, MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed here (argument sendbuf)");
+        a->in_place = 1;
+        return MPI_SUCCESS;
+    }
+    CHECKED(tdm_check_count(fn, "sendcount", sendcount));
+    CHECKED(tdm_check_type(fn, "sendtype", sendtype, &a->stype));
+    CHECKED(tdm_check_buffer(fn, "sendbuf", sendbuf, sendcount, sendtype));
+    a->sendbuf = sendbuf;
+    a->sendcount = sendcount;
+    a->sendtype = sendtype;
+    return MPI_SUCCESS;
+}
+
+int tdm_check_recv_side(const char *fn, tdm_coll_args *a, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                        int in_place_allowed)
+{
+    if (recvbuf == MPI_IN_PLACE) {
+        if (!in_place_allowed)
+            return tdm_error(fn, MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed here (argument recvbuf)");
+        a->in_place = 1;
+        return MPI_SUCCESS;
+    }
+    CHECKED(tdm_check_count(fn, "recvcount", recvcount));
+    CHECKED(tdm_check_type(fn, "recvtype", recvtype, &a->rtype));
+    CHECKED(tdm_check_buffer(fn, "recvbuf", recvbuf, recvcount, recvtype));
+    a->recvbuf = recvbuf;
+    a->recvcount = recvcount;
+    a->recvtype = recvtype;
+    return MPI_SUCCESS;
+}

@@ -32,5 +32,11 @@ int tdm_check_not_aliased(const char *fn, const void *sendbuf, const void *recvb
  * op, the buffers (recvbuf of recv_count elements, if significant here); fills a's reduction fields. */
 int tdm_check_reduction(const char *fn, tdm_coll_args *a, const void *sendbuf, void *recvbuf, int count,
                         MPI_Datatype datatype, MPI_Op op, int recv_count, int recv_significant);
+/* One side of a call in blocks (MPI_IN_PLACE where allowed sets a->in_place): count, datatype, buffer;
+ * fills a's fields of that side. */
+int tdm_check_send_side(const char *fn, tdm_coll_args *a, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                        int in_place_allowed);
+int tdm_check_recv_side(const char *fn, tdm_coll_args *a, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                        int in_place_allowed);
 
 #endif

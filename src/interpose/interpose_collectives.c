@@ -205,9 +205,9 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                   MPI_Datatype recvtype, MPI_Comm comm)
 {
-    TDM_IP_BLOCKING("MPI_Allgather", comm,
-             TDM_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &treq_),
-             PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
+    TDM_IP_BLOCKING_WHOLE("MPI_Allgather", comm,
+                          TDM_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
+                          PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
 }
 
 int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
