@@ -259,8 +259,8 @@ int TDM_Get_dcp_placement(int *dcp, int *first_client, int *clients, int *same_n
  * call's message and answer fit a mailbox slot) and how many as MPI messages. Outside dcp progress, 0. */
 int TDM_Get_dcp_handoffs(long *through_segment, long *as_messages);
 /* How many blocking collectives this process ran through its node's lines so far (small barrier, bcast,
- * reduce and allreduce on one node: docs/nodes.md); approximate while several threads make such calls at
- * once. */
+ * reduce, allreduce and allgather on one node: docs/nodes.md); approximate while several threads make
+ * such calls at once. */
 int TDM_Get_line_calls(long *calls);
 
 /* The model's prediction for one call of a collective ("allgather", "alltoall", ...) on comm, for the
