@@ -101,6 +101,7 @@ static tdm_shadow *on_lines(MPI_Comm comm, tdm_coll_kind kind)
  * settings) skips the checks, as a schedule taken from the cache does. */
 typedef struct line_call {
     tdm_shadow *sh;
+    unsigned generation;    /* of the shadows: a shadow freed since may have left sh to another */
     unsigned settings_epoch;
     tdm_coll_kind kind;
     int count, root;        /* an allgather's sendcount in root */
@@ -119,9 +120,9 @@ static __thread line_call last_call;
 
 static int same_call(const line_call *a, const line_call *b)
 {
-    return a->sh == b->sh && a->settings_epoch == b->settings_epoch && a->kind == b->kind && a->count == b->count &&
-           a->root == b->root && a->type == b->type && a->send_type == b->send_type && a->op == b->op &&
-           a->sendbuf == b->sendbuf && a->recvbuf == b->recvbuf;
+    return a->sh == b->sh && a->generation == b->generation && a->settings_epoch == b->settings_epoch &&
+           a->kind == b->kind && a->count == b->count && a->root == b->root && a->type == b->type &&
+           a->send_type == b->send_type && a->op == b->op && a->sendbuf == b->sendbuf && a->recvbuf == b->recvbuf;
 }
 
 /* Keeps a call that passed the checks, if its handles cannot name something else later. */
@@ -136,6 +137,7 @@ static void remember(const line_call *call)
 static int known_call(line_call *call, MPI_Comm comm)
 {
     call->sh = tdm_shadow_lookup_memo(comm);
+    call->generation = __atomic_load_n(&tdm_shadow_generation, __ATOMIC_ACQUIRE);
     call->settings_epoch = tdm_global.settings_epoch;
     if (!call->sh || !same_call(call, &last_call))
         return 0;
