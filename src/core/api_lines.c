@@ -1,12 +1,13 @@
 /*
  * Blocking barrier, bcast, reduce and allreduce of at most TDM_SHM_LINES_MAX_BYTES, and allgather of
- * blocks of at most that, among the processes of one node, through the lines of the node's segment (engine/shm_lines.h), run at once by the calling
- * thread: no request, no schedule, no engine. This is the one place where a collective is not a
- * schedule: a schedule's request, cache look-up, ring admission and cell search cost about a thousand
- * instructions a call, several times what a line crossing between two cores takes, so that small calls
- * on one node could not beat MPI's own shared-memory collectives that way. Non-blocking calls, larger
- * payloads, nodes of more than TDM_SHM_LINES_MAX_RANKS and calls whose algorithm is forced stay
- * schedules.
+ * blocks of at most that, among the processes of one node, through the lines of the node's segment
+ * (engine/shm_lines.h), run at once by the calling thread: no request, no schedule, no engine.
+ *
+ * This is the one place where a collective is not a schedule: a schedule's request, cache look-up,
+ * ring admission and cell search cost about a thousand instructions a call, several times what a line
+ * crossing between two cores takes, so that small calls on one node could not beat MPI's own
+ * shared-memory collectives that way. Non-blocking calls, larger payloads, nodes of more than
+ * TDM_SHM_LINES_MAX_RANKS and calls whose algorithm is forced stay schedules.
  *
  * Whether a call takes the lines depends only on what every process of the communicator shares: its
  * shadow exists (an earlier collective made it), its ring is agreed, it lies on one node, the call's
@@ -75,11 +76,12 @@ static void idle(int polls)
 /* The shadow of comm if this call of `kind` takes the lines (bytes checked by the caller), else NULL. */
 static tdm_shadow *on_lines(MPI_Comm comm, tdm_coll_kind kind)
 {
-    if (!tdm_select_automatic(kind) || tdm_coll_group())
+    /* dcp progress: the application's calls go to its dedicated collective processes */
+    if (!tdm_select_automatic(kind) || tdm_coll_group() || tdm_progress_dcp_chosen())
         return NULL;
     tdm_shadow *sh = tdm_shadow_lookup_memo(comm);
     if (!sh) {
-        if (!tdm_global.initialized || comm == MPI_COMM_NULL || tdm_progress_dcp_chosen())
+        if (!tdm_global.initialized || comm == MPI_COMM_NULL)
             return NULL;
         sh = tdm_shadow_lookup_attribute(comm);
         if (!sh)
