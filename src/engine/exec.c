@@ -113,13 +113,21 @@ static int stage_round(tdm_exec *e, const tdm_action *a, const tdm_action *end)
     return 1;
 }
 
-/* An shm put run as messages: a send to each reader. */
+/* An shm put run as messages: a send to each reader. In simulation a synchronous send: SMPI 3.32 detaches
+ * a send under 64 KiB (completes it at once, as an eager send) and keeps it in one list for the whole
+ * simulation, which each completion walks; a node's puts, dozens in flight on every rank, made 1,024
+ * ranks quadratic. A synchronous send is never detached; SMPI charges its start as an MPI_Isend's, but a
+ * round of puts alone now ends when they are received (128 ranks: the 1 MiB node bcast 270.74 us
+ * instead of 270.34, the allreduce the same; 6.5 s of wall time instead of 18). */
 static int post_put(tdm_exec *e, const tdm_action *a, MPI_Request **next)
 {
     int rc = MPI_SUCCESS;
     for (int i = 0; i < a->nreaders && rc == MPI_SUCCESS; i++) {
         int peer = e->peers ? e->peers[a->readers[i]] : a->readers[i];
-        rc = MPI_Isend(a->src, a->count, a->type, peer, e->tag_base + e->tag, e->comm, (*next)++);
+        if (TDM_SIMULATED)
+            rc = MPI_Issend(a->src, a->count, a->type, peer, e->tag_base + e->tag, e->comm, (*next)++);
+        else
+            rc = MPI_Isend(a->src, a->count, a->type, peer, e->tag_base + e->tag, e->comm, (*next)++);
         if (rc != MPI_SUCCESS)
             (*next)--;
     }
