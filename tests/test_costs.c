@@ -2,8 +2,8 @@
  * The closed-form costs against each other: the bucket algorithm on a symmetric bidirectional torus
  * meets the bandwidth lower bound, its alpha term is 2N^2 (d-1) (N^2 (d-1) unidirectional), a 1-D
  * unidirectional torus is the ring, allreduce is reduce-scatter plus allgather, and length-1
- * dimensions change nothing. With a shared latency, a step's messages pay it once. TANDEM_LOGGP's
- * forms, with and without the latency, and what they refuse.
+ * dimensions change nothing. With a shared latency, a step's messages pay it once. The k-nomial
+ * bcast's cost and radix. TANDEM_LOGGP's forms, with and without the latency, and what they refuse.
  */
 #include "../src/model/loggp.h"
 
@@ -85,6 +85,24 @@ int main(void)
            "halfway: the bidirectional bucket's beta term");
     tdm_torus_parse("16x16x16", &t);
     expect(tdm_cost_torus_halfway_allgather(&t, n, &alpha_only), 6 * 3 * 8 * 1e-6, "16x16x16 halfway alpha 2N^2 d/2");
+
+    /* k-nomial bcast: levels x (latency + (k - 1) messages' own start-up); the model's radix */
+    tdm_loggp knomial = {3e-6, 0, 0, 2e-6, 0, 0};
+    expect(tdm_cost_knomial_bcast(8, 2, 0, &knomial), 3 * 3e-6, "binomial on 8: 3 levels of one message");
+    expect(tdm_cost_knomial_bcast(8, 3, 0, &knomial), 2 * (2e-6 + 2 * 1e-6), "3-nomial on 8: 2 levels of 2");
+    expect(tdm_cost_knomial_bcast(8, 8, 0, &knomial), 2e-6 + 7 * 1e-6, "linear on 8: one level of 7");
+    static const int ranks[] = {2, 3, 4, 5, 7, 8, 17}, radix[] = {2, 3, 4, 5, 3, 3, 3}; /* test_collectives_*_knomial's */
+    for (int i = 0; i < 7; i++) {
+        char what[80];
+        snprintf(what, sizeof what, "the radix on %d ranks with a shared latency", ranks[i]);
+        expect(tdm_best_knomial_radix(ranks[i], 8, &knomial), radix[i], what);
+        snprintf(what, sizeof what, "the binomial tree on %d ranks without one", ranks[i]);
+        expect(tdm_best_knomial_radix(ranks[i], 8, &alpha_only), 2, what);
+    }
+    expect(tdm_best_knomial_radix(256, 8, &shared), 256, "all of alpha shared, 8 bytes: the linear bcast");
+    expect(tdm_best_knomial_radix(4096, 8, &shared), 4096, "4096 ranks: p itself past the radix considered");
+    tdm_loggp shared_links = {1e-6, 1e-10, 0, 1e-6, 0, 0};
+    expect(tdm_best_knomial_radix(256, 1 << 20, &shared_links), 2, "1 MiB through one port: the binomial tree");
 
     /* TANDEM_LOGGP */
     tdm_loggp parsed;

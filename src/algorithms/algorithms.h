@@ -16,6 +16,9 @@ int tdm_barrier_node(tdm_schedule *s, const tdm_coll_args *a);
 
 int tdm_bcast_binomial(tdm_schedule *s, const tdm_coll_args *a);
 int tdm_bcast_linear(tdm_schedule *s, const tdm_coll_args *a);
+int tdm_bcast_knomial(tdm_schedule *s, const tdm_coll_args *a);
+/* The radix tdm_bcast_knomial takes for this call (the model's). */
+int tdm_bcast_knomial_radix(const tdm_coll_args *a);
 int tdm_bcast_scatter_allgather(tdm_schedule *s, const tdm_coll_args *a);
 int tdm_bcast_node(tdm_schedule *s, const tdm_coll_args *a);
 

@@ -150,6 +150,37 @@ double tdm_cost_rabenseifner_allreduce(int p, double n, const tdm_loggp *m)
     return 2 * ceil(log2(p)) * m->alpha + 2 * fraction(p) * n * m->beta + fraction(p) * n * m->gamma;
 }
 
+/* Levels of a k-nomial tree over p ranks: ceil(log_k p). */
+static int knomial_levels(int p, int k)
+{
+    int levels = 0;
+    for (long span = 1; span < p; span *= k)
+        levels++;
+    return levels;
+}
+
+double tdm_cost_knomial_bcast(int p, int k, double n, const tdm_loggp *m)
+{
+    /* a parent starts its k - 1 messages one after another (each its share of the start-up beyond the
+     * latency, and its bytes through the parent's port); they share the latency */
+    double per_message = m->alpha - m->latency + n * m->beta;
+    return knomial_levels(p, k) * (m->latency + (k - 1) * per_message);
+}
+
+int tdm_best_knomial_radix(int p, double n, const tdm_loggp *m)
+{
+    int best = 2;
+    double best_cost = tdm_cost_knomial_bcast(p, 2, n, m);
+    for (int k = 3; k <= p; k++) {
+        if (k > TDM_KNOMIAL_MOST_RADIX && k != p)
+            continue;
+        double cost = tdm_cost_knomial_bcast(p, k, n, m);
+        if (cost < best_cost * (1 - 1e-9)) /* ties go to the narrower tree */
+            best = k, best_cost = cost;
+    }
+    return best;
+}
+
 double tdm_cost_of_algorithm(const char *full_name, const tdm_torus *t, double bytes, const tdm_loggp *m)
 {
     static const struct {

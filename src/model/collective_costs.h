@@ -56,6 +56,14 @@ double tdm_cost_ring_pipelined(tdm_cost_collective c, int p, double n, const tdm
  * ...) for a vector of `bytes` in all on the torus t (its ranks: p); negative if the model has none. */
 double tdm_cost_of_algorithm(const char *full_name, const tdm_torus *t, double bytes, const tdm_loggp *m);
 double tdm_cost_recursive_doubling_allreduce(int p, double n, const tdm_loggp *m);
+/* A k-nomial bcast of n bytes over p ranks: ceil(log_k p) levels, each a parent's k - 1 messages
+ * started one after another and sharing the latency (m->latency). */
+double tdm_cost_knomial_bcast(int p, int k, double n, const tdm_loggp *m);
+/* The radix of least cost (2 to p; past TDM_KNOMIAL_MOST_RADIX only p itself, one level): 2 (the
+ * binomial tree) wherever each message pays its whole start-up (latency 0); wider where messages started
+ * together share their latency and each costs its sender little. */
+#define TDM_KNOMIAL_MOST_RADIX 64
+int tdm_best_knomial_radix(int p, double n, const tdm_loggp *m);
 double tdm_cost_rabenseifner_allreduce(int p, double n, const tdm_loggp *m);
 
 #endif

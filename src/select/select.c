@@ -36,7 +36,8 @@
 
 static const tdm_algorithm barrier_algs[] = {ALG(barrier, dissemination, 0), ALG(barrier, node, NODES)};
 static const tdm_algorithm bcast_algs[] = {ALG(bcast, binomial, 0), ALG(bcast, linear, 0),
-                                           ALG(bcast, scatter_allgather, 0), ALG(bcast, node, NODES)};
+                                           ALG(bcast, scatter_allgather, 0), ALG(bcast, node, NODES),
+                                           ALG(bcast, knomial, 0)};
 static const tdm_algorithm reduce_algs[] = {ALG(reduce, binomial, 0), ALG(reduce, linear, 0), ALG(reduce, node, NODES)};
 static const tdm_algorithm allreduce_algs[] = {
     ALG(allreduce, recursive_doubling, 0), ALG(allreduce, rabenseifner, 0),
@@ -124,11 +125,15 @@ static int choose_barrier(const tdm_coll_args *a) { return node_aware(a) ? 1 : 0
 
 static int choose_reduce(const tdm_coll_args *a) { return node_aware(a) ? 2 : 0; }
 
+/* Short vectors: the binomial tree, or a wider k-nomial one where the model finds it cheaper (messages
+ * started together sharing a network latency long beside their start-up: TANDEM_LOGGP's latency). */
 static int choose_bcast(const tdm_coll_args *a)
 {
     if (node_aware(a))
         return 3;
-    return a->size >= 3 && vector_bytes(a) >= BCAST_LONG_BYTES ? 2 : 0;
+    if (a->size >= 3 && vector_bytes(a) >= BCAST_LONG_BYTES)
+        return 2;
+    return tdm_bcast_knomial_radix(a) > 2 ? 4 : 0;
 }
 
 /* The node-aware allreduce moves a long vector through cells in slices, every rank reducing one: still
