@@ -2,7 +2,7 @@
 """The simulation studies' own machinery, without a simulation (issue 51): a rerun of a cell replaces
 all of its rows, its sweep included, and keeps the other cells; without matplotlib a study skips its
 plot with one line and still writes its table; --dry-run prints one sim/run command per run, whose
-platform files exist, and changes no committed result.
+platform files exist, and changes no committed result; the node study's runs and hostfiles.
   test_studies.py TOP"""
 import contextlib
 import hashlib
@@ -93,6 +93,30 @@ def dry_run_lists_commands():
     check(before == after, "a dry run changes nothing in sim/results")
 
 
+def nodes_dry_run():
+    """nodes.py: a node run and a flat one per platform and dealing, their hostfiles dealt as asked."""
+    study = [sys.executable, os.path.join(TOP, "sim", "studies", "nodes.py"), "--dry-run", "--platforms", "fat-tree-8",
+             "--dealt", "blocked,round-robin"]
+    run = subprocess.run(study, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    check(run.returncode == 0, f"nodes.py --dry-run exits 0, not {run.returncode}: {run.stdout}")
+    commands = [shlex.split(line) for line in run.stdout.splitlines() if line and not line.startswith("#")]
+    check(len(commands) == 4, f"4 runs (node and flat, blocked and round-robin), not {len(commands)}: {run.stdout}")
+    for cmd in commands:
+        hosts = cmd[cmd.index("--hostfile") + 1] if "--hostfile" in cmd else ""
+        lines = open(hosts).read().split() if os.path.exists(hosts) else []
+        want = ["node-0", "node-1"] if "round-robin" in hosts else ["node-0", "node-0"]
+        check(len(lines) == 128 and lines[:2] == want, f"{hosts}: 128 ranks, starting {want}")
+        check(any(c.startswith("TANDEM_LOGGP=") for c in cmd), f"Tandem told the platform's LogGP: {cmd}")
+    check(["TANDEM_ALLREDUCE=node" in cmd for cmd in commands].count(True) == 2, "two runs force the node forms")
+    kept = run.stdout.splitlines()[0].rsplit(" ", 1)[-1] if run.stdout else ""
+    if "tandem-dry-run-" in kept:
+        shutil.rmtree(kept, ignore_errors=True)
+    bad = subprocess.run(study[:-4] + ["--platforms", "fat-tree-9"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         text=True)
+    check(bad.returncode != 0 and "'fat-tree-9' is not fat-tree-H" in bad.stdout,
+          f"an unknown platform is refused by name: {bad.stdout}")
+
+
 def measured_kernels_kept():
     """A run that measured the FFT's kernels keeps them beside the committed compression's."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -113,5 +137,6 @@ merge_replaces_cells()
 plot_skipped_without_matplotlib()
 measured_kernels_kept()
 dry_run_lists_commands()
+nodes_dry_run()
 print(f"test_studies: {len(failures)} failed: {'FAIL' if failures else 'PASS'}")
 sys.exit(1 if failures else 0)
