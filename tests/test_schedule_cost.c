@@ -19,6 +19,7 @@
  */
 #include "../src/model/loggp.h"
 #include "../src/model/schedule_cost.h"
+#include "../src/schedule/comm_nodes.h"
 #include "../src/select/select.h"
 
 #include <math.h>
@@ -496,6 +497,43 @@ int main(void)
         a.count = 512; /* 4096 B */
         expect(strcmp(tdm_select(&a)->full_name, "allreduce_recursive_doubling") != 0,
                "4096 B: not recursive doubling", "selection, short allreduce");
+    }
+    /* Long data on one node: the node-aware forms (two copies a byte, through cells) where 2 shm_beta <
+     * beta, the point-to-point ones (a message: one copy) where not, as with the built-in values; short
+     * data through cells always. */
+    tdm_comm_nodes *one_node = tdm_comm_nodes_blocked(2, 2, 64 << 10);
+    expect(one_node != NULL, "tdm_comm_nodes_blocked", "selection on a node");
+    if (one_node) {
+        tdm_coll_args n = a;
+        n.size = 2;
+        n.nodes = one_node;
+        n.torus_ndims = 0;
+        n.count = 1 << 17; /* 1 MiB of doubles */
+        tdm_coll_args gath = n;
+        gath.kind = TDM_COLL_GATHER;
+        gath.count = 0;
+        gath.sendcount = gath.recvcount = 1 << 17;
+        gath.stype = gath.rtype = n.dtype;
+        tdm_coll_args allg = gath;
+        allg.kind = TDM_COLL_ALLGATHER;
+        const double shm_betas[] = {0, 4.9e-11, 5.1e-11}; /* 0: the built-in 1e-10 */
+        for (int i = 0; i < 3; i++) {
+            n.loggp = tdm_loggp_defaults(); /* beta 1e-10 */
+            n.loggp.shm_beta = shm_betas[i];
+            gath.loggp = allg.loggp = n.loggp;
+            int cells = 2 * tdm_loggp_shm_beta(&n.loggp) < n.loggp.beta;
+            expect(cells == (i == 1), "the cells cheaper than messages below shm_beta = beta / 2", "selection on a node");
+            expect((strcmp(tdm_select(&n)->full_name, "allreduce_node") == 0) == cells, "1 MiB allreduce: node iff cells win",
+                   "selection on a node");
+            expect((strcmp(tdm_select(&gath)->full_name, "gather_node") == 0) == cells, "1 MiB blocks: node iff cells win",
+                   "selection on a node, gather");
+            expect((strcmp(tdm_select(&allg)->full_name, "allgather_node") == 0) == cells, "1 MiB blocks: node iff cells win",
+                   "selection on a node, allgather");
+            n.count = 1 << 10; /* 8 KiB */
+            expect(!strcmp(tdm_select(&n)->full_name, "allreduce_node"), "8 KiB allreduce: node", "selection on a node");
+            n.count = 1 << 17;
+        }
+        free(one_node);
     }
     printf("test_schedule_cost: %d checks, %d failed: %s\n", checks, failures, failures ? "FAIL" : "PASS");
     return failures != 0;

@@ -24,7 +24,7 @@
 #define ALLTOALL_FEW_RANKS 8                   /* all messages at once up to this many ranks */
 #define SCAN_CHAIN_RANKS 2                     /* the chain is as good up to this many ranks */
 #define SCAN_NODE_BYTES (64 * 1024)            /* node-aware scan and exscan below */
-#define ALLREDUCE_NODE_LONG_BYTES (1024 * 1024) /* node-aware allreduce below */
+#define NODE_LONG_BYTES (1024 * 1024)          /* node-aware allreduce below, unless cells win */
 #define REDUCE_SCATTER_NODE_BYTES (64 * 1024)  /* node-aware reduce_scatter below, in all (several nodes) */
 
 #define ALG(coll, alg, needs) {#alg, #coll "_" #alg, tdm_##coll##_##alg, needs, NULL}
@@ -136,14 +136,20 @@ static int choose_bcast(const tdm_coll_args *a)
     return tdm_bcast_knomial_radix(a) > 2 ? 4 : 0;
 }
 
-/* The node-aware allreduce moves a long vector through cells in slices, every rank reducing one: still
- * one copy more than a message between two processes of a node (one copy for MPI, by Linux's
- * cross-memory attach), so from ALLREDUCE_NODE_LONG_BYTES the ring is faster (2 ranks, Open MPI,
- * 4 MiB: node 0.95 ms, ring 0.64 ms; 1 MiB: 0.20 ms and 0.19 ms; 256 KiB: 41 us and 59 us). */
+/* Long data inside a node: a byte through a cell costs two copies (in, then out) where a message
+ * between two processes of a node costs MPI one (Linux's cross-memory attach), at beta. Which is faster
+ * is the machine's: 2 ranks on this project's machine, allreduce of 4 MiB, node 0.41 ms against the
+ * ring's 0.56 while shm_beta measured 35 ps/B, 1.10 ms against 1.01 an hour later at 115 ps/B (beta
+ * 95 ps/B both times). `tandem-model loggp` measures both; the built-in values (0.1 ns/B each) keep
+ * the point-to-point forms. Every node-aware form that moves long data through cells
+ * (allreduce and reduce in slices, gather, scatter, allgather) pays the same two copies per byte against
+ * the point-to-point form's one message. */
+static int cells_beat_messages(const tdm_coll_args *a) { return 2 * tdm_loggp_shm_beta(&a->loggp) < a->loggp.beta; }
+
 static int choose_allreduce(const tdm_coll_args *a)
 {
     size_t bytes = vector_bytes(a);
-    if (node_aware(a) && bytes < ALLREDUCE_NODE_LONG_BYTES)
+    if (node_aware(a) && (bytes < NODE_LONG_BYTES || cells_beat_messages(a)))
         return 6;
     if (bytes < ALLREDUCE_SHORT_BYTES && a->split_levels >= 0)
         return 3; /* split-tree mode: the tree form (reduce + bcast), cut between the threads */
@@ -157,13 +163,13 @@ static int choose_allreduce(const tdm_coll_args *a)
     return cheapest(a, TDM_COST_ALLREDUCE, (double)bytes, 2, 4, 1, rabenseifner);
 }
 
-/* Gather, scatter and allgather take their node-aware forms for short blocks only: a long message
- * between two processes of a node is one copy for MPI (Linux's cross-memory attach), where a cell
- * takes two (2 ranks here, allgather of 1 MiB blocks: node 1.37x the ring; scatter 1.16x linear). */
+/* Gather, scatter and allgather take their node-aware forms for short blocks, and for long ones where
+ * cells beat messages (2 ranks, calls of 4 MiB while shm_beta measured 35 ps/B: gather 0.35 ms
+ * against 0.59, allgather 0.51 against 0.67). */
 static int choose_gather(const tdm_coll_args *a)
 {
     size_t block = a->rank == a->root ? recv_block_bytes(a) : send_block_bytes(a);
-    if (node_aware(a) && block < GATHER_LONG_BLOCK_BYTES)
+    if (node_aware(a) && (block < GATHER_LONG_BLOCK_BYTES || cells_beat_messages(a)))
         return 2;
     return block >= GATHER_LONG_BLOCK_BYTES ? 1 : 0;
 }
@@ -171,7 +177,7 @@ static int choose_gather(const tdm_coll_args *a)
 static int choose_scatter(const tdm_coll_args *a)
 {
     size_t block = a->rank == a->root ? send_block_bytes(a) : recv_block_bytes(a);
-    if (node_aware(a) && block < GATHER_LONG_BLOCK_BYTES)
+    if (node_aware(a) && (block < GATHER_LONG_BLOCK_BYTES || cells_beat_messages(a)))
         return 2;
     return block >= GATHER_LONG_BLOCK_BYTES ? 1 : 0;
 }
@@ -179,7 +185,7 @@ static int choose_scatter(const tdm_coll_args *a)
 static int choose_allgather(const tdm_coll_args *a)
 {
     double bytes = (double)recv_block_bytes(a) * a->size;
-    if (node_aware(a) && bytes < ALLGATHER_SHORT_BYTES)
+    if (node_aware(a) && (bytes < ALLGATHER_SHORT_BYTES || cells_beat_messages(a)))
         return 6;
     if (bytes >= ALLGATHER_SHORT_BYTES)
         return cheapest(a, TDM_COST_ALLGATHER, bytes, 1, 5, -1, 0);
