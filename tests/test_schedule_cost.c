@@ -529,11 +529,35 @@ int main(void)
                    "selection on a node, gather");
             expect((strcmp(tdm_select(&allg)->full_name, "allgather_node") == 0) == cells, "1 MiB blocks: node iff cells win",
                    "selection on a node, allgather");
+            tdm_coll_args b = n;
+            b.kind = TDM_COLL_BCAST;
+            expect((strcmp(tdm_select(&b)->full_name, "bcast_node") == 0) == cells, "1 MiB bcast: node iff cells win",
+                   "selection on a node, bcast");
             n.count = 1 << 10; /* 8 KiB */
             expect(!strcmp(tdm_select(&n)->full_name, "allreduce_node"), "8 KiB allreduce: node", "selection on a node");
             n.count = 1 << 17;
         }
         free(one_node);
+        /* A bcast on a node of 4: against the binomial tree's two rounds, cells win below shm_beta = beta */
+        tdm_comm_nodes *four = tdm_comm_nodes_blocked(4, 4, 64 << 10);
+        tdm_coll_args b = n;
+        b.kind = TDM_COLL_BCAST;
+        b.size = 4;
+        b.nodes = four;
+        b.loggp = tdm_loggp_defaults();
+        b.loggp.shm_beta = 0.99e-10;
+        expect(four && !strcmp(tdm_select(&b)->full_name, "bcast_node"), "1 MiB bcast on 4: node below shm_beta = beta",
+               "selection on a node of 4");
+        b.loggp.shm_beta = 1.01e-10;
+        expect(four && strcmp(tdm_select(&b)->full_name, "bcast_node") != 0, "1 MiB bcast on 4: flat from shm_beta = beta",
+               "selection on a node of 4");
+        b.count = 1 << 15; /* 256 KiB */
+        b.loggp.shm_beta = 0;
+        expect(four && strcmp(tdm_select(&b)->full_name, "bcast_node") != 0, "256 KiB bcast: long", "selection on a node");
+        b.count = (1 << 15) - 1;
+        expect(four && !strcmp(tdm_select(&b)->full_name, "bcast_node"), "just under 256 KiB bcast: node",
+               "selection on a node");
+        free(four);
     }
     printf("test_schedule_cost: %d checks, %d failed: %s\n", checks, failures, failures ? "FAIL" : "PASS");
     return failures != 0;

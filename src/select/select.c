@@ -25,6 +25,7 @@
 #define SCAN_CHAIN_RANKS 2                     /* the chain is as good up to this many ranks */
 #define SCAN_NODE_BYTES (64 * 1024)            /* node-aware scan and exscan below */
 #define NODE_LONG_BYTES (1024 * 1024)          /* node-aware allreduce below, unless cells win */
+#define BCAST_NODE_LONG_BYTES (256 * 1024)     /* node-aware bcast below, unless cells win */
 #define REDUCE_SCATTER_NODE_BYTES (64 * 1024)  /* node-aware reduce_scatter below, in all (several nodes) */
 
 #define ALG(coll, alg, needs) {#alg, #coll "_" #alg, tdm_##coll##_##alg, needs, NULL}
@@ -125,31 +126,37 @@ static int choose_barrier(const tdm_coll_args *a) { return node_aware(a) ? 1 : 0
 
 static int choose_reduce(const tdm_coll_args *a) { return node_aware(a) ? 2 : 0; }
 
-/* Short vectors: the binomial tree, or a wider k-nomial one where the model finds it cheaper (messages
- * started together sharing a network latency long beside their start-up: TANDEM_LOGGP's latency). */
-static int choose_bcast(const tdm_coll_args *a)
-{
-    if (node_aware(a))
-        return 3;
-    if (a->size >= 3 && vector_bytes(a) >= BCAST_LONG_BYTES)
-        return 2;
-    return tdm_bcast_knomial_radix(a) > 2 ? 4 : 0;
-}
-
 /* Long data inside a node: a byte through a cell costs two copies (in, then out) where a message
  * between two processes of a node costs MPI one (Linux's cross-memory attach), at beta. Which is faster
  * is the machine's: 2 ranks on this project's machine, allreduce of 4 MiB, node 0.41 ms against the
  * ring's 0.56 while shm_beta measured 35 ps/B, 1.10 ms against 1.01 an hour later at 115 ps/B (beta
  * 95 ps/B both times). `tandem-model loggp` measures both; the built-in values (0.1 ns/B each) keep
  * the point-to-point forms. Every node-aware form that moves long data through cells
- * (allreduce and reduce in slices, gather, scatter, allgather) pays the same two copies per byte against
- * the point-to-point form's one message. */
-static int cells_beat_messages(const tdm_coll_args *a) { return 2 * tdm_loggp_shm_beta(&a->loggp) < a->loggp.beta; }
+ * (allreduce and reduce in slices, gather, scatter, allgather, bcast) pays about two copies per byte;
+ * the point-to-point forms `messages` per byte: one, or two for a bcast of 3 ranks or more (a binomial
+ * tree's two rounds, or scatter + allgather). */
+static int cells_beat_messages(const tdm_coll_args *a, double messages)
+{
+    return 2 * tdm_loggp_shm_beta(&a->loggp) < messages * a->loggp.beta;
+}
+
+/* On a node, its form (long data where cells win, above); else short vectors: the binomial tree, or a
+ * wider k-nomial one where the model finds it cheaper (messages started together sharing a network
+ * latency long beside their start-up: TANDEM_LOGGP's latency). */
+static int choose_bcast(const tdm_coll_args *a)
+{
+    int flat_rounds = a->nodes && a->nodes->largest > 2 ? 2 : 1;
+    if (node_aware(a) && (vector_bytes(a) < BCAST_NODE_LONG_BYTES || cells_beat_messages(a, flat_rounds)))
+        return 3;
+    if (a->size >= 3 && vector_bytes(a) >= BCAST_LONG_BYTES)
+        return 2;
+    return tdm_bcast_knomial_radix(a) > 2 ? 4 : 0;
+}
 
 static int choose_allreduce(const tdm_coll_args *a)
 {
     size_t bytes = vector_bytes(a);
-    if (node_aware(a) && (bytes < NODE_LONG_BYTES || cells_beat_messages(a)))
+    if (node_aware(a) && (bytes < NODE_LONG_BYTES || cells_beat_messages(a, 1)))
         return 6;
     if (bytes < ALLREDUCE_SHORT_BYTES && a->split_levels >= 0)
         return 3; /* split-tree mode: the tree form (reduce + bcast), cut between the threads */
@@ -169,7 +176,7 @@ static int choose_allreduce(const tdm_coll_args *a)
 static int choose_gather(const tdm_coll_args *a)
 {
     size_t block = a->rank == a->root ? recv_block_bytes(a) : send_block_bytes(a);
-    if (node_aware(a) && (block < GATHER_LONG_BLOCK_BYTES || cells_beat_messages(a)))
+    if (node_aware(a) && (block < GATHER_LONG_BLOCK_BYTES || cells_beat_messages(a, 1)))
         return 2;
     return block >= GATHER_LONG_BLOCK_BYTES ? 1 : 0;
 }
@@ -177,7 +184,7 @@ static int choose_gather(const tdm_coll_args *a)
 static int choose_scatter(const tdm_coll_args *a)
 {
     size_t block = a->rank == a->root ? send_block_bytes(a) : recv_block_bytes(a);
-    if (node_aware(a) && (block < GATHER_LONG_BLOCK_BYTES || cells_beat_messages(a)))
+    if (node_aware(a) && (block < GATHER_LONG_BLOCK_BYTES || cells_beat_messages(a, 1)))
         return 2;
     return block >= GATHER_LONG_BLOCK_BYTES ? 1 : 0;
 }
@@ -185,7 +192,7 @@ static int choose_scatter(const tdm_coll_args *a)
 static int choose_allgather(const tdm_coll_args *a)
 {
     double bytes = (double)recv_block_bytes(a) * a->size;
-    if (node_aware(a) && (bytes < ALLGATHER_SHORT_BYTES || cells_beat_messages(a)))
+    if (node_aware(a) && (bytes < ALLGATHER_SHORT_BYTES || cells_beat_messages(a, 1)))
         return 6;
     if (bytes >= ALLGATHER_SHORT_BYTES)
         return cheapest(a, TDM_COST_ALLGATHER, bytes, 1, 5, -1, 0);
