@@ -223,7 +223,10 @@ static void reduce_rows(tdm_schedule *s, const tdm_coll_args *a, const tdm_node_
 {
     const tdm_typeinfo *t = &a->dtype;
     int n = v->n, me = v->local, owner = me < g->slices;
-    if (owner && mine != CHUNK_AT(g, input, me, 0)) /* a local copy: done before the round's gets */
+    /* mine = input's slice, folded into each chunk's first get (mine = cell op input, one pass), or a
+     * copy where there is no get */
+    int apart = owner && mine != CHUNK_AT(g, input, me, 0);
+    if (apart && n == 1)
         tdm_sched_copy(s, CHUNK_AT(g, input, me, 0), g->len[me], a->datatype, mine, g->len[me], a->datatype);
     for (int c = 0; c < g->rows; c++)
         for (int d = 1; d < n; d++) {
@@ -238,9 +241,15 @@ static void reduce_rows(tdm_schedule *s, const tdm_coll_args *a, const tdm_node_
             }
             if (to < g->slices && c < g->chunks[to])
                 tdm_sched_shm_put(s, CHUNK_AT(g, input, to, c), CHUNK_COUNT(g, to, c), a->datatype, v->members + to, 1);
-            if (owner && c < g->chunks[me])
-                tdm_sched_shm_get_reduce(s, tdm_elem(mine, t, (MPI_Aint)c * g->chunk), CHUNK_COUNT(g, me, c), a->datatype,
-                                         a->op, v->members[from], from_step);
+            if (owner && c < g->chunks[me]) {
+                void *at = tdm_elem(mine, t, (MPI_Aint)c * g->chunk);
+                if (apart && d == 1)
+                    tdm_sched_shm_get_reduce_from(s, CHUNK_AT(g, input, me, c), at, CHUNK_COUNT(g, me, c), a->datatype,
+                                                  a->op, v->members[from], from_step);
+                else
+                    tdm_sched_shm_get_reduce(s, at, CHUNK_COUNT(g, me, c), a->datatype, a->op, v->members[from],
+                                             from_step);
+            }
         }
     tdm_sched_round(s);
 }

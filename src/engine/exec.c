@@ -261,7 +261,7 @@ static int finish_round(tdm_exec *e)
         reduce.kind = TDM_ACT_REDUCE;
         reduce.src = (char *)e->staging + staged - a->image_lb;
         staged += ((size_t)a->image_bytes + 15) / 16 * 16;
-        rc = tdm_local_reduce(&reduce, e->comm);
+        rc = a->src ? tdm_local_reduce_from(&reduce, a->src, e->comm) : tdm_local_reduce(&reduce, e->comm);
     }
     return rc;
 }

@@ -356,7 +356,7 @@ int tdm_shm_get(tdm_shm_comm *c, uint64_t call, const tdm_action *a, MPI_Comm co
         reduce.kind = TDM_ACT_REDUCE;
         reduce.src = data;
         reduce.repeat = 1;
-        *error = tdm_local_reduce(&reduce, comm);
+        *error = a->src ? tdm_local_reduce_from(&reduce, a->src, comm) : tdm_local_reduce(&reduce, comm);
     }
     /* a sole reader stores the count: unlike an atomic add, a store does not stall this core for the
      * line (the writer counted the reads of the cell's earlier publications before it refilled it) */

@@ -335,18 +335,32 @@ void tdm_sched_shm_get(tdm_schedule *s, void *buf, int count, MPI_Datatype type,
     tdm_sched_shm_get_reduce(s, buf, count, type, MPI_OP_NULL, writer, step);
 }
 
-void tdm_sched_shm_get_reduce(tdm_schedule *s, void *buf, int count, MPI_Datatype type, MPI_Op op, int writer,
-                              int step)
+static tdm_action *add_get(tdm_schedule *s, void *buf, int count, MPI_Datatype type, MPI_Op op, int writer, int step)
 {
     tdm_action *a = add_shm(s, TDM_ACT_SHM_GET, count, type);
     if (!a)
-        return;
+        return NULL;
     a->dst = buf;
     a->peer = writer;
     a->step = step;
     a->op = op;
     a->basic = op == MPI_OP_NULL ? MPI_DATATYPE_NULL : s->reduce_basic;
     s->open_round_messages++;
+    return a;
+}
+
+void tdm_sched_shm_get_reduce(tdm_schedule *s, void *buf, int count, MPI_Datatype type, MPI_Op op, int writer,
+                              int step)
+{
+    add_get(s, buf, count, type, op, writer, step);
+}
+
+void tdm_sched_shm_get_reduce_from(tdm_schedule *s, const void *in, void *buf, int count, MPI_Datatype type, MPI_Op op,
+                                   int writer, int step)
+{
+    tdm_action *a = add_get(s, buf, count, type, op, writer, step);
+    if (a)
+        a->src = in;
 }
 
 static void add_mailbox(tdm_schedule *s, tdm_action_kind kind, const void *src, void *dst, int bytes, int slot)

@@ -169,6 +169,10 @@ void tdm_sched_shm_put(tdm_schedule *s, const void *buf, int count, MPI_Datatype
 void tdm_sched_shm_get(tdm_schedule *s, void *buf, int count, MPI_Datatype type, int writer, int step);
 void tdm_sched_shm_get_reduce(tdm_schedule *s, void *buf, int count, MPI_Datatype type, MPI_Op op, int writer,
                               int step);
+/* A get that reduces the cell with `in` (count elements of type, not buf) into buf: buf = cell op in, in
+ * one pass where it can, instead of a copy of in to buf and a get that reduces into it. */
+void tdm_sched_shm_get_reduce_from(tdm_schedule *s, const void *in, void *buf, int count, MPI_Datatype type, MPI_Op op,
+                                   int writer, int step);
 static inline int tdm_sched_shm_next_step(const tdm_schedule *s) { return s->shm_puts; }
 /*
  * The hand-off to a server process of the node through this process's mailbox (engine/mailbox.h), whose

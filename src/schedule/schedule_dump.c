@@ -55,8 +55,11 @@ static void dump_action(const tdm_action *a, FILE *out)
         fprintf(out, "\n");
         break;
     case TDM_ACT_SHM_GET:
-        fprintf(out, "    get    %d x %s %s %p from rank %d's step %d\n", a->count, type_name(a->type, t1),
+        fprintf(out, "    get    %d x %s %s %p from rank %d's step %d", a->count, type_name(a->type, t1),
                 a->op == MPI_OP_NULL ? "into" : "reduced into", a->dst, a->peer, a->step);
+        if (a->src)
+            fprintf(out, " with %p", a->src);
+        fprintf(out, "\n");
         break;
     case TDM_ACT_MAILBOX_POST:
         fprintf(out, "    post   %d bytes from %p to mailbox slot %d\n", a->count, a->src, a->step);
