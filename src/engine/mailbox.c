@@ -33,6 +33,9 @@ _Static_assert(sizeof(slot) == 8192 && sizeof(box) % 64 == 0, "mailbox lines");
  * Tandem's calls run under its lock). */
 static uint32_t used[TDM_MAILBOX_SLOTS]; /* posts made in each slot */
 static unsigned char waiting[TDM_MAILBOX_SLOTS]; /* an answer to take */
+/* The slot's last request known copied out without looking: its answer came (the server answers only
+ * what it read), or nothing was posted. Looking is a cache miss: the server's core wrote the line. */
+static unsigned char read_known[TDM_MAILBOX_SLOTS];
 static uint32_t rung;
 static int next_try;
 
@@ -43,6 +46,7 @@ void tdm_mailbox_clear(void *b)
     memset(b, 0, sizeof(box));
     memset(used, 0, sizeof used);
     memset(waiting, 0, sizeof waiting);
+    memset(read_known, 1, sizeof read_known);
     rung = 0;
     next_try = 0;
 }
@@ -70,7 +74,8 @@ int tdm_mailbox_reserve(void *b, int answered)
 {
     for (int i = 0; i < TDM_MAILBOX_SLOTS; i++) {
         int k = (next_try + i) % TDM_MAILBOX_SLOTS;
-        if (waiting[k] || atomic_load_explicit(&slot_of(b, k)->reads, memory_order_acquire) != used[k])
+        if (waiting[k] ||
+            (!read_known[k] && atomic_load_explicit(&slot_of(b, k)->reads, memory_order_acquire) != used[k]))
             continue;
         waiting[k] = (unsigned char)(answered != 0);
         next_try = (k + 1) % TDM_MAILBOX_SLOTS;
@@ -90,6 +95,7 @@ void tdm_mailbox_post(void *b, int k, const void *request, size_t bytes)
     slot *s = slot_of(b, k);
     split_copy(s->request_head, s->request, request, bytes);
     s->bytes = (uint32_t)bytes;
+    read_known[k] = 0;
     atomic_store_explicit(&s->posts, ++used[k], memory_order_release);
     atomic_store_explicit(&((box *)b)->bell, ++rung, memory_order_release);
 }
@@ -103,6 +109,7 @@ int tdm_mailbox_take(void *b, int k, void *dst, size_t bytes)
         bytes = s->answer_bytes;
     join_copy(dst, s->answer_head, s->answer, bytes);
     waiting[k] = 0;
+    read_known[k] = 1;
     return 1;
 }
 
