@@ -54,30 +54,11 @@ out:
     return rc;
 }
 
-/* reduce_<T>: inout = in op inout for the ops of T below, sums and products in U (unsigned for
- * integers: they wrap, as MPI's do, where signed overflow would be undefined); 0 where op is not one. */
+/* reduce_<T>: y = x op z for the ops of T below (z may be y: in place), sums and products in U
+ * (unsigned for integers: they wrap, as MPI's do, where signed overflow would be undefined); 0 where op
+ * is not one. */
 #define DEFINE_REDUCE(T, U, ordered)                                                                    \
-    static int reduce_##T(const T *x, T *y, int count, MPI_Op op)                                       \
-    {                                                                                                   \
-        if (op == MPI_SUM)                                                                              \
-            for (int i = 0; i < count; i++)                                                             \
-                y[i] = (T)((U)x[i] + (U)y[i]);                                                          \
-        else if (op == MPI_PROD)                                                                        \
-            for (int i = 0; i < count; i++)                                                             \
-                y[i] = (T)((U)x[i] * (U)y[i]);                                                          \
-        else if (ordered && op == MPI_MAX)                                                              \
-            for (int i = 0; i < count; i++)                                                             \
-                y[i] = x[i] > y[i] ? x[i] : y[i];                                                       \
-        else if (ordered && op == MPI_MIN)                                                              \
-            for (int i = 0; i < count; i++)                                                             \
-                y[i] = x[i] < y[i] ? x[i] : y[i];                                                       \
-        else                                                                                            \
-            return 0;                                                                                   \
-        return 1;                                                                                       \
-    }
-/* reduce_from_<T>: y = x op z, the same ops, one pass. */
-#define DEFINE_REDUCE_FROM(T, U, ordered)                                                               \
-    static int reduce_from_##T(const T *x, const T *z, T *y, int count, MPI_Op op)                      \
+    static int reduce_##T(const T *x, const T *z, T *y, int count, MPI_Op op)                           \
     {                                                                                                   \
         if (op == MPI_SUM)                                                                              \
             for (int i = 0; i < count; i++)                                                             \
@@ -95,62 +76,41 @@ out:
             return 0;                                                                                   \
         return 1;                                                                                       \
     }
-#define DEFINE_BOTH(T, U, ordered) DEFINE_REDUCE(T, U, ordered) DEFINE_REDUCE_FROM(T, U, ordered)
-DEFINE_BOTH(double, double, 0)
-DEFINE_BOTH(float, float, 0)
-DEFINE_BOTH(int32_t, uint32_t, 1)
-DEFINE_BOTH(int64_t, uint64_t, 1)
-DEFINE_BOTH(uint32_t, uint32_t, 1)
-DEFINE_BOTH(uint64_t, uint64_t, 1)
-#undef DEFINE_BOTH
-#undef DEFINE_REDUCE_FROM
+DEFINE_REDUCE(double, double, 0)
+DEFINE_REDUCE(float, float, 0)
+DEFINE_REDUCE(int32_t, uint32_t, 1)
+DEFINE_REDUCE(int64_t, uint64_t, 1)
+DEFINE_REDUCE(uint32_t, uint32_t, 1)
+DEFINE_REDUCE(uint64_t, uint64_t, 1)
 #undef DEFINE_REDUCE
 
-/* The common predefined ops on the common predefined types, in place: MPI_Reduce_local's dispatch costs
- * about 180 instructions a call in Open MPI, more than an 8-byte allreduce through the node's segment
- * takes otherwise. Sums and products of floating-point numbers give the bits MPI's do (one IEEE
- * operation per element); the maximum and minimum only of integers (MPI libraries differ on NaN and
- * signed zeros there). 0 where the pair is not one of these: MPI applies it. */
-static int reduce_common(const void *in, void *inout, int count, MPI_Datatype type, MPI_Op op)
+/* The common predefined ops on the common predefined types, inout = in op other (other may be inout):
+ * MPI_Reduce_local's dispatch costs about 180 instructions a call in Open MPI, more than an 8-byte
+ * allreduce through the node's segment takes otherwise. Sums and products of floating-point numbers
+ * give the bits MPI's do (one IEEE operation per element); the maximum and minimum only of integers
+ * (MPI libraries differ on NaN and signed zeros there). 0 where the pair is not one of these: MPI
+ * applies it. */
+static int reduce_common(const void *in, const void *other, void *inout, int count, MPI_Datatype type, MPI_Op op)
 {
     int long64 = sizeof(long) == 8;
     if (type == MPI_DOUBLE)
-        return reduce_double(in, inout, count, op);
+        return reduce_double(in, other, inout, count, op);
     if (type == MPI_FLOAT)
-        return reduce_float(in, inout, count, op);
+        return reduce_float(in, other, inout, count, op);
     if (type == MPI_INT || type == MPI_INT32_T)
-        return reduce_int32_t(in, inout, count, op);
+        return reduce_int32_t(in, other, inout, count, op);
     if (type == MPI_LONG_LONG || type == MPI_INT64_T || (long64 && type == MPI_LONG))
-        return reduce_int64_t(in, inout, count, op);
+        return reduce_int64_t(in, other, inout, count, op);
     if (type == MPI_UNSIGNED || type == MPI_UINT32_T)
-        return reduce_uint32_t(in, inout, count, op);
+        return reduce_uint32_t(in, other, inout, count, op);
     if (type == MPI_UNSIGNED_LONG_LONG || type == MPI_UINT64_T || (long64 && type == MPI_UNSIGNED_LONG))
-        return reduce_uint64_t(in, inout, count, op);
-    return 0;
-}
-
-/* reduce_common's pairs with the input apart: inout = in op other. */
-static int reduce_common_from(const void *in, const void *other, void *inout, int count, MPI_Datatype type, MPI_Op op)
-{
-    int long64 = sizeof(long) == 8;
-    if (type == MPI_DOUBLE)
-        return reduce_from_double(in, other, inout, count, op);
-    if (type == MPI_FLOAT)
-        return reduce_from_float(in, other, inout, count, op);
-    if (type == MPI_INT || type == MPI_INT32_T)
-        return reduce_from_int32_t(in, other, inout, count, op);
-    if (type == MPI_LONG_LONG || type == MPI_INT64_T || (long64 && type == MPI_LONG))
-        return reduce_from_int64_t(in, other, inout, count, op);
-    if (type == MPI_UNSIGNED || type == MPI_UINT32_T)
-        return reduce_from_uint32_t(in, other, inout, count, op);
-    if (type == MPI_UNSIGNED_LONG_LONG || type == MPI_UINT64_T || (long64 && type == MPI_UNSIGNED_LONG))
-        return reduce_from_uint64_t(in, other, inout, count, op);
+        return reduce_uint64_t(in, other, inout, count, op);
     return 0;
 }
 
 int tdm_local_reduce_dense(const void *in, void *inout, int count, MPI_Datatype type, MPI_Op op)
 {
-    return reduce_common(in, inout, count, type, op) ? MPI_SUCCESS : MPI_Reduce_local(in, inout, count, type, op);
+    return reduce_common(in, inout, inout, count, type, op) ? MPI_SUCCESS : MPI_Reduce_local(in, inout, count, type, op);
 }
 
 int tdm_local_reduce(const tdm_action *a, MPI_Comm comm)
@@ -164,7 +124,7 @@ int tdm_local_reduce(const tdm_action *a, MPI_Comm comm)
         void *inout = tdm_action_at(a->dst, a->dst_stride, k);
         if (a->basic != MPI_DATATYPE_NULL)
             rc = reduce_through_basic(in, inout, a->count, a->type, a->op, a->basic, comm);
-        else if (!reduce_common(in, inout, a->count, a->type, a->op))
+        else if (!reduce_common(in, inout, inout, a->count, a->type, a->op))
             rc = MPI_Reduce_local(in, inout, a->count, a->type, a->op);
     }
     return rc;
@@ -173,7 +133,7 @@ int tdm_local_reduce(const tdm_action *a, MPI_Comm comm)
 int tdm_local_reduce_from(const tdm_action *a, const void *other, MPI_Comm comm)
 {
     if (a->repeat == 1 && a->basic == MPI_DATATYPE_NULL && a->plain_bytes >= 0 && !TDM_SIMULATED &&
-        reduce_common_from(a->src, other, a->dst, a->count, a->type, a->op))
+        reduce_common(a->src, other, a->dst, a->count, a->type, a->op))
         return MPI_SUCCESS;
     /* otherwise: other copied to dst, then reduced there (a derived type's copy keeps its gaps) */
     tdm_action copy = *a;
