@@ -154,7 +154,7 @@ if(TARGET tandem-model)
             --reps 3 --save ${CMAKE_CURRENT_BINARY_DIR}/loggp.txt)
   set_tests_properties(tandem_model_loggp PROPERTIES TIMEOUT 300
     ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
-    PASS_REGULAR_EXPRESSION "at MPI_THREAD_MULTIPLE.*alpha [0-9.e-]+\nbeta [0-9.e-]+\ngamma [0-9.e-]+\n.*saved in")
+    PASS_REGULAR_EXPRESSION "at MPI_THREAD_MULTIPLE.*alpha [0-9.e-]+\nbeta [0-9.e-]+\ngamma [0-9.e-]+\n.*\nWith these values auto moves long data inside a node (through cells|in messages).*saved in")
 
   # --help lists every option: tandem-bench and tandem-model print it from the table their parser
   # reads, so that it cannot miss one; these tests see that it prints, exits 0 and names the options.

@@ -873,6 +873,11 @@ static int loggp(const model_options *o)
                " nearest 256 KiB less its bytes times G; latency = L, which messages started at once share; gamma:\n"
                " MPI_Reduce_local of MPI_SUM on doubles; shm_flag, shm_beta: a flag's one-way time and the time per\n"
                " byte of a cell copied in and out, through a shared segment of ranks 0 and 1 where they share a node)\n");
+        if (m.shm_beta > 0)
+            printf("With these values auto moves long data inside a node %s (2 shm_beta %s beta; see docs/nodes.md)\n",
+                   tdm_select_cells_beat_messages(&m, 1) ? "through cells, the node-aware forms"
+                                                         : "in messages, the point-to-point forms",
+                   tdm_select_cells_beat_messages(&m, 1) ? "<" : ">=");
     }
     FILE *out = save ? fopen(save, "w") : NULL;
     if (save && (!out || !tdm_loggp_write(out, &m, how) || !tdm_loggp_prtt_write(out, &p))) {

@@ -135,9 +135,14 @@ static int choose_reduce(const tdm_coll_args *a) { return node_aware(a) ? 2 : 0;
  * (allreduce and reduce in slices, gather, scatter, allgather, bcast) pays about two copies per byte;
  * the point-to-point forms `messages` per byte: one, or two for a bcast of 3 ranks or more (a binomial
  * tree's two rounds, or scatter + allgather). */
+int tdm_select_cells_beat_messages(const tdm_loggp *m, double messages)
+{
+    return 2 * tdm_loggp_shm_beta(m) < messages * m->beta;
+}
+
 static int cells_beat_messages(const tdm_coll_args *a, double messages)
 {
-    return 2 * tdm_loggp_shm_beta(&a->loggp) < messages * a->loggp.beta;
+    return tdm_select_cells_beat_messages(&a->loggp, messages);
 }
 
 /* On a node, its form (long data where cells win, above); else short vectors: the binomial tree, or a

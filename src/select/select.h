@@ -29,6 +29,10 @@ const tdm_algorithm *tdm_select(const tdm_coll_args *a);
 /* A node-aware algorithm was selected: the algorithm of its phase among one rank per node, chosen for
  * that phase's call (a->across_nodes). */
 void tdm_select_across_nodes(tdm_coll_args *a);
+/* Long data inside a node: whether a byte through a cell (two copies, shm_beta each) costs less than in
+ * `messages` point-to-point messages between two processes of a node (beta each). Selection takes the
+ * node-aware forms for long data only where it does (select.c). */
+int tdm_select_cells_beat_messages(const tdm_loggp *m, double messages);
 /* Forces an algorithm by name ("auto" restores the automatic choice); the names known, space separated. */
 int tdm_select_force(const char *fn, const char *collective, const char *algorithm);
 const char *tdm_select_names(const char *collective);
