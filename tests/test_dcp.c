@@ -417,6 +417,46 @@ static void repeated_calls(MPI_Comm comm)
     }
 }
 
+/* Short calls through the mailbox (no agent drives them: whoever waits or tests looks for the answer)
+ * beside long ones that go as messages, completed by each form: TDM_Waitany (the short call first in
+ * the array, then last), TDM_Testall, TDM_Test on each in turn. */
+static void completion_forms(MPI_Comm comm)
+{
+    int me;
+    MPI_Comm_rank(comm, &me);
+    enum { LONG = 4096 }; /* ints: more than a mailbox slot holds */
+    static int long_in[LONG], long_out[LONG], long_want[LONG];
+    for (int round = 0; round < 8; round++) {
+        for (int i = 0; i < LONG; i++)
+            long_in[i] = me * 3 + i + round;
+        int short_in = me + 10 * round, short_out = -1, short_want;
+        int s = round % 2; /* the short call's place in the array */
+        TDM_Request reqs[2];
+        CHECK_TDM(TDM_Iallreduce(&short_in, &short_out, 1, MPI_INT, MPI_SUM, comm, &reqs[s]));
+        CHECK_TDM(TDM_Iallreduce(long_in, long_out, LONG, MPI_INT, MPI_MAX, comm, &reqs[1 - s]));
+        int form = round / 2 % 3, flag = 0, flags[2] = {0, 0}, index = -1;
+        if (form == 0) {
+            for (int k = 0; k < 2; k++) {
+                CHECK_TDM(TDM_Waitany(2, reqs, &index, MPI_STATUS_IGNORE));
+                check(index == 0 || index == 1, "TDM_Waitany: index %d", index);
+            }
+            CHECK_TDM(TDM_Waitany(2, reqs, &index, MPI_STATUS_IGNORE));
+            check(index == MPI_UNDEFINED, "TDM_Waitany with both done: index %d", index);
+        }
+        while (form == 1 && !flag)
+            CHECK_TDM(TDM_Testall(2, reqs, &flag, MPI_STATUSES_IGNORE));
+        while (form == 2 && !(flags[0] && flags[1]))
+            for (int k = 0; k < 2; k++)
+                if (!flags[k])
+                    CHECK_TDM(TDM_Test(&reqs[k], &flags[k], MPI_STATUS_IGNORE));
+        check(reqs[0] == TDM_REQUEST_NULL && reqs[1] == TDM_REQUEST_NULL, "form %d left a request", form);
+        MPI_Allreduce(&short_in, &short_want, 1, MPI_INT, MPI_SUM, comm);
+        MPI_Allreduce(long_in, long_want, LONG, MPI_INT, MPI_MAX, comm);
+        check(short_out == short_want, "form %d: short allreduce %d, MPI %d", form, short_out, short_want);
+        check(memcmp(long_out, long_want, sizeof long_want) == 0, "form %d: long allreduce not MPI's", form);
+    }
+}
+
 /* An allreduce on comm against MPI's, whoever runs it (a communicator of one rank: not the DCPs). */
 /* Calls went to the DCP through the node's segment where it shares this rank's node (emulated nodes of
  * TANDEM_NODE_SIZE, one size, counted), as messages where not or under TANDEM_SHM=off; persistent calls
@@ -703,6 +743,7 @@ int main(int argc, char **argv)
     }
     served_calls(app, 1);
     repeated_calls(app);
+    completion_forms(app);
     every_predefined_type(app);
     padded_pairs(app);
     /* past the DCPs' tags for a communicator: 1,024, or the testing TANDEM_DCP_WINDOW (the suite's, to

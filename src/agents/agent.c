@@ -12,6 +12,7 @@
 #include "../model/split_tree_model.h"
 #include "../placement/placement.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,9 @@ static int mode_asked;       /* a mode was set before TDM_Init: applied there */
 static tdm_progress_mode asked;
 static int dcp_asked;        /* "dcp": dedicated collective processes (src/dcp/), the rest inline */
 static int dcp_chosen;       /* the job runs in dcp progress, chosen at TDM_Init */
+static tdm_run *answered;     /* answered runs (below) started and not complete, linked by active_next */
+static int nanswered;
+static int answered_polls;   /* looks at answers in a row that found none (a wait yields past many) */
 
 static int parse_mode(const char *fn, const char *name, tdm_progress_mode *out)
 {
@@ -170,6 +174,9 @@ int tdm_progress_dcp_wanted(void)
 void tdm_agents_finalize(void)
 {
     dcp_chosen = 0;
+    answered = NULL; /* runs never completed are abandoned */
+    nanswered = 0;
+    answered_polls = 0;
     tdm_thread_agent_stop();
     tdm_split_finalize();
     tdm_inline_finalize();
@@ -190,6 +197,88 @@ static __attribute__((noinline)) void start_lanes(tdm_run *run)
     }
 }
 
+/* ---- answered runs ----
+ * A run that waits only for answers in this process's mailbox (tdm_exec_only_answers: a small call
+ * handed to a dedicated collective process of the node), started inline, is posted in its start and
+ * then only looked at: its DCP answers it, and a wait for it, a test of it or any progress call (the
+ * interposer's requests complete through their hook) looks for the answer. The call then costs the
+ * application a post and a take, not the inline agent's passes, opportunistic progress and blocking
+ * waits over MPI's requests. */
+#define ANSWER_SPIN_POLLS 100
+
+static void answered_complete(tdm_run *run)
+{
+    if (run->active_prev)
+        run->active_prev->active_next = run->active_next;
+    else
+        answered = run->active_next;
+    if (run->active_next)
+        run->active_next->active_prev = run->active_prev;
+    run->active_prev = run->active_next = NULL;
+    nanswered--;
+    answered_polls = 0;
+    tdm_shadow_release(run->shadow, &run->tag_hold);
+    tdm_run_completing(run);
+    tdm_run_mark_done_here(run);
+}
+
+/* 1 once the run's answers are taken (or it failed). */
+static int answered_poll(tdm_run *run)
+{
+    if (tdm_run_done(run))
+        return 1;
+    if (!tdm_exec_take_answers(&run->exec))
+        return 0;
+    answered_complete(run);
+    return 1;
+}
+
+/* Looks at every answered run's answers: a completion hook (the interposer's requests) must run without
+ * a wait for the run itself. */
+static void poll_answered(void)
+{
+    for (tdm_run *run = answered, *next; run; run = next) {
+        next = run->active_next;
+        answered_poll(run);
+    }
+}
+
+/* Between looks at an answer: this thread's other calls move on, now and then MPI's own progress (a
+ * message this process sent before may need it), and past a short spin the core goes to whoever needs
+ * it (the DCP may share it). */
+static void answered_pause(void)
+{
+    tdm_agent_idle();
+    if (++answered_polls % 16 == 0) {
+        int flag;
+        MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+    }
+    if (answered_polls > ANSWER_SPIN_POLLS)
+        sched_yield();
+}
+
+static int starts_answered(tdm_run *run)
+{
+    return mode == TDM_PROGRESS_INLINE && !run->lane_next && !run->lane_parent && !run->prelude &&
+           tdm_exec_only_answers(&run->exec) && tdm_run_bind_comm(run);
+}
+
+static void start_answered(tdm_run *run)
+{
+    if (tdm_inline_running() > 0) /* opportunistic progress, as every inline start makes */
+        tdm_inline_progress();
+    run->agent = TDM_AGENT_ANSWERED;
+    run->active_prev = NULL;
+    run->active_next = answered;
+    if (answered)
+        answered->active_prev = run;
+    answered = run;
+    nanswered++;
+    tdm_exec_post_answers(&run->exec);
+    if (tdm_exec_finished(&run->exec)) /* failed at once */
+        answered_complete(run);
+}
+
 void tdm_agent_start(tdm_run *run)
 {
     run->split_tail = 0;
@@ -197,6 +286,10 @@ void tdm_agent_start(tdm_run *run)
         lane->exec.call = tdm_tag_hold_call(&lane->tag_hold);
         if (lane->exec.sched->shm_actions && !lane->tag_hold.fixed_tag) /* see tdm_run_bind_comm_slow */
             lane->exec.shm_ticket = lane->shadow->shm_tickets++;
+    }
+    if (starts_answered(run)) {
+        start_answered(run);
+        return;
     }
     if (mode == TDM_PROGRESS_SPLIT) {
         tdm_split_start(run); /* it picks the agent of each segment */
@@ -218,6 +311,8 @@ void tdm_agent_start(tdm_run *run)
 void tdm_agent_progress(void)
 {
     tdm_inline_progress(); /* it also hands over pending requests */
+    if (answered)
+        poll_answered();
     if (mode != TDM_PROGRESS_INLINE)
         tdm_thread_agent_drive(); /* as MPI_Test drives MPI: the progress thread may share this core */
 }
@@ -228,6 +323,8 @@ void tdm_agent_idle(void)
      * thread's (and not safe to move from several application threads unless there are some) */
     if (tdm_inline_running() > 0 || tdm_split_waiting())
         tdm_inline_progress();
+    if (answered)
+        poll_answered();
     tdm_thread_agent_pump();
     if (mode != TDM_PROGRESS_INLINE)
         tdm_thread_agent_drive();
@@ -237,6 +334,12 @@ unsigned long tdm_agent_completion_mark(void) { return tdm_thread_agent_completi
 
 int tdm_agent_block(unsigned long mark)
 {
+    if (nanswered > 0) { /* no MPI request completes for an answer: poll */
+        tdm_agent_progress();
+        if (++answered_polls > ANSWER_SPIN_POLLS)
+            sched_yield();
+        return MPI_SUCCESS;
+    }
     if (tdm_inline_running() > 0)
         return tdm_inline_block(mark, NULL, NULL, 0); /* it also returns when the progress thread completes something */
     tdm_thread_agent_wait_change(mark);
@@ -245,6 +348,11 @@ int tdm_agent_block(unsigned long mark)
 
 int tdm_agent_wait(tdm_run *run)
 {
+    if (run->agent == TDM_AGENT_ANSWERED) {
+        while (!answered_poll(run))
+            answered_pause();
+        return MPI_SUCCESS;
+    }
     if (run->agent == TDM_PROGRESS_THREAD)
         return run->split_tail ? tdm_split_wait(run) : tdm_thread_agent_wait(run);
     return tdm_inline_wait(run);
@@ -252,7 +360,9 @@ int tdm_agent_wait(tdm_run *run)
 
 int tdm_agent_check(tdm_run *run)
 {
+    if (run->agent == TDM_AGENT_ANSWERED)
+        return answered_poll(run);
     return run->split_tail ? tdm_split_check(run) : tdm_run_done(run);
 }
 
-int tdm_agent_running(void) { return tdm_inline_running() + tdm_thread_agent_running(); }
+int tdm_agent_running(void) { return tdm_inline_running() + nanswered + tdm_thread_agent_running(); }

@@ -9,7 +9,9 @@
  *           leaves run on the application thread (in the starting call for all-to-one trees, in
  *           Wait/Test for one-to-all trees), the others on the progress thread (split.c).
  * The progress mode picks the agent of each new call; it may change between collectives, and calls
- * already running stay with the agent that started them.
+ * already running stay with the agent that started them. A run that waits only for answers in the
+ * process's mailbox (a small call handed to a DCP of the node) needs no driving: posted as it starts,
+ * it is only looked at, by waits, tests and progress calls (agent.c).
  */
 #ifndef TANDEM_AGENT_H
 #define TANDEM_AGENT_H
@@ -19,6 +21,8 @@
 #include <mpi.h>
 
 typedef enum { TDM_PROGRESS_INLINE, TDM_PROGRESS_THREAD, TDM_PROGRESS_SPLIT } tdm_progress_mode;
+/* The agent of a run that waits only for answers (above). */
+enum { TDM_AGENT_ANSWERED = TDM_PROGRESS_SPLIT + 1 };
 
 /* Applies the progress mode asked for before TDM_Init (TDM_Set_progress, TANDEM_PROGRESS); a thread
  * mode MPI cannot support falls back to inline with a message. */

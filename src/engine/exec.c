@@ -275,6 +275,46 @@ void tdm_exec_kick(tdm_exec *e)
     }
 }
 
+/* ---- a round that waits only for answers (tdm_exec_only_answers) ----
+ * A small call handed to a DCP of the node is a copy or two, a post and a take; its start is most of
+ * what the call costs the application, and the general start and progress, which walk every kind of
+ * action and message, were most of that. These run it directly, in the same order: the local actions
+ * first, then the mailbox actions in order. */
+void tdm_exec_post_answers(tdm_exec *e)
+{
+    const tdm_schedule *s = e->sched;
+    const tdm_action *a, *end = &s->actions[s->round_end[0]];
+    e->posted = 0;
+    for (a = s->actions; a < end; a++) {
+        if (a->kind == TDM_ACT_MAILBOX_POST || a->kind == TDM_ACT_MAILBOX_TAKE)
+            continue;
+        int rc = run_local(a, e->comm);
+        if (rc != MPI_SUCCESS) { /* nothing posted yet: the call ends here */
+            tdm_exec_fail(e, rc);
+            e->round = e->end_round = s->nrounds;
+            return;
+        }
+    }
+    for (a = s->actions; a < end && a->kind != TDM_ACT_MAILBOX_TAKE; a++)
+        if (a->kind == TDM_ACT_MAILBOX_POST)
+            mailbox_action(a);
+    e->shm_next = (int)(a - s->actions);
+    if (a == end)
+        e->round = s->nrounds;
+}
+
+int tdm_exec_take_answers(tdm_exec *e)
+{
+    const tdm_schedule *s = e->sched;
+    for (; e->shm_next < s->round_end[0]; e->shm_next++) {
+        const tdm_action *a = &s->actions[e->shm_next];
+        if ((a->kind == TDM_ACT_MAILBOX_POST || a->kind == TDM_ACT_MAILBOX_TAKE) && !mailbox_action(a))
+            return 0;
+    }
+    e->round = s->nrounds;
+    return 1;
+}
+
 /* Every message of the round in flight is complete: a wait outside the engine (the inline agent's
  * blocking wait) completed each and set its handle to MPI_REQUEST_NULL. */
 static int round_settled(const tdm_exec *e)

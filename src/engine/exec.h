@@ -78,6 +78,21 @@ static inline int tdm_exec_shm_waiting(const tdm_exec *e)
            e->shm_next < e->sched->round_end[e->round];
 }
 
+/* The schedule waits for nothing but answers in this process's mailbox: one round of local and mailbox
+ * actions, no message, no cell (a small call handed to a dedicated collective process of the node).
+ * Once kicked, only the other process moves it on: no agent needs to drive it in the background. */
+static inline int tdm_exec_only_answers(const tdm_exec *e)
+{
+    const tdm_schedule *s = e->sched;
+    return s->mailbox_actions > 0 && s->nrounds == 1 && s->max_round_messages == 0 && s->shm_actions == 0;
+}
+
+/* For such a schedule, in place of tdm_exec_kick and tdm_exec_progress (a fresh or restarted state):
+ * runs its local actions and its mailbox actions up to the first take; then takes the answers as they
+ * come, 1 once the schedule is finished. */
+void tdm_exec_post_answers(tdm_exec *e);
+int tdm_exec_take_answers(tdm_exec *e);
+
 /* Records a failure reported for one of the round's requests by a wait outside the engine. */
 void tdm_exec_fail(tdm_exec *e, int error);
 
