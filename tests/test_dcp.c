@@ -675,6 +675,25 @@ static void persistent_calls(MPI_Comm app)
     }
     CHECK_TDM(TDM_Request_free(&req));
 
+    /* a persistent call identical to short calls before it, whose schedule the cache kept: a
+     * persistent call of its own all the same, started again and again among other short calls */
+    int small_in = rank, small_out, small_ref;
+    for (int k = 0; k < 3; k++)
+        CHECK_TDM(TDM_Allreduce(&small_in, &small_out, 1, MPI_INT, MPI_SUM, app));
+    CHECK_TDM(TDM_Allreduce_init(&small_in, &small_out, 1, MPI_INT, MPI_SUM, app, MPI_INFO_NULL, &req));
+    for (int k = 0; k < 20; k++) {
+        small_in = rank + k;
+        small_out = -1;
+        CHECK_TDM(TDM_Start(&req));
+        int one = k, all = -1;
+        CHECK_TDM(TDM_Allreduce(&one, &all, 1, MPI_INT, MPI_MAX, app));
+        CHECK_TDM(TDM_Wait(&req, MPI_STATUS_IGNORE));
+        MPI_Allreduce(&small_in, &small_ref, 1, MPI_INT, MPI_SUM, app);
+        check(small_out == small_ref && all == k, "persistent allreduce after cached ones, start %d: %d, MPI %d "
+              "(between: %d)", k, small_out, small_ref, all);
+    }
+    CHECK_TDM(TDM_Request_free(&req));
+
     MPI_Comm fresh;
     MPI_Comm_split(app, 0, size - rank, &fresh); /* reversed */
     int me, root = 0;

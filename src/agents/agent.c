@@ -334,10 +334,8 @@ unsigned long tdm_agent_completion_mark(void) { return tdm_thread_agent_completi
 
 int tdm_agent_block(unsigned long mark)
 {
-    if (nanswered > 0) { /* no MPI request completes for an answer: poll */
-        tdm_agent_progress();
-        if (++answered_polls > ANSWER_SPIN_POLLS)
-            sched_yield();
+    if (nanswered > 0) { /* no MPI request completes for an answer: poll (and let MPI progress now and then) */
+        answered_pause();
         return MPI_SUCCESS;
     }
     if (tdm_inline_running() > 0)

@@ -361,7 +361,8 @@ static int start_keyed(const char *fn, tdm_sched_key *key, MPI_Comm comm, TDM_Re
         if (!shadow && comm != MPI_COMM_NULL)
             shadow = tdm_shadow_lookup_attribute(comm);
     }
-    struct tdm_request *req = shadow && !grouping ? tdm_sched_cache_take(shadow, key) : NULL;
+    /* a persistent call gets a schedule of its own (one a DCP carries holds a stream, not a call number) */
+    struct tdm_request *req = shadow && !grouping && !building_persistent ? tdm_sched_cache_take(shadow, key) : NULL;
     if (req && req->link && !handoff->reuse(req)) { /* handed off: it cannot serve this call */
         tdm_request_release(req);
         req = NULL;
