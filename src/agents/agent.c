@@ -208,13 +208,7 @@ static __attribute__((noinline)) void start_lanes(tdm_run *run)
 
 static void answered_complete(tdm_run *run)
 {
-    if (run->active_prev)
-        run->active_prev->active_next = run->active_next;
-    else
-        answered = run->active_next;
-    if (run->active_next)
-        run->active_next->active_prev = run->active_prev;
-    run->active_prev = run->active_next = NULL;
+    tdm_run_list_remove(&answered, run);
     nanswered--;
     answered_polls = 0;
     tdm_shadow_release(run->shadow, &run->tag_hold);
@@ -268,11 +262,7 @@ static void start_answered(tdm_run *run)
     if (tdm_inline_running() > 0) /* opportunistic progress, as every inline start makes */
         tdm_inline_progress();
     run->agent = TDM_AGENT_ANSWERED;
-    run->active_prev = NULL;
-    run->active_next = answered;
-    if (answered)
-        answered->active_prev = run;
-    answered = run;
+    tdm_run_list_push(&answered, run);
     nanswered++;
     tdm_exec_post_answers(&run->exec);
     if (tdm_exec_finished(&run->exec)) /* failed at once */

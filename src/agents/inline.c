@@ -37,13 +37,7 @@ static int wait_cap;
 
 static void unlink_running(tdm_run *run)
 {
-    if (run->active_prev)
-        run->active_prev->active_next = run->active_next;
-    else
-        running = run->active_next;
-    if (run->active_next)
-        run->active_next->active_prev = run->active_prev;
-    run->active_prev = run->active_next = NULL;
+    tdm_run_list_remove(&running, run);
     nrunning--;
 }
 
@@ -80,11 +74,7 @@ void tdm_inline_start(tdm_run *run)
     /* Opportunistic progress: the collectives already running advance in every Tandem call. */
     if (nrunning > 0)
         tdm_inline_progress();
-    run->active_prev = NULL;
-    run->active_next = running;
-    if (running)
-        running->active_prev = run;
-    running = run;
+    tdm_run_list_push(&running, run);
     nrunning++;
     /* post the first round at once; testing it so soon would rarely find anything done */
     if (tdm_run_bind_comm(run)) {

@@ -50,6 +50,27 @@ static inline tdm_run *tdm_run_of_hold(tdm_tag_hold *hold)
     return (tdm_run *)((char *)hold - offsetof(tdm_run, tag_hold));
 }
 
+/* An agent's list of the runs it keeps (linked by active_prev and active_next). */
+static inline void tdm_run_list_push(tdm_run **head, tdm_run *run)
+{
+    run->active_prev = NULL;
+    run->active_next = *head;
+    if (*head)
+        (*head)->active_prev = run;
+    *head = run;
+}
+
+static inline void tdm_run_list_remove(tdm_run **head, tdm_run *run)
+{
+    if (run->active_prev)
+        run->active_prev->active_next = run->active_next;
+    else
+        *head = run->active_next;
+    if (run->active_next)
+        run->active_next->active_prev = run->active_prev;
+    run->active_prev = run->active_next = NULL;
+}
+
 /* What the request layer hears from the agents, set at TDM_Init. */
 typedef struct tdm_agent_hooks {
     /* The agent finished the whole call (every lane, every split segment) and is about to mark it

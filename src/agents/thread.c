@@ -92,26 +92,13 @@ static int npending;
 
 /* ---- a worker thread ---- */
 
-static void link_mine(worker *w, tdm_run *run)
-{
-    run->active_prev = NULL;
-    run->active_next = w->mine;
-    if (w->mine)
-        w->mine->active_prev = run;
-    w->mine = run;
-}
+static void link_mine(worker *w, tdm_run *run) { tdm_run_list_push(&w->mine, run); }
 
 /* The request's schedule is done: the request completes, or for a call in lanes, its last lane
  * completes the user's request. */
 static void complete(worker *w, tdm_run *run, int by_application)
 {
-    if (run->active_prev)
-        run->active_prev->active_next = run->active_next;
-    else
-        w->mine = run->active_next;
-    if (run->active_next)
-        run->active_next->active_prev = run->active_prev;
-    run->active_prev = run->active_next = NULL;
+    tdm_run_list_remove(&w->mine, run);
     /* A lane is marked first: once the count drops, the last lane's thread may complete the call
      * and the application free every lane. After the count, only `whole` may be touched. */
     if (run->lane_parent)
