@@ -125,7 +125,7 @@ static int build_lanes(const char *fn, tdm_coll_args *a, const tdm_algorithm *al
 }
 
 /* Set while a persistent collective is created (persistent.c): its call is built, not started. */
-static __thread int building_persistent;
+static __thread int building_persistent TDM_TLS_INITIAL_EXEC;
 
 void tdm_build_persistent(int on) { building_persistent = on; }
 
@@ -133,7 +133,7 @@ int tdm_building_persistent(void) { return building_persistent; }
 
 /* A call run in chunks (chunked_calls.h): the calls of its chunks, built while `grouping`, are
  * collected here, then joined as the lanes of one request. */
-static __thread int grouping;
+static __thread int grouping TDM_TLS_INITIAL_EXEC;
 static __thread struct tdm_request *group_first; /* the first call */
 static __thread tdm_run *group_tail; /* the last lane of the chain */
 static __thread int group_lanes;
@@ -210,7 +210,7 @@ static int launch(const char *fn, struct tdm_request *req, TDM_Request *request)
 }
 
 /* The group shadow the next call of this thread runs on (tdm_coll_on_group), or NULL. */
-static __thread tdm_shadow *on_group;
+static __thread tdm_shadow *on_group TDM_TLS_INITIAL_EXEC;
 
 void tdm_coll_on_group(struct tdm_shadow *group) { on_group = group; }
 struct tdm_shadow *tdm_coll_group(void) { return on_group; }

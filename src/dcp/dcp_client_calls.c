@@ -700,14 +700,24 @@ typedef struct reused_call {
     tdm_dcp_comm *cc;
     dcp_header *header; /* in the schedule's message */
     int answered;       /* the call takes an answer */
+    int post, take;     /* its mailbox actions (take: -1 if none) */
 } reused_call;
 
 static void keep_for_reuse(struct tdm_request *req, tdm_dcp_comm *cc, dcp_header *header, int answered)
 {
-    reused_call *rc = tdm_sched_tmp(&req->run.sched, sizeof *rc);
+    tdm_schedule *s = &req->run.sched;
+    reused_call *rc = tdm_sched_tmp(s, sizeof *rc);
     if (!rc)
         return;
-    *rc = (reused_call){cc, header, answered};
+    *rc = (reused_call){cc, header, answered, -1, -1};
+    for (int i = 0; i < s->nactions; i++) {
+        if (s->actions[i].kind == TDM_ACT_MAILBOX_POST)
+            rc->post = i;
+        if (s->actions[i].kind == TDM_ACT_MAILBOX_TAKE)
+            rc->take = i;
+    }
+    if (rc->post < 0) /* (every call through the mailbox has its post) */
+        return;
     req->persistent_arg = rc;
     req->cacheable = 1;
 }
@@ -719,9 +729,9 @@ int tdm_dcp_reuse_client(struct tdm_request *req)
     if (slot < 0)
         return 0;
     tdm_schedule *s = &req->run.sched;
-    for (int i = 0; i < s->nactions; i++)
-        if (s->actions[i].kind == TDM_ACT_MAILBOX_POST || s->actions[i].kind == TDM_ACT_MAILBOX_TAKE)
-            s->actions[i].step = slot;
+    s->actions[rc->post].step = slot;
+    if (rc->take >= 0)
+        s->actions[rc->take].step = slot;
     rc->header->call = rc->cc->calls++;
     through_mailbox++;
     return 1;
