@@ -262,6 +262,9 @@ int TDM_Get_dcp_handoffs(long *through_segment, long *as_messages);
  * reduce, allreduce and allgather on one node: docs/nodes.md); approximate while several threads make
  * such calls at once. */
 int TDM_Get_line_calls(long *calls);
+/* How many calls this process handed to its DCP as express calls so far (a repeated small call through
+ * the node's segment, started and completed without the engine: docs/progress.md). */
+int TDM_Get_express_calls(long *calls);
 
 /* The model's prediction for one call of a collective ("allgather", "alltoall", ...) on comm, for the
  * algorithm Tandem would choose there, with TANDEM_LOGGP's parameters (or the defaults): its latency

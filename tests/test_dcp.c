@@ -417,6 +417,63 @@ static void repeated_calls(MPI_Comm comm)
     }
 }
 
+/* Express calls (a repeated small call through the mailbox, without the engine): results against MPI's
+ * completed by TDM_Wait and TDM_Test, by the array forms (which settle them into regular runs), two
+ * identical calls in flight at once (the second takes the general path), the communicator's express
+ * call changing between two calls, and the communicator freed with one in flight. Counted where the
+ * mailbox serves this rank (expected: how TDM_Get_dcp_handoffs found it). */
+static void express_calls(MPI_Comm app, int through_mailbox)
+{
+    MPI_Comm comm;
+    MPI_Comm_dup(app, &comm);
+    int me, n;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &n);
+    long before, after;
+    CHECK_TDM(TDM_Get_express_calls(&before));
+    double in[2], out[2], want[2];
+    int value = 0;
+    for (int k = 0; k < 40; k++) {
+        in[0] = me + k, in[1] = me * 0.25 - k;
+        TDM_Request reqs[3];
+        CHECK_TDM(TDM_Iallreduce(in, out, 2, MPI_DOUBLE, MPI_SUM, comm, &reqs[0]));
+        int form = k % 4, flag = 0;
+        if (form == 0)
+            CHECK_TDM(TDM_Wait(&reqs[0], MPI_STATUS_IGNORE));
+        while (form == 1 && !flag)
+            CHECK_TDM(TDM_Test(&reqs[0], &flag, MPI_STATUS_IGNORE));
+        if (form >= 2) { /* beside two barriers in flight at once, and a bcast: the same communicator */
+            CHECK_TDM(TDM_Ibarrier(comm, &reqs[1]));
+            CHECK_TDM(TDM_Ibarrier(comm, &reqs[2]));
+            CHECK_TDM(TDM_Wait(&reqs[2], MPI_STATUS_IGNORE));
+            if (form == 2)
+                CHECK_TDM(TDM_Waitall(2, reqs, MPI_STATUSES_IGNORE));
+            while (form == 3 && !flag)
+                CHECK_TDM(TDM_Testall(2, reqs, &flag, MPI_STATUSES_IGNORE));
+            value = me == 0 ? 7 * k : -1;
+            CHECK_TDM(TDM_Ibcast(&value, 1, MPI_INT, 0, comm, &reqs[0]));
+            CHECK_TDM(TDM_Wait(&reqs[0], MPI_STATUS_IGNORE));
+            check(value == 7 * k, "express: bcast %d gave %d", k, value);
+        }
+        MPI_Allreduce(in, want, 2, MPI_DOUBLE, MPI_SUM, comm);
+        check(memcmp(out, want, sizeof want) == 0, "express: allreduce %d (form %d) not MPI's", k, form);
+    }
+    CHECK_TDM(TDM_Get_express_calls(&after));
+    check(through_mailbox ? after - before >= 20 : after == before, "express: %ld calls of 40 loops %s", after - before,
+          through_mailbox ? "(the mailbox serves this rank)" : "(no mailbox)");
+    /* freed with one in flight: the call completes, its communicator's state goes after it */
+    in[0] = me, in[1] = -me;
+    TDM_Request req;
+    CHECK_TDM(TDM_Iallreduce(in, out, 2, MPI_DOUBLE, MPI_SUM, comm, &req));
+    MPI_Allreduce(in, want, 2, MPI_DOUBLE, MPI_SUM, app);
+    MPI_Comm_free(&comm);
+    CHECK_TDM(TDM_Wait(&req, MPI_STATUS_IGNORE));
+    check(memcmp(out, want, sizeof want) == 0, "express: allreduce on a freed communicator not MPI's");
+    check(TDM_Get_express_calls(NULL) == MPI_ERR_ARG && strstr(TDM_Last_error(), "calls"),
+          "TDM_Get_express_calls(NULL): %s", TDM_Last_error());
+    (void)n;
+}
+
 /* Short calls through the mailbox (no agent drives them: whoever waits or tests looks for the answer)
  * beside long ones that go as messages, completed by each form: TDM_Waitany (the short call first in
  * the array, then last), TDM_Testall, TDM_Test on each in turn. */
@@ -461,6 +518,22 @@ static void completion_forms(MPI_Comm comm)
 /* Calls went to the DCP through the node's segment where it shares this rank's node (emulated nodes of
  * TANDEM_NODE_SIZE, one size, counted), as messages where not or under TANDEM_SHM=off; persistent calls
  * and long ones always as messages. */
+/* Whether this rank hands its short calls to its DCP through the node's segment. */
+static int mailbox_serves_me(void)
+{
+    int dcp, first, clients, same, world;
+    CHECK_TDM(TDM_Get_dcp_placement(&dcp, &first, &clients, &same));
+    MPI_Comm_rank(MPI_COMM_WORLD, &world);
+    const char *off = getenv("TANDEM_SHM"), *cut = getenv("TANDEM_NODE_SIZE");
+    int k = cut ? atoi(cut) : 0;
+#ifdef TANDEM_SMPI
+    (void)same, (void)off, (void)k, (void)world;
+    return 0; /* simulated processes share no segment */
+#else
+    return same && !(off && strcmp(off, "off") == 0) && (k <= 0 || world / k == dcp / k);
+#endif
+}
+
 static void handoffs_where_expected(void)
 {
     int dcp, first, clients, same, world;
@@ -468,14 +541,7 @@ static void handoffs_where_expected(void)
     MPI_Comm_rank(MPI_COMM_WORLD, &world);
     long shm = -1, messages = -1;
     CHECK_TDM(TDM_Get_dcp_handoffs(&shm, &messages));
-    const char *off = getenv("TANDEM_SHM"), *cut = getenv("TANDEM_NODE_SIZE");
-    int k = cut ? atoi(cut) : 0;
-#ifdef TANDEM_SMPI
-    int shared = 0; /* simulated processes share no segment */
-    (void)same, (void)off, (void)k;
-#else
-    int shared = same && !(off && strcmp(off, "off") == 0) && (k <= 0 || world / k == dcp / k);
-#endif
+    int shared = mailbox_serves_me();
     check(messages > 0 && (shared ? shm > 0 : shm == 0),
           "world rank %d (its DCP %d %s): %ld calls through the segment, %ld as messages", world, dcp,
           shared ? "on its node" : "elsewhere or without the segment", shm, messages);
@@ -763,6 +829,7 @@ int main(int argc, char **argv)
     served_calls(app, 1);
     repeated_calls(app);
     completion_forms(app);
+    express_calls(app, mailbox_serves_me());
     every_predefined_type(app);
     padded_pairs(app);
     /* past the DCPs' tags for a communicator: 1,024, or the testing TANDEM_DCP_WINDOW (the suite's, to

@@ -240,16 +240,18 @@ static void poll_answered(void)
 /* Between looks at an answer: this thread's other calls move on, now and then MPI's own progress (a
  * message this process sent before may need it), and past a short spin the core goes to whoever needs
  * it (the DCP may share it). */
-static void answered_pause(void)
+void tdm_agent_answer_pause(int polls)
 {
     tdm_agent_idle();
-    if (++answered_polls % 16 == 0) {
+    if (polls % 16 == 0) {
         int flag;
         MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
     }
-    if (answered_polls > ANSWER_SPIN_POLLS)
+    if (polls > ANSWER_SPIN_POLLS)
         sched_yield();
 }
+
+static void answered_pause(void) { tdm_agent_answer_pause(++answered_polls); }
 
 static int starts_answered(tdm_run *run)
 {
@@ -266,6 +268,20 @@ static void start_answered(tdm_run *run)
     nanswered++;
     tdm_exec_post_answers(&run->exec);
     if (tdm_exec_finished(&run->exec)) /* failed at once */
+        answered_complete(run);
+}
+
+int tdm_agent_takes_answers(void) { return mode == TDM_PROGRESS_INLINE; }
+
+void tdm_agent_answering(tdm_run *run)
+{
+    if (tdm_inline_running() > 0) /* opportunistic progress, as every inline start makes */
+        tdm_inline_progress();
+    run->agent = TDM_AGENT_ANSWERED;
+    run->split_tail = 0;
+    tdm_run_list_push(&answered, run);
+    nanswered++;
+    if (!tdm_exec_answers_due(&run->exec) && tdm_exec_take_answers(&run->exec)) /* an answerless call */
         answered_complete(run);
 }
 

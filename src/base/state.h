@@ -7,12 +7,16 @@
 #include <stddef.h>
 
 typedef struct tdm_state {
+    /* What every call reads, in the first cache line */
     int initialized;          /* between TDM_Init and TDM_Finalize */
+    unsigned settings_epoch;  /* bumped when a selection setting changes: cached schedules expire */
+    int verbose;              /* TANDEM_VERBOSE */
+    int dump_schedules;       /* TANDEM_DUMP_SCHEDULE */
+    int completion_hooks;     /* requests may get completion hooks (the interposer): agents pass the
+                                 hook gate only then, so that plain calls pay no atomic for it */
     int finalized;
     int we_initialized_mpi;
     int mpi_thread_level;     /* what MPI provides (TDM_Init asks for MPI_THREAD_MULTIPLE) */
-    int verbose;              /* TANDEM_VERBOSE */
-    int dump_schedules;       /* TANDEM_DUMP_SCHEDULE */
     size_t segment_bytes;     /* TANDEM_SEGMENT_BYTES; 0: the model chooses */
     long long chunk_bytes;    /* TANDEM_CHUNK_BYTES: the most data one schedule carries (chunked_calls.h) */
     tdm_loggp loggp;          /* TANDEM_LOGGP or the defaults */
@@ -22,10 +26,7 @@ typedef struct tdm_state {
                                  between processes' memory, made by the processes themselves */
     size_t cache_bytes;       /* TANDEM_CACHE_BYTES, else this node's last-level cache from hwloc; 0 if
                                  unknown */
-    int completion_hooks;     /* requests may get completion hooks (the interposer): agents pass the
-                                 hook gate only then, so that plain calls pay no atomic for it */
     unsigned long schedules_built, schedules_reused; /* reported at TDM_Finalize by TANDEM_VERBOSE */
-    unsigned settings_epoch;  /* bumped when a selection setting changes: cached schedules expire */
 } tdm_state;
 
 extern tdm_state tdm_global;

@@ -10,6 +10,7 @@
 #include "api_internal.h"
 #include "check.h"
 #include "chunked_calls.h"
+#include "express_calls.h"
 #include "handoff.h"
 #include "op_hold.h"
 #include "op_rules.h"
@@ -218,7 +219,11 @@ struct tdm_shadow *tdm_coll_group(void) { return on_group; }
 /* Calls another process serves (handoff.h): none unless set. */
 static const tdm_handoff *handoff;
 
-void tdm_handoff_set(const tdm_handoff *h) { handoff = h; }
+void tdm_handoff_set(const tdm_handoff *h)
+{
+    handoff = h;
+    tdm_express_set_handoff(h);
+}
 
 /* The application's side of a call another process serves (a dedicated collective process): one
  * schedule, never cached (its shadow is the link's, not the communicator's). */
@@ -344,6 +349,13 @@ static __attribute__((noinline, cold)) void report_reuse(const struct tdm_reques
         tdm_sched_dump(&req->run.sched, stderr);
 }
 
+static int report_express(const struct tdm_request *req)
+{
+    if (tdm_global.verbose | tdm_global.dump_schedules)
+        report_reuse(req);
+    return MPI_SUCCESS;
+}
+
 /* A call seen for the first time (or whose schedule was not kept): checks its arguments, read from its
  * key, builds its schedule and starts it. */
 typedef int (*new_call_fn)(const char *fn, tdm_sched_key *k, MPI_Comm comm, TDM_Request *request);
@@ -362,10 +374,17 @@ static int start_keyed(const char *fn, tdm_sched_key *key, MPI_Comm comm, TDM_Re
             shadow = tdm_shadow_lookup_attribute(comm);
     }
     /* a persistent call gets a schedule of its own (one a DCP carries holds a stream, not a call number) */
-    struct tdm_request *req = shadow && !grouping && !building_persistent ? tdm_sched_cache_take(shadow, key) : NULL;
-    if (req && req->link && !handoff->reuse(req)) { /* handed off: it cannot serve this call */
-        tdm_request_release(req);
-        req = NULL;
+    int may_reuse = shadow && !grouping && !building_persistent;
+    if (may_reuse && shadow->express && tdm_express_start(shadow, key, request))
+        return report_express(*request);
+    struct tdm_request *req = may_reuse ? tdm_sched_cache_take(shadow, key) : NULL;
+    if (req && req->link) { /* handed off */
+        if (tdm_agent_takes_answers() && !tdm_global.completion_hooks && tdm_express_adopt(shadow, req, request))
+            return report_express(*request);
+        if (!handoff->reuse(req)) { /* it cannot serve this call */
+            tdm_request_release(req);
+            req = NULL;
+        }
     }
     if (!req)
         return new_call(fn, key, comm, request);

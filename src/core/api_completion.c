@@ -5,6 +5,7 @@
 #include "../base/error.h"
 #include "../base/state.h"
 #include "api_internal.h"
+#include "express_calls.h"
 #include "persistent.h"
 #include "request.h"
 
@@ -39,6 +40,8 @@ static int check_request(const char *fn, const char *name, TDM_Request request)
     return MPI_SUCCESS;
 }
 
+/* Checks an array of requests; the express ones among them become regular calls (the array forms wait
+ * on the agent). */
 static int check_array(const char *fn, int count, const TDM_Request *requests)
 {
     if (count < 0)
@@ -49,7 +52,26 @@ static int check_array(const char *fn, int count, const TDM_Request *requests)
         if (requests[i] != TDM_REQUEST_NULL && !tdm_request_is_live(requests[i]))
             return tdm_error(fn, MPI_ERR_REQUEST,
                              "requests[%d] is not an active Tandem request (argument requests)", i);
+    for (int i = 0; i < count; i++)
+        if (requests[i] != TDM_REQUEST_NULL && requests[i]->express)
+            tdm_express_settle(requests[i]);
     return MPI_SUCCESS;
+}
+
+/* An express call's completion (express_calls.h): its request goes back to its communicator. */
+static int finish_express(TDM_Request *request, MPI_Status *status)
+{
+    tdm_express_finish(*request);
+    *request = TDM_REQUEST_NULL;
+    set_status(status, MPI_SUCCESS);
+    return MPI_SUCCESS;
+}
+
+static int wait_express(TDM_Request *request, MPI_Status *status)
+{
+    for (int polls = 1; !tdm_express_done(*request); polls++)
+        tdm_agent_answer_pause(polls);
+    return finish_express(request, status);
 }
 
 /* Releases a completed request; returns its error class (MPI_SUCCESS if it ran through). */
@@ -80,6 +102,8 @@ int tdm_wait(const char *fn, TDM_Request *request, MPI_Status *status)
         return tdm_error(fn, MPI_ERR_ARG, "request is NULL (argument request)");
     if ((rc = check_request(fn, "request", *request)) != MPI_SUCCESS)
         return rc;
+    if (*request && (*request)->express)
+        return wait_express(request, status);
     if (idle(*request)) {
         set_status(status, MPI_SUCCESS);
         return MPI_SUCCESS;
@@ -103,6 +127,13 @@ int TDM_Test(TDM_Request *request, int *flag, MPI_Status *status)
                          request ? "flag" : "request");
     if ((rc = check_request(fn, "request", *request)) != MPI_SUCCESS)
         return rc;
+    if (*request && (*request)->express) {
+        *flag = tdm_express_done(*request);
+        if (*flag)
+            return finish_express(request, status);
+        tdm_agent_progress();
+        return MPI_SUCCESS;
+    }
     if (idle(*request)) {
         *flag = 1;
         set_status(status, MPI_SUCCESS);
@@ -115,6 +146,8 @@ int TDM_Test(TDM_Request *request, int *flag, MPI_Status *status)
 
 int tdm_test_settled(TDM_Request *request, int *flag)
 {
+    if (*request && (*request)->express)
+        tdm_express_settle(*request);
     *flag = idle(*request) || tdm_agent_check(&(*request)->run);
     return *flag && !idle(*request) ? finish("TDM_Test", request, MPI_STATUS_IGNORE) : MPI_SUCCESS;
 }

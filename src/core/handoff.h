@@ -26,6 +26,15 @@ typedef struct tdm_handoff {
     /* Prepares a kept request for another identical call; 0 if it cannot serve it (the call is then
      * built anew). */
     int (*reuse)(struct tdm_request *req);
+    /* Express calls (express_calls.h): a kept call of one round, at most one plain copy into its message,
+     * its post and maybe a take into the caller's buffer, runs without the engine. express: its record,
+     * or NULL if the kept request's call is not one; post_express: the copy made and the message posted
+     * in a free slot, returned (-1: none free); take_express: 1 once the slot's answer is taken;
+     * resume_express: the slot given to the request's schedule, which goes on from the index returned. */
+    void *(*express)(struct tdm_request *req);
+    int (*post_express)(void *call);
+    int (*take_express)(void *call, int slot);
+    int (*resume_express)(struct tdm_request *req, int slot);
 } tdm_handoff;
 
 /* The hooks from now on (NULL: no call is handed off, as outside dcp progress). */

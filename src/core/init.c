@@ -11,6 +11,7 @@
 #include "../select/select.h"
 #include "api_internal.h"
 #include "chunked_calls.h"
+#include "express_calls.h"
 #include "op_hold.h"
 #include "op_rules.h"
 #include "request.h"
@@ -156,7 +157,7 @@ int tdm_core_finalize(const char *fn)
 {
     if (!tdm_global.initialized)
         return tdm_error(fn, MPI_ERR_OTHER, "Tandem is not initialized");
-    int running = tdm_agent_running();
+    int running = tdm_agent_running() + tdm_express_running();
     if (running > 0 && tdm_global.verbose)
         fprintf(stderr, "tandem: TDM_Finalize with %d collectives still running; they are abandoned\n",
                 running);

@@ -1,6 +1,7 @@
 #include "request.h"
 
 #include "../base/state.h"
+#include "express_calls.h"
 #include "op_hold.h"
 #include "typed_blocks.h"
 
@@ -135,6 +136,8 @@ void tdm_request_completing(tdm_run *whole)
 
 void tdm_request_on_complete(struct tdm_request *req, void (*fn)(void *arg, int error), void *arg)
 {
+    if (req->express) /* (none while completion hooks are set: the hook needs the agent) */
+        tdm_express_settle(req);
     req->on_complete = fn;
     req->on_complete_arg = arg;
     pass_gate(req);

@@ -28,6 +28,8 @@ struct tdm_request {
     void (*restart)(struct tdm_request *req);
     void (*release)(struct tdm_request *req);
     void *persistent_arg;
+    struct tdm_express *express; /* an express call in flight (express_calls.h), else NULL; in the first
+                                    line, all of the request such a call reads */
     MPI_Datatype owned_types[2]; /* duplicates of the caller's derived datatypes, freed at the end */
     int nowned;
     MPI_Datatype *typed_blocks;  /* alltoallw: the datatype arrays the schedule reads, with derived ones

@@ -1,17 +1,9 @@
 #include "sched_cache.h"
 
 #include "../base/state.h"
+#include "express_calls.h"
 #include "op_rules.h"
 #include "request.h"
-
-static int same_key(const tdm_sched_key *x, const tdm_sched_key *y)
-{
-    /* in the fields' order, so that the compiler compares neighbouring ints as one word */
-    return x->kind == y->kind && x->count == y->count && x->root == y->root && x->sendcount == y->sendcount &&
-           x->recvcount == y->recvcount && x->settings_epoch == y->settings_epoch &&
-           x->datatype == y->datatype && x->sendtype == y->sendtype && x->recvtype == y->recvtype &&
-           x->op == y->op && x->sendbuf == y->sendbuf && x->recvbuf == y->recvbuf;
-}
 
 struct tdm_request *tdm_sched_cache_take(tdm_shadow *sh, const tdm_sched_key *key)
 {
@@ -19,7 +11,7 @@ struct tdm_request *tdm_sched_cache_take(tdm_shadow *sh, const tdm_sched_key *ke
         return NULL;
     for (int i = 0; i < TDM_SHADOW_CACHE_SLOTS; i++) {
         struct tdm_request *req = sh->cache[i];
-        if (req && same_key(&req->key, key)) {
+        if (req && tdm_sched_key_equal(&req->key, key)) {
             sh->cache[i] = NULL;
             return req;
         }
@@ -61,6 +53,7 @@ int tdm_sched_cache_keep(struct tdm_request *req)
 
 void tdm_sched_cache_clear(tdm_shadow *sh)
 {
+    tdm_express_clear(sh);
     for (int i = 0; i < TDM_SHADOW_CACHE_SLOTS; i++) {
         if (sh->cache[i])
             tdm_request_release(sh->cache[i]);

@@ -31,6 +31,16 @@ typedef struct tdm_sched_key {
     void *recvbuf;
 } tdm_sched_key;
 
+/* Whether two calls are the same (their schedule is). */
+static inline int tdm_sched_key_equal(const tdm_sched_key *x, const tdm_sched_key *y)
+{
+    /* in the fields' order, so that the compiler compares neighbouring ints as one word */
+    return x->kind == y->kind && x->count == y->count && x->root == y->root && x->sendcount == y->sendcount &&
+           x->recvcount == y->recvcount && x->settings_epoch == y->settings_epoch &&
+           x->datatype == y->datatype && x->sendtype == y->sendtype && x->recvtype == y->recvtype &&
+           x->op == y->op && x->sendbuf == y->sendbuf && x->recvbuf == y->recvbuf;
+}
+
 struct tdm_request;
 
 /* Whether a request just built, with its key set, may be kept once finished. */

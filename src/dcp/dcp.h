@@ -45,6 +45,11 @@ int tdm_dcp_build_client(struct tdm_request *req, const tdm_coll_args *a, void *
 /* A kept client schedule (a call through the mailbox) for another identical call: its slot and call
  * number; 0 if no slot is free. */
 int tdm_dcp_reuse_client(struct tdm_request *req);
+/* Express calls (core/handoff.h): a kept call through the mailbox of one plain copy, its post and take. */
+void *tdm_dcp_express(struct tdm_request *req);
+int tdm_dcp_post_express(void *call);
+int tdm_dcp_take_express(void *call, int slot);
+int tdm_dcp_resume_express(struct tdm_request *req, int slot);
 /* TDM_Get_dcp_placement: this rank's DCP (world rank, -1 outside dcp progress), the block it serves
  * and whether it shares this rank's node. */
 void tdm_dcp_placement(int *dcp, int *first_client, int *clients, int *same_node);

@@ -657,14 +657,11 @@ static void segmented_call(tdm_schedule *s, const tdm_coll_args *a, const dcp_he
     }
 }
 
-/* A call the DCPs cannot carry: counts or a message past INT_MAX bytes. The other ranks' parts of it
- * may be on their way, and they would wait for this one's forever: its DCP hears of it and stops the
- * job. */
-static long through_mailbox, as_messages; /* calls handed off so far, each way */
+static long as_messages; /* calls handed off as messages so far (the others: the mailbox's posts) */
 
 void tdm_dcp_handoffs(long *through_segment, long *messages)
 {
-    *through_segment = through_mailbox;
+    *through_segment = (long)tdm_mailbox_posts();
     *messages = as_messages;
 }
 
@@ -696,20 +693,60 @@ static int mailbox_slot(long long message, long long answer)
  * and maybe a take: its schedule serves an identical later call (the same buffers, counts, types, op
  * and root: core's schedule cache) once it has a free slot and the call's number. */
 
+/* A kept call's record. An express call's post (core/express_calls.h) reads its two lines, the message and
+ * the mailbox; its take the first line and the answer. */
 typedef struct reused_call {
+    void *box;            /* this rank's mailbox */
+    void *answer_to;      /* express: the answer's place, and its bytes */
+    size_t answer_bytes;
+    int answered;         /* the call takes an answer */
+    int express;
+    int post, take;       /* its mailbox actions (take: -1 if none) */
+    dcp_header *header;   /* in the schedule's message */
     tdm_dcp_comm *cc;
-    dcp_header *header; /* in the schedule's message */
-    int answered;       /* the call takes an answer */
-    int post, take;     /* its mailbox actions (take: -1 if none) */
-} reused_call;
+    /* express: the copy into the message (copy_bytes 0: none), and the message */
+    const void *copy_from;
+    void *copy_to;
+    size_t copy_bytes;
+    const void *message;
+    size_t message_bytes;
+} __attribute__((aligned(64))) reused_call;
+
+/* Whether the schedule is one round of at most one plain copy (before the post), the post and maybe the
+ * take right after it. */
+static int express(const tdm_schedule *s, reused_call *rc)
+{
+    if (TDM_SIMULATED || s->nrounds != 1 || s->nactions != s->round_end[0] || (rc->take >= 0) != rc->answered ||
+        (rc->take >= 0 && rc->take != rc->post + 1))
+        return 0;
+    int copies = 0;
+    for (int i = 0; i < s->nactions; i++) {
+        const tdm_action *a = &s->actions[i];
+        if (a->kind == TDM_ACT_MAILBOX_POST || a->kind == TDM_ACT_MAILBOX_TAKE)
+            continue;
+        if (a->kind != TDM_ACT_COPY || copies++ > 0 || i > rc->post || a->plain_bytes < 0 || a->repeat != 1)
+            return 0;
+        rc->copy_from = a->src;
+        rc->copy_to = a->dst;
+        rc->copy_bytes = (size_t)a->plain_bytes;
+    }
+    rc->message = s->actions[rc->post].src;
+    rc->message_bytes = (size_t)s->actions[rc->post].count;
+    if (rc->take >= 0) {
+        rc->answer_to = s->actions[rc->take].dst;
+        rc->answer_bytes = (size_t)s->actions[rc->take].count;
+    }
+    return 1;
+}
 
 static void keep_for_reuse(struct tdm_request *req, tdm_dcp_comm *cc, dcp_header *header, int answered)
 {
     tdm_schedule *s = &req->run.sched;
-    reused_call *rc = tdm_sched_tmp(s, sizeof *rc);
-    if (!rc)
+    char *memory = tdm_sched_tmp(s, sizeof(reused_call) + _Alignof(reused_call) - 1);
+    if (!memory)
         return;
-    *rc = (reused_call){cc, header, answered, -1, -1};
+    reused_call *rc = (reused_call *)(((uintptr_t)memory + _Alignof(reused_call) - 1) & ~(uintptr_t)(_Alignof(reused_call) - 1));
+    *rc = (reused_call){.header = header, .cc = cc, .box = mailbox(), .answered = answered, .post = -1, .take = -1};
     for (int i = 0; i < s->nactions; i++) {
         if (s->actions[i].kind == TDM_ACT_MAILBOX_POST)
             rc->post = i;
@@ -718,25 +755,66 @@ static void keep_for_reuse(struct tdm_request *req, tdm_dcp_comm *cc, dcp_header
     }
     if (rc->post < 0) /* (every call through the mailbox has its post) */
         return;
+    rc->express = express(s, rc);
     req->persistent_arg = rc;
     req->cacheable = 1;
+}
+
+/* The slot given to the kept schedule's mailbox actions. */
+static void give_slot(struct tdm_request *req, const reused_call *rc, int slot)
+{
+    tdm_schedule *s = &req->run.sched;
+    s->actions[rc->post].step = slot;
+    if (rc->take >= 0)
+        s->actions[rc->take].step = slot;
 }
 
 int tdm_dcp_reuse_client(struct tdm_request *req)
 {
     reused_call *rc = req->persistent_arg;
-    int slot = mailbox() ? tdm_mailbox_reserve(mailbox(), rc->answered) : -1;
+    int slot = tdm_mailbox_reserve(rc->box, rc->answered);
     if (slot < 0)
         return 0;
-    tdm_schedule *s = &req->run.sched;
-    s->actions[rc->post].step = slot;
-    if (rc->take >= 0)
-        s->actions[rc->take].step = slot;
+    give_slot(req, rc, slot);
     rc->header->call = rc->cc->calls++;
-    through_mailbox++;
     return 1;
 }
 
+void *tdm_dcp_express(struct tdm_request *req)
+{
+    reused_call *rc = req->persistent_arg;
+    return rc->express ? rc : NULL;
+}
+
+int tdm_dcp_post_express(void *call)
+{
+    reused_call *rc = call;
+    int slot = tdm_mailbox_reserve(rc->box, rc->answered);
+    if (slot < 0)
+        return -1;
+    if (rc->copy_bytes > 0 && rc->copy_from != rc->copy_to)
+        memcpy(rc->copy_to, rc->copy_from, rc->copy_bytes);
+    rc->header->call = rc->cc->calls++;
+    tdm_mailbox_post(rc->box, slot, rc->message, rc->message_bytes);
+    return slot;
+}
+
+int tdm_dcp_take_express(void *call, int slot)
+{
+    reused_call *rc = call;
+    return !rc->answered || tdm_mailbox_take(rc->box, slot, rc->answer_to, rc->answer_bytes);
+}
+
+int tdm_dcp_resume_express(struct tdm_request *req, int slot)
+{
+    reused_call *rc = req->persistent_arg;
+    give_slot(req, rc, slot);
+    return rc->post + 1;
+}
+
+/* A call the DCPs cannot carry: counts or a message past INT_MAX bytes. The other ranks' parts of it
+ * may be on their way, and they would wait for this one's forever: its DCP hears of it and stops the
+ * job. */
 static int refuse(const dcp_header *call)
 {
     dcp_header h = {.kind = DCP_REFUSED, .call = call->kind, .rank = call->rank, .key = call->key};
@@ -868,9 +946,7 @@ int tdm_dcp_build_client(struct tdm_request *req, const tdm_coll_args *a, void *
             tdm_mailbox_cancel(mailbox(), slot);
         return rc;
     }
-    if (slot >= 0)
-        through_mailbox++;
-    else
+    if (slot < 0)
         as_messages++;
     if (slot >= 0 && cc->named && !announce) /* the same schedule may serve identical later calls */
         keep_for_reuse(req, cc, (dcp_header *)message, p.answer >= 0);

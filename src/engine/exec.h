@@ -92,6 +92,19 @@ static inline int tdm_exec_only_answers(const tdm_exec *e)
  * come, 1 once the schedule is finished. */
 void tdm_exec_post_answers(tdm_exec *e);
 int tdm_exec_take_answers(tdm_exec *e);
+/* A restarted state whose actions before `next` were done outside the engine (an express call's copy
+ * and post): its answers are taken from action `next` on. */
+static inline void tdm_exec_resume_answers(tdm_exec *e, int next)
+{
+    e->round = 0;
+    e->end_round = e->sched->nrounds;
+    e->posted = 0;
+    e->error = MPI_SUCCESS;
+    e->draining = 0;
+    e->shm_next = next;
+}
+/* Whether such a state has answers left to take. */
+static inline int tdm_exec_answers_due(const tdm_exec *e) { return e->shm_next < e->sched->round_end[0]; }
 
 /* Records a failure reported for one of the round's requests by a wait outside the engine. */
 void tdm_exec_fail(tdm_exec *e, int error);

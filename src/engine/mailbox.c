@@ -30,25 +30,29 @@ typedef struct box {
 _Static_assert(sizeof(slot) == 8192 && sizeof(box) % 64 == 0, "mailbox lines");
 
 /* The owner's side: one mailbox per process, used by whichever thread runs its calls (one at a time:
- * Tandem's calls run under its lock). */
-static uint32_t used[TDM_MAILBOX_SLOTS]; /* posts made in each slot */
-static unsigned char waiting[TDM_MAILBOX_SLOTS]; /* an answer to take */
-/* The slot's last request known copied out without looking: its answer came (the server answers only
- * what it read), or nothing was posted. Looking is a cache miss: the server's core wrote the line. */
-static unsigned char read_known[TDM_MAILBOX_SLOTS];
-static uint32_t rung;
-static int next_try;
-
+ * Tandem's calls run under its lock). In one cache line: a call reads it all.
+ *   used: posts made in each slot; waiting: an answer to take;
+ *   read_known: the slot's last request is known copied out without looking: its answer came (the
+ *   server answers only what it read), or nothing was posted. Looking is a cache miss: the server's core
+ *   wrote the line. */
+static struct {
+    uint32_t used[TDM_MAILBOX_SLOTS];
+    unsigned char waiting[TDM_MAILBOX_SLOTS];
+    unsigned char read_known[TDM_MAILBOX_SLOTS];
+    uint32_t rung;
+    int next_try;
+    uint64_t posts; /* ever */
+} __attribute__((aligned(64))) own;
 size_t tdm_mailbox_bytes(void) { return sizeof(box); }
 
 void tdm_mailbox_clear(void *b)
 {
     memset(b, 0, sizeof(box));
-    memset(used, 0, sizeof used);
-    memset(waiting, 0, sizeof waiting);
-    memset(read_known, 1, sizeof read_known);
-    rung = 0;
-    next_try = 0;
+    memset(own.used, 0, sizeof own.used);
+    memset(own.waiting, 0, sizeof own.waiting);
+    memset(own.read_known, 1, sizeof own.read_known);
+    own.rung = 0;
+    own.next_try = 0;
 }
 
 static slot *slot_of(void *b, int k) { return &((box *)b)->slots[k]; }
@@ -73,12 +77,12 @@ static void join_copy(void *dst, const char *head, const char *body, size_t byte
 int tdm_mailbox_reserve(void *b, int answered)
 {
     for (int i = 0; i < TDM_MAILBOX_SLOTS; i++) {
-        int k = (next_try + i) % TDM_MAILBOX_SLOTS;
-        if (waiting[k] ||
-            (!read_known[k] && atomic_load_explicit(&slot_of(b, k)->reads, memory_order_acquire) != used[k]))
+        int k = (own.next_try + i) % TDM_MAILBOX_SLOTS;
+        if (own.waiting[k] ||
+            (!own.read_known[k] && atomic_load_explicit(&slot_of(b, k)->reads, memory_order_acquire) != own.used[k]))
             continue;
-        waiting[k] = (unsigned char)(answered != 0);
-        next_try = (k + 1) % TDM_MAILBOX_SLOTS;
+        own.waiting[k] = (unsigned char)(answered != 0);
+        own.next_try = (k + 1) % TDM_MAILBOX_SLOTS;
         return k;
     }
     return -1;
@@ -87,7 +91,7 @@ int tdm_mailbox_reserve(void *b, int answered)
 void tdm_mailbox_cancel(void *b, int k)
 {
     (void)b;
-    waiting[k] = 0;
+    own.waiting[k] = 0;
 }
 
 void tdm_mailbox_post(void *b, int k, const void *request, size_t bytes)
@@ -95,21 +99,24 @@ void tdm_mailbox_post(void *b, int k, const void *request, size_t bytes)
     slot *s = slot_of(b, k);
     split_copy(s->request_head, s->request, request, bytes);
     s->bytes = (uint32_t)bytes;
-    read_known[k] = 0;
-    atomic_store_explicit(&s->posts, ++used[k], memory_order_release);
-    atomic_store_explicit(&((box *)b)->bell, ++rung, memory_order_release);
+    own.read_known[k] = 0;
+    atomic_store_explicit(&s->posts, ++own.used[k], memory_order_release);
+    atomic_store_explicit(&((box *)b)->bell, ++own.rung, memory_order_release);
+    own.posts++;
 }
+
+unsigned long tdm_mailbox_posts(void) { return (unsigned long)own.posts; }
 
 int tdm_mailbox_take(void *b, int k, void *dst, size_t bytes)
 {
     slot *s = slot_of(b, k);
-    if (atomic_load_explicit(&s->answers, memory_order_acquire) != used[k])
+    if (atomic_load_explicit(&s->answers, memory_order_acquire) != own.used[k])
         return 0;
     if (bytes > s->answer_bytes) /* (a correct program's answer is as long as its call expects) */
         bytes = s->answer_bytes;
     join_copy(dst, s->answer_head, s->answer, bytes);
-    waiting[k] = 0;
-    read_known[k] = 1;
+    own.waiting[k] = 0;
+    own.read_known[k] = 1;
     return 1;
 }
 

@@ -38,6 +38,8 @@ int tdm_mailbox_reserve(void *box, int answered);
 void tdm_mailbox_cancel(void *box, int slot);
 /* The request's bytes (at most TDM_MAILBOX_BYTES) into the slot, published. */
 void tdm_mailbox_post(void *box, int slot, const void *request, size_t bytes);
+/* Requests this process posted, ever. */
+unsigned long tdm_mailbox_posts(void);
 /* 1 once the slot's answer is there: its first `bytes` (at most the answer's) copied to dst and the slot
  * free; 0 while it is not. */
 int tdm_mailbox_take(void *box, int slot, void *dst, size_t bytes);

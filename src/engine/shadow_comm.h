@@ -64,6 +64,8 @@ typedef struct tdm_shadow {
     unsigned char *persistent_used;
     int next_tag;              /* next_seq modulo tags, kept without dividing */
     int outstanding;           /* requests started here and not yet freed (Wait/Test) */
+    void *express;             /* the layer above's express call (src/core/express_calls.h), beside
+                                  outstanding: such a call reads this line only */
     /* The calls holding a tag: that of sequence number q in window[q & window_mask]. Every such call
      * lies within the last window_mask + 1 sequence numbers. */
     tdm_tag_hold **window;
