@@ -275,8 +275,6 @@ int tdm_agent_takes_answers(void) { return mode == TDM_PROGRESS_INLINE; }
 
 void tdm_agent_answering(tdm_run *run)
 {
-    if (tdm_inline_running() > 0) /* opportunistic progress, as every inline start makes */
-        tdm_inline_progress();
     run->agent = TDM_AGENT_ANSWERED;
     run->split_tail = 0;
     tdm_run_list_push(&answered, run);

@@ -44,7 +44,8 @@ void tdm_agent_start(tdm_run *run);
 /* Whether runs that wait only for answers (tdm_exec_only_answers) are this thread's to take (inline
  * progress): then a call may post its own and hand its run over with tdm_agent_answering. */
 int tdm_agent_takes_answers(void);
-/* Takes over a run that waits only for answers, posted already (its exec resumed at its takes). */
+/* Takes over a run that waits only for answers, posted already (its exec resumed at its takes); makes
+ * no MPI call (a communicator's delete callback may hand one over). */
 void tdm_agent_answering(tdm_run *run);
 /* Between looks at an answer in this process's mailbox, the polls-th in a row: the other calls of this
  * thread move on, MPI now and then, and past a short spin the core goes to the other processes. */

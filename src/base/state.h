@@ -14,6 +14,9 @@ typedef struct tdm_state {
     int dump_schedules;       /* TANDEM_DUMP_SCHEDULE */
     int completion_hooks;     /* requests may get completion hooks (the interposer): agents pass the
                                  hook gate only then, so that plain calls pay no atomic for it */
+    unsigned shadow_generation; /* atomic: bumped when a shadow goes (engine/shadow_comm.h's memo) */
+    long express_calls;       /* express calls started (core/express_calls.h), and in flight */
+    int express_running;
     int finalized;
     int we_initialized_mpi;
     int mpi_thread_level;     /* what MPI provides (TDM_Init asks for MPI_THREAD_MULTIPLE) */

@@ -139,7 +139,7 @@ static void remember(const line_call *call)
 static int known_call(line_call *call, MPI_Comm comm)
 {
     call->sh = tdm_shadow_lookup_memo(comm);
-    call->generation = __atomic_load_n(&tdm_shadow_generation, __ATOMIC_ACQUIRE);
+    call->generation = __atomic_load_n(&tdm_global.shadow_generation, __ATOMIC_ACQUIRE);
     call->settings_epoch = tdm_global.settings_epoch;
     if (!call->sh || !same_call(call, &last_call))
         return 0;

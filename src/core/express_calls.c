@@ -11,15 +11,15 @@
 typedef struct tdm_express {
     tdm_sched_key key;       /* the call it serves */
     struct tdm_request *req; /* its request: idle (not live) or in flight; NULL: none */
-    void *call;              /* the hand-off's record of the call */
-    tdm_shadow *shadow;      /* its communicator's, held while the call is in flight */
+    void *call;              /* the hand-off's record of the call, and its hooks (read here, not in the
+                                hand-off's table: a line less) */
+    int (*post)(void *call);
+    int (*take)(void *call, int slot);
+    tdm_shadow *shadow;      /* its communicator's (not held: a call in flight settles when it is freed) */
     int slot;                /* in flight: the mailbox slot its answer comes in; -1: idle */
 } __attribute__((aligned(64))) tdm_express;
 
-/* Side by side: a start reads and writes them all */
 static const tdm_handoff *handoff;
-static int running;   /* express calls in flight */
-static long started_calls;
 
 void tdm_express_set_handoff(const tdm_handoff *h) { handoff = h; }
 
@@ -27,20 +27,19 @@ int TDM_Get_express_calls(long *calls)
 {
     if (!calls)
         return tdm_error("TDM_Get_express_calls", MPI_ERR_ARG, "calls is NULL (argument calls)");
-    *calls = started_calls;
+    *calls = tdm_global.express_calls;
     return MPI_SUCCESS;
 }
 
-int tdm_express_running(void) { return running; }
+int tdm_express_running(void) { return tdm_global.express_running; }
 
-/* The call posted in slot: its request live, its communicator held until it completes. */
+/* The call posted in slot: its request live. */
 static void started(tdm_express *x, int slot, TDM_Request *request)
 {
     x->slot = slot;
-    tdm_shadow_hold(x->shadow);
     x->req->magic = TDM_REQUEST_MAGIC;
-    running++;
-    started_calls++;
+    tdm_global.express_running++;
+    tdm_global.express_calls++;
     *request = x->req;
 }
 
@@ -49,7 +48,7 @@ int tdm_express_start(tdm_shadow *sh, const tdm_sched_key *key, TDM_Request *req
     tdm_express *x = sh->express;
     if (!x || x->slot >= 0 || !x->req || !tdm_sched_key_equal(&x->key, key))
         return 0;
-    int slot = handoff->post_express(x->call);
+    int slot = x->post(x->call);
     if (slot < 0)
         return 0;
     started(x, slot, request);
@@ -90,6 +89,8 @@ int tdm_express_adopt(tdm_shadow *sh, struct tdm_request *req, TDM_Request *requ
     x->key = req->key;
     x->req = req;
     x->call = call;
+    x->post = handoff->post_express;
+    x->take = handoff->take_express;
     started(x, slot, request);
     return 1;
 }
@@ -97,7 +98,7 @@ int tdm_express_adopt(tdm_shadow *sh, struct tdm_request *req, TDM_Request *requ
 int tdm_express_done(struct tdm_request *req)
 {
     tdm_express *x = req->express;
-    return handoff->take_express(x->call, x->slot);
+    return x->take(x->call, x->slot);
 }
 
 void tdm_express_finish(struct tdm_request *req)
@@ -105,8 +106,7 @@ void tdm_express_finish(struct tdm_request *req)
     tdm_express *x = req->express;
     x->slot = -1;
     req->magic = 0;
-    running--;
-    tdm_shadow_put(x->shadow); /* last: the shadow may go, and the record with it */
+    tdm_global.express_running--;
 }
 
 void tdm_express_settle(struct tdm_request *req)
@@ -116,12 +116,20 @@ void tdm_express_settle(struct tdm_request *req)
     req->express = NULL;
     x->req = NULL;
     x->slot = -1;
-    running--;
-    req->cache_home = x->shadow; /* the call's hold on its communicator passes to the run */
+    tdm_global.express_running--;
+    req->cache_home = x->shadow; /* held by the run, as any call of the cache */
+    tdm_shadow_hold(x->shadow);
     req->run.shadow = req->link; /* the shadow it runs on, held too (it holds no tag: it sends nothing) */
     tdm_shadow_hold(req->link);
     tdm_exec_resume_answers(&req->run.exec, handoff->resume_express(req, slot));
     tdm_agent_answering(&req->run);
+}
+
+void tdm_express_user_freeing(tdm_shadow *sh)
+{
+    tdm_express *x = sh->express;
+    if (x && x->slot >= 0)
+        tdm_express_settle(x->req);
 }
 
 void tdm_express_clear(tdm_shadow *sh)
@@ -131,7 +139,7 @@ void tdm_express_clear(tdm_shadow *sh)
         return;
     if (x->req) {
         if (x->slot >= 0) /* in flight at TDM_Finalize: abandoned */
-            running--;
+            tdm_global.express_running--;
         x->req->express = NULL;
         tdm_request_release(x->req);
     }

@@ -40,6 +40,8 @@ void tdm_express_finish(struct tdm_request *req);
 void tdm_express_settle(struct tdm_request *req);
 /* Express calls in flight. */
 int tdm_express_running(void);
+/* The user frees sh's communicator: its express call in flight becomes a regular one, which holds it. */
+void tdm_express_user_freeing(tdm_shadow *sh);
 /* The shadow goes: its express request (idle, or abandoned at TDM_Finalize) is released. */
 void tdm_express_clear(tdm_shadow *sh);
 

@@ -26,7 +26,7 @@
 /* The engine's shadows hand back what this layer hangs on them: the call holding a tag, to be
  * completed at tag wrap, and the schedule cache. */
 static int complete_tag_holder(tdm_tag_hold *hold) { return tdm_agent_wait(tdm_run_of_hold(hold)); }
-static const tdm_shadow_hooks shadow_hooks = {complete_tag_holder, tdm_sched_cache_clear};
+static const tdm_shadow_hooks shadow_hooks = {complete_tag_holder, tdm_sched_cache_clear, tdm_express_user_freeing};
 /* The agents hand back the calls they complete: the interposer's completion hook runs. */
 static const tdm_agent_hooks agent_hooks = {tdm_request_completing};
 

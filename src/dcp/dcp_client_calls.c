@@ -701,6 +701,7 @@ typedef struct reused_call {
     size_t answer_bytes;
     int answered;         /* the call takes an answer */
     int express;
+    int copy_at_end;      /* express: the copy fills the message's end */
     int post, take;       /* its mailbox actions (take: -1 if none) */
     dcp_header *header;   /* in the schedule's message */
     tdm_dcp_comm *cc;
@@ -732,6 +733,8 @@ static int express(const tdm_schedule *s, reused_call *rc)
     }
     rc->message = s->actions[rc->post].src;
     rc->message_bytes = (size_t)s->actions[rc->post].count;
+    rc->copy_at_end = rc->copy_bytes > 0 && (const char *)rc->copy_to >= (const char *)rc->message &&
+                      (const char *)rc->copy_to + rc->copy_bytes == (const char *)rc->message + rc->message_bytes;
     if (rc->take >= 0) {
         rc->answer_to = s->actions[rc->take].dst;
         rc->answer_bytes = (size_t)s->actions[rc->take].count;
@@ -792,9 +795,14 @@ int tdm_dcp_post_express(void *call)
     int slot = tdm_mailbox_reserve(rc->box, rc->answered);
     if (slot < 0)
         return -1;
+    rc->header->call = rc->cc->calls++;
+    if (rc->copy_at_end) { /* the data from the caller's buffer straight into the slot */
+        tdm_mailbox_post_parts(rc->box, slot, rc->message, rc->message_bytes - rc->copy_bytes, rc->copy_from,
+                               rc->copy_bytes);
+        return slot;
+    }
     if (rc->copy_bytes > 0 && rc->copy_from != rc->copy_to)
         memcpy(rc->copy_to, rc->copy_from, rc->copy_bytes);
-    rc->header->call = rc->cc->calls++;
     tdm_mailbox_post(rc->box, slot, rc->message, rc->message_bytes);
     return slot;
 }

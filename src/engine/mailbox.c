@@ -57,13 +57,14 @@ void tdm_mailbox_clear(void *b)
 
 static slot *slot_of(void *b, int k) { return &((box *)b)->slots[k]; }
 
-/* bytes from src into a head and a body */
-static void split_copy(char *head, char *body, const void *src, size_t bytes)
+/* bytes from src into a slot's head and body, at offset `at` of the whole */
+static void split_copy(char *head, char *body, size_t at, const void *src, size_t bytes)
 {
-    size_t first = bytes < HEAD_BYTES ? bytes : HEAD_BYTES;
-    memcpy(head, src, first);
+    size_t first = at >= HEAD_BYTES ? 0 : bytes < HEAD_BYTES - at ? bytes : HEAD_BYTES - at;
+    if (first > 0)
+        memcpy(head + at, src, first);
     if (bytes > first)
-        memcpy(body, (const char *)src + first, bytes - first);
+        memcpy(body + (at + first - HEAD_BYTES), (const char *)src + first, bytes - first);
 }
 
 static void join_copy(void *dst, const char *head, const char *body, size_t bytes)
@@ -94,15 +95,23 @@ void tdm_mailbox_cancel(void *b, int k)
     own.waiting[k] = 0;
 }
 
-void tdm_mailbox_post(void *b, int k, const void *request, size_t bytes)
+void tdm_mailbox_post_parts(void *b, int k, const void *first, size_t first_bytes, const void *rest,
+                            size_t rest_bytes)
 {
     slot *s = slot_of(b, k);
-    split_copy(s->request_head, s->request, request, bytes);
-    s->bytes = (uint32_t)bytes;
+    split_copy(s->request_head, s->request, 0, first, first_bytes);
+    if (rest_bytes > 0)
+        split_copy(s->request_head, s->request, first_bytes, rest, rest_bytes);
+    s->bytes = (uint32_t)(first_bytes + rest_bytes);
     own.read_known[k] = 0;
     atomic_store_explicit(&s->posts, ++own.used[k], memory_order_release);
     atomic_store_explicit(&((box *)b)->bell, ++own.rung, memory_order_release);
     own.posts++;
+}
+
+void tdm_mailbox_post(void *b, int k, const void *request, size_t bytes)
+{
+    tdm_mailbox_post_parts(b, k, request, bytes, NULL, 0);
 }
 
 unsigned long tdm_mailbox_posts(void) { return (unsigned long)own.posts; }
@@ -156,7 +165,7 @@ void tdm_mailbox_read(tdm_mailbox_reader *r, int k, void *dst)
 void tdm_mailbox_answer(tdm_mailbox_reader *r, int k, const void *data, size_t bytes)
 {
     slot *s = slot_of(r->box, k);
-    split_copy(s->answer_head, s->answer, data, bytes);
+    split_copy(s->answer_head, s->answer, 0, data, bytes);
     s->answer_bytes = (uint32_t)bytes;
     atomic_store_explicit(&s->answers, r->posts[k], memory_order_release);
 }

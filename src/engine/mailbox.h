@@ -38,6 +38,10 @@ int tdm_mailbox_reserve(void *box, int answered);
 void tdm_mailbox_cancel(void *box, int slot);
 /* The request's bytes (at most TDM_MAILBOX_BYTES) into the slot, published. */
 void tdm_mailbox_post(void *box, int slot, const void *request, size_t bytes);
+/* The same for a request in two parts (its bytes first, then rest's): the caller's data need not be
+ * copied into the request first. */
+void tdm_mailbox_post_parts(void *box, int slot, const void *first, size_t first_bytes, const void *rest,
+                            size_t rest_bytes);
 /* Requests this process posted, ever. */
 unsigned long tdm_mailbox_posts(void);
 /* 1 once the slot's answer is there: its first `bytes` (at most the answer's) copied to dst and the slot

@@ -33,7 +33,6 @@ static __thread int testing_dups;
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 /* The lookup memo (see tdm_shadow_lookup); generation 0 never matches. */
 __thread tdm_shadow_memo tdm_shadow_last TDM_TLS_INITIAL_EXEC;
-unsigned tdm_shadow_generation = 1;
 
 void tdm_shadow_testing_dups(int on) { testing_dups = on; }
 
@@ -82,7 +81,7 @@ static void wait_creation(tdm_shadow *sh)
 
 void tdm_shadow_destroy(tdm_shadow *sh)
 {
-    __atomic_add_fetch(&tdm_shadow_generation, 1, __ATOMIC_SEQ_CST);
+    __atomic_add_fetch(&tdm_global.shadow_generation, 1, __ATOMIC_SEQ_CST);
     hooks.free_cache(sh);
     if (sh->user == MPI_COMM_NULL) { /* a group shadow: its communicator is borrowed, and it is on no registry */
         free(sh->peers);
@@ -123,13 +122,14 @@ static int on_user_comm_delete(MPI_Comm comm, int key, void *value, void *extra)
     tdm_shadow *sh = value;
     (void)comm;
     /* every thread's memo of this communicator expires: MPI may give its handle to a new one */
-    __atomic_add_fetch(&tdm_shadow_generation, 1, __ATOMIC_SEQ_CST);
+    __atomic_add_fetch(&tdm_global.shadow_generation, 1, __ATOMIC_SEQ_CST);
     /* The duplication, or a slot's agreement, reads the user's communicator: it must end before that one
      * goes away (Open MPI calls this from MPI_Comm_free at once). MPICH instead calls it when the
      * duplication or reduction completes, possibly inside the very MPI call of Tandem that tests it:
      * then it must not be waited for again; that call finishes it. */
     if (!sh->ready && sh->error == MPI_SUCCESS && !testing_dups)
         wait_creation(sh);
+    hooks.user_freeing(sh);
     if (sh->outstanding > 0 || (!sh->ready && sh->error == MPI_SUCCESS))
         sh->user_freed = 1;
     else
@@ -151,7 +151,7 @@ int tdm_shadow_module_init(const tdm_shadow_hooks *layer_above, int own_duplicat
 void tdm_shadow_module_finalize(void)
 {
     tdm_shadow_last = (tdm_shadow_memo){MPI_COMM_NULL, NULL, 0};
-    __atomic_add_fetch(&tdm_shadow_generation, 1, __ATOMIC_SEQ_CST);
+    __atomic_add_fetch(&tdm_global.shadow_generation, 1, __ATOMIC_SEQ_CST);
     while (registry) {
         tdm_shadow *sh = registry;
         if (!sh->user_freed)
@@ -332,7 +332,7 @@ static int create_shadow(MPI_Comm comm, int own, tdm_shadow **out)
 
 tdm_shadow *tdm_shadow_lookup_attribute(MPI_Comm comm)
 {
-    unsigned now = __atomic_load_n(&tdm_shadow_generation, __ATOMIC_ACQUIRE);
+    unsigned now = __atomic_load_n(&tdm_global.shadow_generation, __ATOMIC_ACQUIRE);
     void *value;
     int found = 0;
     if (MPI_Comm_get_attr(comm, keyval, &value, &found) != MPI_SUCCESS || !found)

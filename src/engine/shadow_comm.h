@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "../base/smpi_support.h"
+#include "../base/state.h"
 
 /* Schedules kept per communicator: enough for the distinct calls an iterative solver repeats. */
 #define TDM_SHADOW_CACHE_SLOTS 16
@@ -64,8 +65,8 @@ typedef struct tdm_shadow {
     unsigned char *persistent_used;
     int next_tag;              /* next_seq modulo tags, kept without dividing */
     int outstanding;           /* requests started here and not yet freed (Wait/Test) */
-    void *express;             /* the layer above's express call (src/core/express_calls.h), beside
-                                  outstanding: such a call reads this line only */
+    void *express;             /* the layer above's express call (src/core/express_calls.h): in flight,
+                                  it holds no count in outstanding until the user frees the communicator */
     /* The calls holding a tag: that of sequence number q in window[q & window_mask]. Every such call
      * lies within the last window_mask + 1 sequence numbers. */
     tdm_tag_hold **window;
@@ -99,6 +100,8 @@ typedef struct tdm_shadow {
 typedef struct tdm_shadow_hooks {
     int (*complete_tag_holder)(tdm_tag_hold *hold); /* drives that collective to completion */
     void (*free_cache)(struct tdm_shadow *sh);      /* frees what sits in sh->cache */
+    void (*user_freeing)(struct tdm_shadow *sh);    /* the user frees the communicator: calls in flight
+                                                       that hold no count in outstanding take one */
 } tdm_shadow_hooks;
 
 /* At TDM_Init, on every rank of MPI_COMM_WORLD. Testing hooks: own_duplicates 1 gives every
@@ -132,13 +135,12 @@ typedef struct tdm_shadow_memo {
     unsigned generation;
 } tdm_shadow_memo;
 extern __thread tdm_shadow_memo tdm_shadow_last TDM_TLS_INITIAL_EXEC;
-extern unsigned tdm_shadow_generation; /* atomic: bumped when a shadow is destroyed */
 tdm_shadow *tdm_shadow_lookup_attribute(MPI_Comm comm);
 /* The memo's shadow if comm is the communicator looked up last, else NULL. */
 static inline tdm_shadow *tdm_shadow_lookup_memo(MPI_Comm comm)
 {
     if (comm == tdm_shadow_last.user &&
-        tdm_shadow_last.generation == __atomic_load_n(&tdm_shadow_generation, __ATOMIC_ACQUIRE))
+        tdm_shadow_last.generation == __atomic_load_n(&tdm_global.shadow_generation, __ATOMIC_ACQUIRE))
         return tdm_shadow_last.shadow;
     return NULL;
 }
