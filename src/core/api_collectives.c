@@ -125,30 +125,37 @@ static int build_lanes(const char *fn, tdm_coll_args *a, const tdm_algorithm *al
     return MPI_SUCCESS;
 }
 
-/* Set while a persistent collective is created (persistent.c): its call is built, not started. */
-static __thread int building_persistent TDM_TLS_INITIAL_EXEC;
+/* What a start reads of its thread's state, in one cache line (16 bytes aligned to 16):
+ *   building_persistent: a persistent collective is created (persistent.c): its call is built, not
+ *   started;
+ *   grouping: a call run in chunks (chunked_calls.h): the calls of its chunks, built meanwhile, are
+ *   collected below, then joined as the lanes of one request;
+ *   on_group: the group shadow the next call runs on (tdm_coll_on_group), or NULL. */
+static __thread struct {
+    struct tdm_shadow *on_group;
+    int grouping;
+    int building_persistent;
+} __attribute__((aligned(16))) making TDM_TLS_INITIAL_EXEC;
 
-void tdm_build_persistent(int on) { building_persistent = on; }
+void tdm_build_persistent(int on) { making.building_persistent = on; }
 
-int tdm_building_persistent(void) { return building_persistent; }
+int tdm_building_persistent(void) { return making.building_persistent; }
 
-/* A call run in chunks (chunked_calls.h): the calls of its chunks, built while `grouping`, are
- * collected here, then joined as the lanes of one request. */
-static __thread int grouping TDM_TLS_INITIAL_EXEC;
+/* The calls of the chunks of a call run in chunks (while making.grouping) */
 static __thread struct tdm_request *group_first; /* the first call */
 static __thread tdm_run *group_tail; /* the last lane of the chain */
 static __thread int group_lanes;
 
 void tdm_group_begin(void)
 {
-    grouping = 1;
+    making.grouping = 1;
     group_first = NULL;
     group_tail = NULL;
     group_lanes = 0;
 }
 
 /* A call of the group: it and its own lanes (a torus bucket's) become lanes of the first call. */
-int tdm_group_collecting(void) { return grouping; }
+int tdm_group_collecting(void) { return making.grouping; }
 
 static void group_add(struct tdm_request *req)
 {
@@ -172,7 +179,7 @@ static int launch(const char *fn, struct tdm_request *req, TDM_Request *request)
 int tdm_group_end(const char *fn, int rc, void *memory, TDM_Request *request)
 {
     struct tdm_request *whole = group_first;
-    grouping = 0;
+    making.grouping = 0;
     group_first = NULL;
     group_tail = NULL;
     if (!whole) {
@@ -191,12 +198,12 @@ int tdm_group_end(const char *fn, int rc, void *memory, TDM_Request *request)
 /* A built call starts, or becomes an inactive persistent request (or a chunk of a call in chunks). */
 static int launch(const char *fn, struct tdm_request *req, TDM_Request *request)
 {
-    if (grouping) {
+    if (making.grouping) {
         group_add(req);
         *request = req;
         return MPI_SUCCESS;
     }
-    if (building_persistent) {
+    if (making.building_persistent) {
         int rc = tdm_persistent_keep(req);
         if (rc == MPI_ERR_NO_MEM)
             return abandon(req, tdm_error(fn, rc, "out of memory for the persistent request's tags"));
@@ -210,11 +217,9 @@ static int launch(const char *fn, struct tdm_request *req, TDM_Request *request)
     return MPI_SUCCESS;
 }
 
-/* The group shadow the next call of this thread runs on (tdm_coll_on_group), or NULL. */
-static __thread tdm_shadow *on_group TDM_TLS_INITIAL_EXEC;
 
-void tdm_coll_on_group(struct tdm_shadow *group) { on_group = group; }
-struct tdm_shadow *tdm_coll_group(void) { return on_group; }
+void tdm_coll_on_group(struct tdm_shadow *group) { making.on_group = group; }
+struct tdm_shadow *tdm_coll_group(void) { return making.on_group; }
 
 /* Calls another process serves (handoff.h): none unless set. */
 static const tdm_handoff *handoff;
@@ -235,9 +240,9 @@ static int handoff_start(const char *fn, tdm_coll_args *a, const tdm_sched_key *
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     tdm_sched_init(&req->run.sched, handoff->name(a), rank, size);
     req->link = req->run.shadow;
-    int rc = handoff->build(req, a, via, building_persistent);
+    int rc = handoff->build(req, a, via, making.building_persistent);
     /* kept, once done, in its communicator's cache, if the build allows it (its shadow held meanwhile) */
-    tdm_shadow *home = key && req->cacheable && !grouping ? tdm_shadow_lookup(comm) : NULL;
+    tdm_shadow *home = key && req->cacheable && !making.grouping ? tdm_shadow_lookup(comm) : NULL;
     req->cacheable = 0;
     if (rc == MPI_SUCCESS && home) {
         req->key = *key;
@@ -264,19 +269,19 @@ static int handoff_start(const char *fn, tdm_coll_args *a, const tdm_sched_key *
 static int start(const char *fn, tdm_coll_args *a, const tdm_sched_key *key, MPI_Comm comm,
                  TDM_Request *request)
 {
-    tdm_shadow *shadow = on_group;
+    tdm_shadow *shadow = making.on_group;
     /* a call a dedicated collective process serves runs on the link to it (handoff.h) */
     void *via = NULL;
-    int handed_off = !on_group && handoff ? handoff->serves(a, comm, &shadow, &via) : 0;
+    int handed_off = !making.on_group && handoff ? handoff->serves(a, comm, &shadow, &via) : 0;
     if (handed_off < 0)
         return tdm_error(fn, MPI_ERR_COMM, "the communicator holds dedicated collective processes, which never call "
                                            "(argument comm): use TDM_Comm_world() or one made from it");
-    int rc = handed_off || on_group ? MPI_SUCCESS : tdm_shadow_get(comm, &shadow);
+    int rc = handed_off || making.on_group ? MPI_SUCCESS : tdm_shadow_get(comm, &shadow);
     if (rc != MPI_SUCCESS)
         return tdm_mpi_error(fn, "creating Tandem's private communicator", rc);
-    if (on_group) { /* the group's ranks, not the communicator's: one schedule, not cached */
-        a->rank = on_group->rank;
-        a->size = on_group->size;
+    if (making.on_group) { /* the group's ranks, not the communicator's: one schedule, not cached */
+        a->rank = making.on_group->rank;
+        a->size = making.on_group->size;
         key = NULL;
     }
     struct tdm_request *req = tdm_request_alloc();
@@ -295,7 +300,7 @@ static int start(const char *fn, tdm_coll_args *a, const tdm_sched_key *key, MPI
         return tdm_mpi_error(fn, "completing earlier collectives to reuse their tag", rc);
     }
     req->run.shadow = shadow;
-    a->nodes = handed_off || on_group ? NULL : shadow->layout;
+    a->nodes = handed_off || making.on_group ? NULL : shadow->layout;
     if ((rc = hold_types(req, a)) != MPI_SUCCESS)
         return abandon(req, tdm_mpi_error(fn, "duplicating a derived datatype", rc));
     if ((a->kind == TDM_COLL_ALLTOALLW || a->kind == TDM_COLL_NEIGHBOR_ALLTOALLW) &&
@@ -308,7 +313,7 @@ static int start(const char *fn, tdm_coll_args *a, const tdm_sched_key *key, MPI
         req->holds_op = 1;
     }
     /* -1 unless in split-tree mode; the chunks of a call are lanes, never split (split schedules are trees) */
-    a->split_levels = grouping || on_group ? -1 : tdm_split_levels_for(a->size);
+    a->split_levels = making.grouping || making.on_group ? -1 : tdm_split_levels_for(a->size);
     if (handed_off)
         return handoff_start(fn, a, key, comm, req, tag, via, request);
     const tdm_algorithm *alg = tdm_select(a);
@@ -318,7 +323,7 @@ static int start(const char *fn, tdm_coll_args *a, const tdm_sched_key *key, MPI
     unsigned long tags = tdm_shadow_tags_at_once();
     int per_thread;
     /* the chunks of a call are its lanes, one each (chunked_calls.c counts their tags) */
-    int most = grouping || on_group ? 1 : tags < TDM_MAX_LANES ? (int)tags : TDM_MAX_LANES;
+    int most = making.grouping || making.on_group ? 1 : tags < TDM_MAX_LANES ? (int)tags : TDM_MAX_LANES;
     a->lanes = tdm_select_lanes(alg, a, most, &per_thread);
     a->lane = 0;
     if ((rc = build(fn, a, alg, req, tag)) != MPI_SUCCESS ||
@@ -326,7 +331,7 @@ static int start(const char *fn, tdm_coll_args *a, const tdm_sched_key *key, MPI
         return abandon(req, rc);
     if (tdm_global.verbose) /* counted only when reported: an atomic add costs as much as a message */
         __atomic_add_fetch(&tdm_global.schedules_built, 1, __ATOMIC_RELAXED);
-    if (key && a->lanes <= 1 && !grouping) {
+    if (key && a->lanes <= 1 && !making.grouping) {
         req->key = *key;
         req->cacheable = tdm_sched_cache_admits(req);
     }
@@ -368,13 +373,13 @@ static int start_keyed(const char *fn, tdm_sched_key *key, MPI_Comm comm, TDM_Re
 {
     key->settings_epoch = tdm_global.settings_epoch;
     tdm_shadow *shadow = NULL;
-    if (tdm_global.initialized && request && !on_group) {
+    if (tdm_global.initialized && request && !making.on_group) {
         shadow = tdm_shadow_lookup_memo(comm); /* never MPI_COMM_NULL's */
         if (!shadow && comm != MPI_COMM_NULL)
             shadow = tdm_shadow_lookup_attribute(comm);
     }
     /* a persistent call gets a schedule of its own (one a DCP carries holds a stream, not a call number) */
-    int may_reuse = shadow && !grouping && !building_persistent;
+    int may_reuse = shadow && !making.grouping && !making.building_persistent;
     if (may_reuse && shadow->express && tdm_express_start(shadow, key, request))
         return report_express(*request);
     struct tdm_request *req = may_reuse ? tdm_sched_cache_take(shadow, key) : NULL;
