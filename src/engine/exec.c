@@ -212,6 +212,18 @@ static int mailbox_action(const tdm_action *a)
     return tdm_mailbox_take(own_mailbox(), a->step, a->dst, (size_t)a->count);
 }
 
+/* A failed call will not post what it has not posted yet: the mailbox slots reserved for it are free
+ * again (else an answer would be awaited in them forever). */
+static void cancel_unposted(tdm_exec *e)
+{
+    const tdm_schedule *s = e->sched;
+    if (!s->mailbox_actions)
+        return;
+    for (int i = e->shm_next; i < s->nactions; i++)
+        if (s->actions[i].kind == TDM_ACT_MAILBOX_POST)
+            tdm_mailbox_cancel(own_mailbox(), s->actions[i].step);
+}
+
 /* Whether the round's actions include some that only polling moves: shm actions on rings, mailbox ones. */
 static int polled(const tdm_exec *e) { return (e->shm && e->sched->shm_actions) || e->sched->mailbox_actions; }
 
@@ -291,6 +303,8 @@ void tdm_exec_post_answers(tdm_exec *e)
         int rc = run_local(a, e->comm);
         if (rc != MPI_SUCCESS) { /* nothing posted yet: the call ends here */
             tdm_exec_fail(e, rc);
+            e->shm_next = 0;
+            cancel_unposted(e);
             e->round = e->end_round = s->nrounds;
             return;
         }
@@ -332,6 +346,7 @@ static __attribute__((noinline, cold)) int wind_up(tdm_exec *e)
     if (e->posted > 0 && !drain_round(e))
         return 0;
     e->posted = 0;
+    cancel_unposted(e);
     e->round = e->end_round = e->sched->nrounds;
     if (e->shm && e->sched->shm_actions && !e->shm_admitted) /* its turn passes, if it is its turn */
         tdm_shm_admit(e->shm, e->shm_ticket, 0);
