@@ -17,6 +17,7 @@
  *     each moving a whole group of the color (half of the group opposite at the last step of an even
  *     ring), and the same bytes on every link.
  */
+#include "../src/engine/local_reduce.h"
 #include "../src/model/loggp.h"
 #include "../src/model/schedule_cost.h"
 #include "../src/schedule/comm_nodes.h"
@@ -421,9 +422,36 @@ static void shm_round_cost(void)
     tdm_sched_destroy(&s);
 }
 
+/* A get that reduces a cell with another input costs a reduction, and a copy of that input first
+ * unless the two fuse (a common type and op, engine/local_reduce.h): doubles summed fuse, their maximum
+ * (MPI's own, for NaN) does not. */
+static void reduce_from_cost(void)
+{
+    static double in[100], out[100];
+    struct {
+        MPI_Op op;
+        int fuses;
+    } cases[] = {{MPI_SUM, 1}, {MPI_MAX, 0}};
+    for (int i = 0; i < 2; i++) {
+        tdm_schedule s;
+        tdm_sched_init(&s, "shm", 1, 2);
+        tdm_sched_shm_get_reduce_from(&s, in, out, 100, MPI_DOUBLE, cases[i].op, 0, 0);
+        tdm_sched_finish(&s);
+        tdm_round_load load;
+        tdm_schedule_loads(&s, 8, &load);
+        double copied = cases[i].fuses ? 0 : 800;
+        expect(load.reduced_bytes == 800 && load.copied_bytes == copied &&
+                   tdm_local_reduce_fuses(&s.actions[0]) == cases[i].fuses,
+               cases[i].fuses ? "a fused get reduces once" : "an unfused get copies its input, then reduces",
+               "shm");
+        tdm_sched_destroy(&s);
+    }
+}
+
 int main(void)
 {
     shm_round_cost();
+    reduce_from_cost();
     const char *uneven_tori[] = {"4x4x4", "2x2x2", "8x4x2", "3x5", "4x4"};
     for (size_t i = 0; i < sizeof uneven_tori / sizeof uneven_tori[0]; i++)
         if (wanted(uneven_tori[i]))

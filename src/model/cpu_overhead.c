@@ -1,5 +1,7 @@
 #include "cpu_overhead.h"
 
+#include "../engine/local_reduce.h"
+
 #include "schedule_cost.h"
 #include "schedule_timeline.h"
 #include "torus_route.h"
@@ -79,11 +81,14 @@ void tdm_rank_work_of(const tdm_schedule *s, double elem_bytes, const tdm_loggp_
         case TDM_ACT_MAILBOX_TAKE:
             w->copied_bytes += bytes;
             break;
-        case TDM_ACT_SHM_GET: /* a copy or a reduction out of a cell */
+        case TDM_ACT_SHM_GET: /* a copy or a reduction out of a cell (with another input: a copy first
+                                 unless the two fuse) */
             if (a->op == MPI_OP_NULL)
                 w->copied_bytes += bytes;
             else
                 w->reduced_bytes += bytes;
+            if (a->op != MPI_OP_NULL && a->src && !tdm_local_reduce_fuses(a))
+                w->copied_bytes += bytes;
             break;
         }
     }
@@ -117,7 +122,11 @@ void tdm_action_cost_of(const tdm_schedule *s, int i, double elem_bytes,
     /* shm actions: the copy or reduction their process makes; the model does not yet wait for a
      * put's cell (it costs them as local work) */
     case TDM_ACT_SHM_PUT: out->cpu = bytes * c->copy; break;
-    case TDM_ACT_SHM_GET: out->cpu = bytes * (a->op == MPI_OP_NULL ? c->copy : c->gamma); break;
+    case TDM_ACT_SHM_GET:
+        out->cpu = bytes * (a->op == MPI_OP_NULL ? c->copy : c->gamma);
+        if (a->op != MPI_OP_NULL && a->src && !tdm_local_reduce_fuses(a))
+            out->cpu += bytes * c->copy;
+        break;
     case TDM_ACT_MAILBOX_POST:
     case TDM_ACT_MAILBOX_TAKE: out->cpu = bytes * c->copy; break;
     }

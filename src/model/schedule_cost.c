@@ -1,5 +1,7 @@
 #include "schedule_cost.h"
 
+#include "../engine/local_reduce.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +41,8 @@ void tdm_schedule_loads(const tdm_schedule *s, double elem_bytes, tdm_round_load
                     l->shm_bytes += bytes;
                 } else {
                     l->reduced_bytes += bytes;
+                    if (a->src && !tdm_local_reduce_fuses(a)) /* its other input copied first */
+                        l->copied_bytes += bytes;
                 }
                 break;
             case TDM_ACT_MAILBOX_POST: /* a hand-off through the node's segment: a copy each way */
