@@ -384,7 +384,7 @@ static int start_keyed(const char *fn, tdm_sched_key *key, MPI_Comm comm, TDM_Re
         return report_express(*request);
     struct tdm_request *req = may_reuse ? tdm_sched_cache_take(shadow, key) : NULL;
     if (req && req->link) { /* handed off */
-        if (tdm_agent_takes_answers() && !tdm_global.completion_hooks && tdm_express_adopt(shadow, req, request))
+        if (tdm_agent_takes_answers() && tdm_express_adopt(shadow, req, request))
             return report_express(*request);
         if (!handoff->reuse(req)) { /* it cannot serve this call */
             tdm_request_release(req);

@@ -136,7 +136,7 @@ void tdm_request_completing(tdm_run *whole)
 
 void tdm_request_on_complete(struct tdm_request *req, void (*fn)(void *arg, int error), void *arg)
 {
-    if (req->express) /* (none while completion hooks are set: the hook needs the agent) */
+    if (req->express) /* the hook comes from the agent: the call becomes a regular one */
         tdm_express_settle(req);
     req->on_complete = fn;
     req->on_complete_arg = arg;

@@ -61,10 +61,16 @@ static struct {
     int with_boxes;            /* clients that have one */
 } srv;
 
+void tdm_dcp_abort(void)
+{
+    usleep(200000);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
 void tdm_dcp_fail(const char *what, int rc)
 {
     fprintf(stderr, "tandem: dedicated collective process: %s failed (MPI error %d); aborting\n", what, rc);
-    MPI_Abort(MPI_COMM_WORLD, 1);
+    tdm_dcp_abort();
 }
 
 void *tdm_dcp_alloc(size_t bytes)
@@ -801,8 +807,7 @@ static void take_message(contribution *in)
                 "DCP passes INT_MAX bytes in one message (MPI_ERR_COUNT); the other ranks of the call would wait "
                 "for it forever: aborting\n",
                 source, kind_name(in->h.call));
-        usleep(200000); /* time to forward the message: MPICH's launcher dropped it once in 40 aborts */
-        MPI_Abort(MPI_COMM_WORLD, 1);
+        tdm_dcp_abort();
     }
     if (in->h.kind == DCP_FINALIZED) { /* its last message */
         srv.finalized[in->client] = 1;

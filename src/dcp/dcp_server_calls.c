@@ -349,7 +349,7 @@ static void check_agreement(const served_comm *sc, contribution **in)
             fprintf(stderr, "tandem: dedicated collective process: ranks %d and %d of a communicator called %s "
                             "with a different %s (an erroneous program); aborting\n",
                     h->rank, o->rank, call, what);
-            MPI_Abort(MPI_COMM_WORLD, 1);
+            tdm_dcp_abort();
         }
     }
 }
