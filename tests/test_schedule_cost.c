@@ -17,7 +17,6 @@
  *     each moving a whole group of the color (half of the group opposite at the last step of an even
  *     ring), and the same bytes on every link.
  */
-#include "../src/engine/local_reduce.h"
 #include "../src/model/loggp.h"
 #include "../src/model/schedule_cost.h"
 #include "../src/schedule/comm_nodes.h"
@@ -441,7 +440,7 @@ static void reduce_from_cost(void)
         tdm_schedule_loads(&s, 8, &load);
         double copied = cases[i].fuses ? 0 : 800;
         expect(load.reduced_bytes == 800 && load.copied_bytes == copied &&
-                   tdm_local_reduce_fuses(&s.actions[0]) == cases[i].fuses,
+                   tdm_action_reduce_fuses(&s.actions[0]) == cases[i].fuses,
                cases[i].fuses ? "a fused get reduces once" : "an unfused get copies its input, then reduces",
                "shm");
         tdm_sched_destroy(&s);

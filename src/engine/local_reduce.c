@@ -130,26 +130,9 @@ int tdm_local_reduce(const tdm_action *a, MPI_Comm comm)
     return rc;
 }
 
-/* Whether reduce_common applies op to type (the pairs its reduce_<T> serve). */
-static int common_pair(MPI_Datatype type, MPI_Op op)
-{
-    int long64 = sizeof(long) == 8;
-    int floating = type == MPI_DOUBLE || type == MPI_FLOAT;
-    int integer = type == MPI_INT || type == MPI_INT32_T || type == MPI_LONG_LONG || type == MPI_INT64_T ||
-                  type == MPI_UNSIGNED || type == MPI_UINT32_T || type == MPI_UNSIGNED_LONG_LONG ||
-                  type == MPI_UINT64_T || (long64 && (type == MPI_LONG || type == MPI_UNSIGNED_LONG));
-    return (floating || integer) && (op == MPI_SUM || op == MPI_PROD || (integer && (op == MPI_MAX || op == MPI_MIN)));
-}
-
-int tdm_local_reduce_fuses(const tdm_action *a)
-{
-    return a->repeat == 1 && a->basic == MPI_DATATYPE_NULL && a->plain_bytes >= 0 && !TDM_SIMULATED &&
-           common_pair(a->type, a->op);
-}
-
 int tdm_local_reduce_from(const tdm_action *a, const void *other, MPI_Comm comm)
 {
-    if (tdm_local_reduce_fuses(a) && reduce_common(a->src, other, a->dst, a->count, a->type, a->op))
+    if (tdm_action_reduce_fuses(a) && reduce_common(a->src, other, a->dst, a->count, a->type, a->op))
         return MPI_SUCCESS;
     /* otherwise: other copied to dst, then reduced there (a derived type's copy keeps its gaps) */
     tdm_action copy = *a;

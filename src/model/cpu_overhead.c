@@ -1,7 +1,5 @@
 #include "cpu_overhead.h"
 
-#include "../engine/local_reduce.h"
-
 #include "schedule_cost.h"
 #include "schedule_timeline.h"
 #include "torus_route.h"
@@ -87,7 +85,7 @@ void tdm_rank_work_of(const tdm_schedule *s, double elem_bytes, const tdm_loggp_
                 w->copied_bytes += bytes;
             else
                 w->reduced_bytes += bytes;
-            if (a->op != MPI_OP_NULL && a->src && !tdm_local_reduce_fuses(a))
+            if (a->op != MPI_OP_NULL && a->src && !tdm_action_reduce_fuses(a))
                 w->copied_bytes += bytes;
             break;
         }
@@ -124,7 +122,7 @@ void tdm_action_cost_of(const tdm_schedule *s, int i, double elem_bytes,
     case TDM_ACT_SHM_PUT: out->cpu = bytes * c->copy; break;
     case TDM_ACT_SHM_GET:
         out->cpu = bytes * (a->op == MPI_OP_NULL ? c->copy : c->gamma);
-        if (a->op != MPI_OP_NULL && a->src && !tdm_local_reduce_fuses(a))
+        if (a->op != MPI_OP_NULL && a->src && !tdm_action_reduce_fuses(a))
             out->cpu += bytes * c->copy;
         break;
     case TDM_ACT_MAILBOX_POST:

@@ -1,7 +1,5 @@
 #include "schedule_cost.h"
 
-#include "../engine/local_reduce.h"
-
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,7 +39,7 @@ void tdm_schedule_loads(const tdm_schedule *s, double elem_bytes, tdm_round_load
                     l->shm_bytes += bytes;
                 } else {
                     l->reduced_bytes += bytes;
-                    if (a->src && !tdm_local_reduce_fuses(a)) /* its other input copied first */
+                    if (a->src && !tdm_action_reduce_fuses(a)) /* its other input copied first */
                         l->copied_bytes += bytes;
                 }
                 break;

@@ -1,5 +1,6 @@
 #include "schedule.h"
 
+#include "../base/smpi_support.h"
 #include "tmp_pool.h"
 
 #include <stdint.h>
@@ -446,4 +447,21 @@ int tdm_sched_finish(tdm_schedule *s)
     tdm_sched_round(s);
     s->shm_cells = s->shm_puts < TDM_SHM_CALL_CELLS ? s->shm_puts : TDM_SHM_CALL_CELLS;
     return s->error;
+}
+
+/* The pairs the engine reduces itself (engine/local_reduce.c's reduce_common). */
+static int common_pair(MPI_Datatype type, MPI_Op op)
+{
+    int long64 = sizeof(long) == 8;
+    int floating = type == MPI_DOUBLE || type == MPI_FLOAT;
+    int integer = type == MPI_INT || type == MPI_INT32_T || type == MPI_LONG_LONG || type == MPI_INT64_T ||
+                  type == MPI_UNSIGNED || type == MPI_UINT32_T || type == MPI_UNSIGNED_LONG_LONG ||
+                  type == MPI_UINT64_T || (long64 && (type == MPI_LONG || type == MPI_UNSIGNED_LONG));
+    return (floating || integer) && (op == MPI_SUM || op == MPI_PROD || (integer && (op == MPI_MAX || op == MPI_MIN)));
+}
+
+int tdm_action_reduce_fuses(const tdm_action *a)
+{
+    return a->repeat == 1 && a->basic == MPI_DATATYPE_NULL && a->plain_bytes >= 0 && !TDM_SIMULATED &&
+           common_pair(a->type, a->op);
 }

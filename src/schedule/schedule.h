@@ -173,6 +173,10 @@ void tdm_sched_shm_get_reduce(tdm_schedule *s, void *buf, int count, MPI_Datatyp
  * one pass where it can, instead of a copy of in to buf and a get that reduces into it. */
 void tdm_sched_shm_get_reduce_from(tdm_schedule *s, const void *in, void *buf, int count, MPI_Datatype type, MPI_Op op,
                                    int writer, int step);
+/* Whether such a get (or a reduce action run with another input) makes one pass: a dense run of a
+ * common predefined type and op, outside simulation; else its other input is copied first (what the
+ * engine does, and the models count). */
+int tdm_action_reduce_fuses(const tdm_action *a);
 static inline int tdm_sched_shm_next_step(const tdm_schedule *s) { return s->shm_puts; }
 /*
  * The hand-off to a server process of the node through this process's mailbox (engine/mailbox.h), whose
