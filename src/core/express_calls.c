@@ -3,20 +3,27 @@
 #include "../agents/agent.h"
 #include "../base/error.h"
 #include "../base/state.h"
+#include "../engine/mailbox.h"
 #include "request.h"
 
 #include <stdlib.h>
 
-/* A communicator's express call. The start reads both lines, a wait the second. */
+/* A communicator's express call: the start reads its three lines, a wait the second. */
 typedef struct tdm_express {
     tdm_sched_key key;       /* the call it serves */
     struct tdm_request *req; /* its request: idle (not live) or in flight; NULL: none */
-    void *call;              /* the hand-off's record of the call, and its hooks (read here, not in the
-                                hand-off's table: a line less) */
-    int (*post)(void *call);
-    int (*take)(void *call, int slot);
-    tdm_shadow *shadow;      /* its communicator's (not held: a call in flight settles when it is freed) */
+    /* the call (handoff.h's tdm_express_call), the fields a wait reads first */
+    void *box;
+    void *answer_to;
+    size_t answer_bytes;
     int slot;                /* in flight: the mailbox slot its answer comes in; -1: idle */
+    int answered;
+    const void *head;
+    size_t head_bytes;
+    const void *data;
+    size_t data_bytes;
+    int *number, *counter;
+    tdm_shadow *shadow;      /* its communicator's (not held: a call in flight settles when it is freed) */
 } __attribute__((aligned(64))) tdm_express;
 
 static const tdm_handoff *handoff;
@@ -43,12 +50,23 @@ static void started(tdm_express *x, int slot, TDM_Request *request)
     *request = x->req;
 }
 
+/* The call numbered and posted in a free slot (returned; -1 if none is free). */
+static int post(tdm_express *x)
+{
+    int slot = tdm_mailbox_reserve(x->box, x->answered);
+    if (slot < 0)
+        return -1;
+    *x->number = (*x->counter)++;
+    tdm_mailbox_post_parts(x->box, slot, x->head, x->head_bytes, x->data, x->data_bytes);
+    return slot;
+}
+
 int tdm_express_start(tdm_shadow *sh, const tdm_sched_key *key, TDM_Request *request)
 {
     tdm_express *x = sh->express;
     if (!x || x->slot >= 0 || !x->req || !tdm_sched_key_equal(&x->key, key))
         return 0;
-    int slot = x->post(x->call);
+    int slot = post(x);
     if (slot < 0)
         return 0;
     started(x, slot, request);
@@ -66,11 +84,26 @@ static void dismiss(tdm_express *x)
         tdm_request_release(req);
 }
 
+/* x takes the call c describes. */
+static void describe(tdm_express *x, const tdm_express_call *c)
+{
+    x->box = c->box;
+    x->answer_to = c->answer_to;
+    x->answer_bytes = c->answer_bytes;
+    x->answered = c->answered;
+    x->head = c->head;
+    x->head_bytes = c->head_bytes;
+    x->data = c->data;
+    x->data_bytes = c->data_bytes;
+    x->number = c->number;
+    x->counter = c->counter;
+}
+
 int tdm_express_adopt(tdm_shadow *sh, struct tdm_request *req, TDM_Request *request)
 {
-    void *call = handoff->express(req);
+    tdm_express_call call;
     tdm_express *x = sh->express;
-    if (!call || (x && x->slot >= 0))
+    if ((x && x->slot >= 0) || !handoff->express(req, &call))
         return 0;
     if (!x) {
         x = aligned_alloc(_Alignof(tdm_express), sizeof *x);
@@ -79,18 +112,16 @@ int tdm_express_adopt(tdm_shadow *sh, struct tdm_request *req, TDM_Request *requ
         *x = (tdm_express){.shadow = sh, .slot = -1};
         sh->express = x;
     }
-    int slot = handoff->post_express(call);
+    tdm_express fresh = {.key = req->key, .req = req, .shadow = sh};
+    describe(&fresh, &call);
+    int slot = post(&fresh);
     if (slot < 0)
         return 0;
     if (x->req)
         dismiss(x);
     tdm_request_revive(req);
     req->express = x;
-    x->key = req->key;
-    x->req = req;
-    x->call = call;
-    x->post = handoff->post_express;
-    x->take = handoff->take_express;
+    *x = fresh;
     started(x, slot, request);
     return 1;
 }
@@ -98,7 +129,7 @@ int tdm_express_adopt(tdm_shadow *sh, struct tdm_request *req, TDM_Request *requ
 int tdm_express_done(struct tdm_request *req)
 {
     tdm_express *x = req->express;
-    return x->take(x->call, x->slot);
+    return !x->answered || tdm_mailbox_take(x->box, x->slot, x->answer_to, x->answer_bytes);
 }
 
 void tdm_express_finish(struct tdm_request *req)

@@ -12,6 +12,23 @@
 
 struct tdm_request;
 
+/* What an express call's start and wait need (express_calls.h), described once by the hand-off: the
+ * message is its head, then the caller's data (its end), posted into a free slot of this process's
+ * mailbox with its call number taken from a counter; the answer, if one comes, read into the caller's
+ * buffer. */
+typedef struct tdm_express_call {
+    void *box;            /* this process's mailbox */
+    const void *head;     /* the message's first head_bytes */
+    size_t head_bytes;
+    const void *data;     /* then data_bytes of the caller's (0: none) */
+    size_t data_bytes;
+    void *answer_to;      /* answered: where the answer goes, and its bytes */
+    size_t answer_bytes;
+    int answered;
+    int *number;          /* where the message carries its call number, taken from *counter */
+    int *counter;
+} tdm_express_call;
+
 typedef struct tdm_handoff {
     /* Whether the call on comm is served (1; 0: it runs here; -1: it cannot run at all, since comm holds
      * processes that serve others); if so, *link is the shadow its schedule runs on and *via what build
@@ -26,14 +43,12 @@ typedef struct tdm_handoff {
     /* Prepares a kept request for another identical call; 0 if it cannot serve it (the call is then
      * built anew). */
     int (*reuse)(struct tdm_request *req);
-    /* Express calls (express_calls.h): a kept call of one round, at most one plain copy into its message,
-     * its post and maybe a take into the caller's buffer, runs without the engine. express: its record,
-     * or NULL if the kept request's call is not one; post_express: the copy made and the message posted
-     * in a free slot, returned (-1: none free); take_express: 1 once the slot's answer is taken;
-     * resume_express: the slot given to the request's schedule, which goes on from the index returned. */
-    void *(*express)(struct tdm_request *req);
-    int (*post_express)(void *call);
-    int (*take_express)(void *call, int slot);
+    /* Express calls (express_calls.h): a kept call of one round, at most the copy of the caller's data to
+     * its message's end, its post and maybe a take into the caller's buffer, runs without the engine.
+     * express: 1 if the kept request's call is one (*call describes it), else 0; resume_express: the slot
+     * of an express call in flight given to its request's schedule, which goes on from the index
+     * returned. */
+    int (*express)(struct tdm_request *req, tdm_express_call *call);
     int (*resume_express)(struct tdm_request *req, int slot);
 } tdm_handoff;
 

@@ -21,6 +21,7 @@
 #ifndef TANDEM_DCP_H
 #define TANDEM_DCP_H
 
+#include "../core/handoff.h"
 #include "../engine/shadow_comm.h"
 #include "../schedule/coll_args.h"
 
@@ -46,9 +47,7 @@ int tdm_dcp_build_client(struct tdm_request *req, const tdm_coll_args *a, void *
  * number; 0 if no slot is free. */
 int tdm_dcp_reuse_client(struct tdm_request *req);
 /* Express calls (core/handoff.h): a kept call through the mailbox of one plain copy, its post and take. */
-void *tdm_dcp_express(struct tdm_request *req);
-int tdm_dcp_post_express(void *call);
-int tdm_dcp_take_express(void *call, int slot);
+int tdm_dcp_express(struct tdm_request *req, tdm_express_call *call);
 int tdm_dcp_resume_express(struct tdm_request *req, int slot);
 /* TDM_Get_dcp_placement: this rank's DCP (world rank, -1 outside dcp progress), the block it serves
  * and whether it shares this rank's node. */

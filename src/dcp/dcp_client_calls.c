@@ -693,51 +693,43 @@ static int mailbox_slot(long long message, long long answer)
  * and maybe a take: its schedule serves an identical later call (the same buffers, counts, types, op
  * and root: core's schedule cache) once it has a free slot and the call's number. */
 
-/* A kept call's record. An express call's post (core/express_calls.h) reads its two lines, the message and
- * the mailbox; its take the first line and the answer. */
+/* A kept call's record, and what an express call needs of it (core/express_calls.h copies that). */
 typedef struct reused_call {
-    void *box;            /* this rank's mailbox */
-    void *answer_to;      /* express: the answer's place, and its bytes */
-    size_t answer_bytes;
-    int answered;         /* the call takes an answer */
-    int express;
-    int copy_at_end;      /* express: the copy fills the message's end */
-    int post, take;       /* its mailbox actions (take: -1 if none) */
-    dcp_header *header;   /* in the schedule's message */
     tdm_dcp_comm *cc;
-    /* express: the copy into the message (copy_bytes 0: none), and the message */
-    const void *copy_from;
-    void *copy_to;
-    size_t copy_bytes;
-    const void *message;
-    size_t message_bytes;
-} __attribute__((aligned(64))) reused_call;
+    dcp_header *header; /* in the schedule's message */
+    void *box;          /* this rank's mailbox */
+    int answered;       /* the call takes an answer */
+    int post, take;     /* its mailbox actions (take: -1 if none) */
+    int express;        /* it may run as an express call, as `call` says */
+    tdm_express_call call;
+} reused_call;
 
-/* Whether the schedule is one round of at most one plain copy (before the post), the post and maybe the
- * take right after it. */
+/* Whether the schedule is one round of the post, maybe one plain copy of the caller's data to the
+ * message's end before it, and maybe the take right after it; if so, rc->call describes it. */
 static int express(const tdm_schedule *s, reused_call *rc)
 {
     if (TDM_SIMULATED || s->nrounds != 1 || s->nactions != s->round_end[0] || (rc->take >= 0) != rc->answered ||
         (rc->take >= 0 && rc->take != rc->post + 1))
         return 0;
-    int copies = 0;
+    const tdm_action *post = &s->actions[rc->post], *copy = NULL;
     for (int i = 0; i < s->nactions; i++) {
         const tdm_action *a = &s->actions[i];
         if (a->kind == TDM_ACT_MAILBOX_POST || a->kind == TDM_ACT_MAILBOX_TAKE)
             continue;
-        if (a->kind != TDM_ACT_COPY || copies++ > 0 || i > rc->post || a->plain_bytes < 0 || a->repeat != 1)
+        if (a->kind != TDM_ACT_COPY || copy || i > rc->post || a->plain_bytes < 0 || a->repeat != 1)
             return 0;
-        rc->copy_from = a->src;
-        rc->copy_to = a->dst;
-        rc->copy_bytes = (size_t)a->plain_bytes;
+        copy = a;
     }
-    rc->message = s->actions[rc->post].src;
-    rc->message_bytes = (size_t)s->actions[rc->post].count;
-    rc->copy_at_end = rc->copy_bytes > 0 && (const char *)rc->copy_to >= (const char *)rc->message &&
-                      (const char *)rc->copy_to + rc->copy_bytes == (const char *)rc->message + rc->message_bytes;
+    size_t bytes = (size_t)post->count, data = copy ? (size_t)copy->plain_bytes : 0;
+    const char *message = post->src;
+    if (copy && (data > bytes || copy->dst != message + bytes - data)) /* not the message's end */
+        return 0;
+    rc->call = (tdm_express_call){.box = rc->box, .head = message, .head_bytes = bytes - data,
+                                  .data = copy ? copy->src : NULL, .data_bytes = data, .answered = rc->answered,
+                                  .number = &rc->header->call, .counter = &rc->cc->calls};
     if (rc->take >= 0) {
-        rc->answer_to = s->actions[rc->take].dst;
-        rc->answer_bytes = (size_t)s->actions[rc->take].count;
+        rc->call.answer_to = s->actions[rc->take].dst;
+        rc->call.answer_bytes = (size_t)s->actions[rc->take].count;
     }
     return 1;
 }
@@ -745,10 +737,9 @@ static int express(const tdm_schedule *s, reused_call *rc)
 static void keep_for_reuse(struct tdm_request *req, tdm_dcp_comm *cc, dcp_header *header, int answered)
 {
     tdm_schedule *s = &req->run.sched;
-    char *memory = tdm_sched_tmp(s, sizeof(reused_call) + _Alignof(reused_call) - 1);
-    if (!memory)
+    reused_call *rc = tdm_sched_tmp(s, sizeof *rc);
+    if (!rc)
         return;
-    reused_call *rc = (reused_call *)(((uintptr_t)memory + _Alignof(reused_call) - 1) & ~(uintptr_t)(_Alignof(reused_call) - 1));
     *rc = (reused_call){.header = header, .cc = cc, .box = mailbox(), .answered = answered, .post = -1, .take = -1};
     for (int i = 0; i < s->nactions; i++) {
         if (s->actions[i].kind == TDM_ACT_MAILBOX_POST)
@@ -783,34 +774,12 @@ int tdm_dcp_reuse_client(struct tdm_request *req)
     return 1;
 }
 
-void *tdm_dcp_express(struct tdm_request *req)
+int tdm_dcp_express(struct tdm_request *req, tdm_express_call *call)
 {
-    reused_call *rc = req->persistent_arg;
-    return rc->express ? rc : NULL;
-}
-
-int tdm_dcp_post_express(void *call)
-{
-    reused_call *rc = call;
-    int slot = tdm_mailbox_reserve(rc->box, rc->answered);
-    if (slot < 0)
-        return -1;
-    rc->header->call = rc->cc->calls++;
-    if (rc->copy_at_end) { /* the data from the caller's buffer straight into the slot */
-        tdm_mailbox_post_parts(rc->box, slot, rc->message, rc->message_bytes - rc->copy_bytes, rc->copy_from,
-                               rc->copy_bytes);
-        return slot;
-    }
-    if (rc->copy_bytes > 0 && rc->copy_from != rc->copy_to)
-        memcpy(rc->copy_to, rc->copy_from, rc->copy_bytes);
-    tdm_mailbox_post(rc->box, slot, rc->message, rc->message_bytes);
-    return slot;
-}
-
-int tdm_dcp_take_express(void *call, int slot)
-{
-    reused_call *rc = call;
-    return !rc->answered || tdm_mailbox_take(rc->box, slot, rc->answer_to, rc->answer_bytes);
+    const reused_call *rc = req->persistent_arg;
+    if (rc->express)
+        *call = rc->call;
+    return rc->express;
 }
 
 int tdm_dcp_resume_express(struct tdm_request *req, int slot)

@@ -15,9 +15,7 @@
 #include "tandem.h"
 
 static const tdm_handoff dcp_handoff = {tdm_dcp_serves, tdm_dcp_client_name, tdm_dcp_build_client,
-                                        tdm_dcp_reuse_client, tdm_dcp_express,
-                                        tdm_dcp_post_express,  tdm_dcp_take_express,
-                                        tdm_dcp_resume_express};
+                                        tdm_dcp_reuse_client, tdm_dcp_express, tdm_dcp_resume_express};
 
 int TDM_Init(int *argc, char ***argv)
 {
