@@ -22,7 +22,8 @@ platform's gamma, so the allreduce rows also give SMPI's time with (p-1)/p n gam
 reduction work a rank of any allreduce does (as sim/studies/bucket_bound.py does).
 
   sim/studies/nodes.py [--platforms fat-tree-8,fat-tree-16,torus-4x4] [--dealt blocked,round-robin]
-                       [--sizes 8,1M] [--rendezvous-sends] [--plot-only]
+                       [--sizes 8,1M] [--calls allreduce,bcast] [--runs node,flat] [--rendezvous-sends]
+                       [--plot-only]
 
 Platforms: fat-tree-H (H hosts of 16 ranks: 8, 16, 64 or 256) and torus-DIMS (a torus of hosts of 16,
 e.g. torus-4x4, torus-4x4x4). Writes sim/results/nodes.csv, .md and .png.
@@ -81,7 +82,10 @@ def measure(a):
         platform_args(name)
     if any(d not in ("blocked", "round-robin") for d in dealts):
         raise SystemExit("--dealt: blocked and/or round-robin")
-    bench = ["--collectives", ",".join(CALLS), "--sizes", sizes, "--reps", "1", "--iters", "1"]
+    calls, runs = a.calls.split(","), a.runs.split(",")
+    if any(c not in CALLS for c in calls) or any(r not in ("node", "flat") for r in runs):
+        raise SystemExit("--calls: allreduce and/or bcast; --runs: node and/or flat")
+    bench = ["--collectives", ",".join(calls), "--sizes", sizes, "--reps", "1", "--iters", "1"]
     # the platform's LogGP parameters, as sim/run tells Tandem on the platforms it writes: a message's
     # start-up is all latency (no overhead), shared by the messages a rank starts together
     pf = common.PLATFORM
@@ -94,6 +98,8 @@ def measure(a):
                 # one run: Tandem's node algorithms beside SMPI's ompi; the other: flat Tandem beside mpich
                 for variant, settings, selector in (("node", [loggp, "TANDEM_ALLREDUCE=node", "TANDEM_BCAST=node"],
                                                      "ompi"), ("flat", [loggp], "mpich")):
+                    if variant not in runs:
+                        continue
                     common.say(f"{name} ({platform[2]} ranks, {dealt}): Tandem {variant}, SMPI {selector}")
                     try:
                         got = common.simulate(None, bench + ["--modes", "tandem,mpi-blocking"], settings=settings,
@@ -183,10 +189,15 @@ def arguments(ap):
     ap.add_argument("--sizes", default="8,1M", help="bytes per call, K/M suffixes")
     ap.add_argument("--rendezvous-sends", action="store_true",
                     help="no detached (eager) sends in SMPI: needed at 4096 ranks (see above)")
+    ap.add_argument("--calls", default=",".join(CALLS), help="allreduce and/or bcast")
+    ap.add_argument("--runs", default="node,flat",
+                    help="node (Tandem's node forms beside SMPI's ompi) and/or flat (flat Tandem beside SMPI's "
+                         "mpich): one simulated run each; a run's rows replace only its own cells in the CSV, so "
+                         "the runs of thousands of ranks can be made one call and size at a time")
 
 
 def main():
-    common.run_study("nodes", __doc__, ("platform_name", "dealt"), arguments, measure, report, plot)
+    common.run_study("nodes", __doc__, ("platform_name", "dealt", "variant", "collective", "bytes"), arguments, measure, report, plot)
 
 
 if __name__ == "__main__":
