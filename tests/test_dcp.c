@@ -478,6 +478,27 @@ static void express_calls(MPI_Comm app, int through_mailbox)
           "TDM_Get_express_calls(NULL): %s", TDM_Last_error());
 }
 
+/* A call left in flight to TDM_Finalize on a communicator the program never frees (an express call
+ * where the mailbox serves the rank): TDM_Finalize abandons it, as it does any, and ends. */
+static void left_in_flight(MPI_Comm app, int through_mailbox)
+{
+    static MPI_Comm kept; /* never freed: TDM_Finalize finds the call on it */
+    static double in[2], out[2];
+    static TDM_Request req;
+    MPI_Comm_dup(app, &kept);
+    for (int k = 0; k < 4; k++) { /* built, kept, then adopted as its communicator's express call */
+        in[0] = rank + k, in[1] = -k;
+        CHECK_TDM(TDM_Iallreduce(in, out, 2, MPI_DOUBLE, MPI_SUM, kept, &req));
+        CHECK_TDM(TDM_Wait(&req, MPI_STATUS_IGNORE));
+    }
+    long before, after;
+    CHECK_TDM(TDM_Get_express_calls(&before));
+    CHECK_TDM(TDM_Iallreduce(in, out, 2, MPI_DOUBLE, MPI_SUM, kept, &req));
+    CHECK_TDM(TDM_Get_express_calls(&after));
+    check(after - before == through_mailbox, "left in flight: an express call %s",
+          through_mailbox ? "expected" : "unexpected");
+}
+
 /* Short calls through the mailbox (no agent drives them: whoever waits or tests looks for the answer)
  * beside long ones that go as messages, completed by each form: TDM_Waitany (the short call first in
  * the array, then last), TDM_Testall, TDM_Test on each in turn. */
@@ -885,6 +906,7 @@ int main(int argc, char **argv)
           rc, TDM_Last_error());
 
     handoffs_where_expected();
+    left_in_flight(app, mailbox_serves_me());
 
     /* the report over the application ranks (harness_finish's is over MPI_COMM_WORLD, DCPs included) */
     long totals[2], mine_counts[2] = {harness_checks, harness_failures};

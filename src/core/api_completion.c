@@ -67,11 +67,17 @@ static int finish_express(TDM_Request *request, MPI_Status *status)
     return MPI_SUCCESS;
 }
 
-static int wait_express(TDM_Request *request, MPI_Status *status)
+/* Waits for an express call's answer: 1 once taken, 0 if the call became a regular one meanwhile: an
+ * MPI may delete a freed communicator's attributes inside a later progress call (MPICH does when an
+ * operation on it was still pending at MPI_Comm_free), which settles the call. */
+static int wait_express(TDM_Request *request)
 {
-    for (int polls = 1; !tdm_express_done(*request); polls++)
+    for (int polls = 1; !tdm_express_done(*request); polls++) {
         tdm_agent_answer_pause(polls);
-    return finish_express(request, status);
+        if (!(*request)->express)
+            return 0;
+    }
+    return 1;
 }
 
 /* Releases a completed request; returns its error class (MPI_SUCCESS if it ran through). */
@@ -102,8 +108,8 @@ int tdm_wait(const char *fn, TDM_Request *request, MPI_Status *status)
         return tdm_error(fn, MPI_ERR_ARG, "request is NULL (argument request)");
     if ((rc = check_request(fn, "request", *request)) != MPI_SUCCESS)
         return rc;
-    if (*request && (*request)->express)
-        return wait_express(request, status);
+    if (*request && (*request)->express && wait_express(request))
+        return finish_express(request, status);
     if (idle(*request)) {
         set_status(status, MPI_SUCCESS);
         return MPI_SUCCESS;

@@ -159,7 +159,8 @@ void tdm_express_settle(struct tdm_request *req)
 void tdm_express_user_freeing(tdm_shadow *sh)
 {
     tdm_express *x = sh->express;
-    if (x && x->slot >= 0)
+    /* at TDM_Finalize the hand-off has gone: a call in flight is abandoned with the others (below) */
+    if (x && x->slot >= 0 && handoff)
         tdm_express_settle(x->req);
 }
 
