@@ -31,13 +31,17 @@ _Static_assert(sizeof(slot) == 8192 && sizeof(box) % 64 == 0, "mailbox lines");
 
 /* The owner's side: one mailbox per process, used by whichever thread runs its calls (one at a time:
  * Tandem's calls run under its lock). In one cache line: a call reads it all.
- *   used: posts made in each slot; waiting: an answer to take;
+ *   used: posts made in each slot;
+ *   held: the slot is a call's (HELD_UNTIL_ANSWER: until its answer is taken; HELD_UNTIL_POST: a call
+ *   without answer, reserved when its schedule was built, which may post much later, once its
+ *   communicator is named: after the post, the server's read frees the slot);
  *   read_known: the slot's last request is known copied out without looking: its answer came (the
  *   server answers only what it read), or nothing was posted. Looking is a cache miss: the server's core
  *   wrote the line. */
+enum { HELD_NOT, HELD_UNTIL_ANSWER, HELD_UNTIL_POST };
 static struct {
     uint32_t used[TDM_MAILBOX_SLOTS];
-    unsigned char waiting[TDM_MAILBOX_SLOTS];
+    unsigned char held[TDM_MAILBOX_SLOTS];
     unsigned char read_known[TDM_MAILBOX_SLOTS];
     uint32_t rung;
     int next_try;
@@ -49,7 +53,7 @@ void tdm_mailbox_clear(void *b)
 {
     memset(b, 0, sizeof(box));
     memset(own.used, 0, sizeof own.used);
-    memset(own.waiting, 0, sizeof own.waiting);
+    memset(own.held, HELD_NOT, sizeof own.held);
     memset(own.read_known, 1, sizeof own.read_known);
     own.rung = 0;
     own.next_try = 0;
@@ -79,10 +83,10 @@ int tdm_mailbox_reserve(void *b, int answered)
 {
     for (int i = 0; i < TDM_MAILBOX_SLOTS; i++) {
         int k = (own.next_try + i) % TDM_MAILBOX_SLOTS;
-        if (own.waiting[k] ||
+        if (own.held[k] != HELD_NOT ||
             (!own.read_known[k] && atomic_load_explicit(&slot_of(b, k)->reads, memory_order_acquire) != own.used[k]))
             continue;
-        own.waiting[k] = (unsigned char)(answered != 0);
+        own.held[k] = answered ? HELD_UNTIL_ANSWER : HELD_UNTIL_POST;
         own.next_try = (k + 1) % TDM_MAILBOX_SLOTS;
         return k;
     }
@@ -92,7 +96,7 @@ int tdm_mailbox_reserve(void *b, int answered)
 void tdm_mailbox_cancel(void *b, int k)
 {
     (void)b;
-    own.waiting[k] = 0;
+    own.held[k] = HELD_NOT;
 }
 
 void tdm_mailbox_post_parts(void *b, int k, const void *first, size_t first_bytes, const void *rest,
@@ -104,6 +108,8 @@ void tdm_mailbox_post_parts(void *b, int k, const void *first, size_t first_byte
         split_copy(s->request_head, s->request, first_bytes, rest, rest_bytes);
     s->bytes = (uint32_t)(first_bytes + rest_bytes);
     own.read_known[k] = 0;
+    if (own.held[k] == HELD_UNTIL_POST)
+        own.held[k] = HELD_NOT;
     atomic_store_explicit(&s->posts, ++own.used[k], memory_order_release);
     atomic_store_explicit(&((box *)b)->bell, ++own.rung, memory_order_release);
     own.posts++;
@@ -124,7 +130,7 @@ int tdm_mailbox_take(void *b, int k, void *dst, size_t bytes)
     if (bytes > s->answer_bytes) /* (a correct program's answer is as long as its call expects) */
         bytes = s->answer_bytes;
     join_copy(dst, s->answer_head, s->answer, bytes);
-    own.waiting[k] = 0;
+    own.held[k] = HELD_NOT;
     own.read_known[k] = 1;
     return 1;
 }
