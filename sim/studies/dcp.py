@@ -255,6 +255,8 @@ def plot(rows):
     sizes = sorted({int(r["bytes"]) for r in main})
     scaling = sorted({(r["topology"], int(r["bytes"]), cpu_of(r)) for r in rows
                       if r["mode"] == "tandem-dcp" and int(r["ranks"]) != APP_RANKS})
+    if not sizes:  # a cell of another size of job (a study cell's run): nothing of the main figure
+        return
     fig, axes = plt.subplots(len(topologies) + bool(scaling), len(sizes),
                              figsize=(5 * len(sizes), 3.6 * (len(topologies) + bool(scaling))), squeeze=False)
     if scaling:  # the application's overhead per operation against the job's size
