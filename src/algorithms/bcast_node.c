@@ -1,7 +1,7 @@
 /*
- * Node-aware bcast: the root hands the data to the ranks of its node through the node's shared
- * segment, the root and the other nodes' leaders broadcast it over point-to-point (a->across_nodes),
- * and each of those leaders hands it to its node. The data travel as bytes (packed where the datatype
+ * Node-aware bcast: the root and the other nodes' leaders broadcast the data over point-to-point
+ * (a->across_nodes), then the root hands it to the ranks of its node through the node's shared
+ * segment, and each of those leaders to its node. The data travel as bytes (packed where the datatype
  * is not dense: ranks may give different datatypes of one signature).
  */
 #include "node_phases.h"
@@ -21,27 +21,8 @@ int tdm_bcast_node(tdm_schedule *s, const tdm_coll_args *a)
         }
     }
     tdm_typeinfo byte = {.extent = 1, .true_lb = 0, .true_extent = 1, .size = 1, .contiguous = 1};
-    if (v.node == root_node) { /* the root's node: from the root, a reader each */
-        tdm_node_view from_root = v;
-        from_root.leader = a->root;
-        tdm_node_steps steps = {0, 0};
-        if (a->rank == a->root) {
-            int *readers = tdm_sched_tmp(s, sizeof(int) * (size_t)(v.n > 1 ? v.n - 1 : 1));
-            for (int i = 0, k = 0; readers && i < v.n; i++)
-                if (v.members[i] != a->root)
-                    readers[k++] = v.members[i];
-            int chunk = tdm_node_chunk(l, &byte);
-            for (int c = 0; v.n > 1 && c * chunk < bytes; c++)
-                tdm_sched_shm_put(s, (char *)data + (size_t)c * chunk, bytes - c * chunk < chunk ? bytes - c * chunk : chunk,
-                                  MPI_BYTE, readers, v.n - 1);
-            if (v.n > 1 && bytes == 0)
-                tdm_sched_shm_put(s, data, 0, MPI_BYTE, readers, v.n - 1);
-            tdm_sched_round(s);
-        } else {
-            tdm_node_bcast(s, a, &from_root, &steps, data, bytes, MPI_BYTE, &byte);
-        }
-    }
-    /* the nodes' representatives: the root for its node, the leaders for the others */
+    /* the nodes' representatives (the root for its node, the leaders for the others) first: the
+     * other nodes' wait for the root's messages, its node's ranks for nothing but its copy */
     int me = v.node == root_node ? a->root : v.leader;
     if (l->nnodes > 1 && a->rank == me) {
         int *reps = tdm_sched_tmp(s, sizeof(int) * (size_t)l->nnodes);
@@ -58,6 +39,26 @@ int tdm_bcast_node(tdm_schedule *s, const tdm_coll_args *a)
         among.nodes = NULL;
         if (reps)
             tdm_node_among(s, &among, a->across_nodes, reps);
+    }
+    if (v.node == root_node && v.n > 1) { /* the root's node: from the root, a reader each */
+        tdm_node_view from_root = v;
+        from_root.leader = a->root;
+        tdm_node_steps steps = {0, 0};
+        if (a->rank == a->root) {
+            int *readers = tdm_sched_tmp(s, sizeof(int) * (size_t)(v.n - 1));
+            for (int i = 0, k = 0; readers && i < v.n; i++)
+                if (v.members[i] != a->root)
+                    readers[k++] = v.members[i];
+            int chunk = tdm_node_chunk(l, &byte);
+            for (int c = 0; c * chunk < bytes; c++)
+                tdm_sched_shm_put(s, (char *)data + (size_t)c * chunk, bytes - c * chunk < chunk ? bytes - c * chunk : chunk,
+                                  MPI_BYTE, readers, v.n - 1);
+            if (bytes == 0)
+                tdm_sched_shm_put(s, data, 0, MPI_BYTE, readers, v.n - 1);
+            tdm_sched_round(s);
+        } else {
+            tdm_node_bcast(s, a, &from_root, &steps, data, bytes, MPI_BYTE, &byte);
+        }
     }
     if (v.node != root_node) {
         tdm_node_steps steps = {0, 0};
