@@ -22,7 +22,7 @@ platform's gamma, so the allreduce rows also give SMPI's time with (p-1)/p n gam
 reduction work a rank of any allreduce does (as sim/studies/bucket_bound.py does).
 
   sim/studies/nodes.py [--platforms fat-tree-8,fat-tree-16,torus-4x4] [--dealt blocked,round-robin]
-                       [--sizes 8,1M] [--calls allreduce,bcast] [--runs node,flat] [--rendezvous-sends]
+                       [--sizes 8,1M] [--calls allreduce,bcast] [--runs node,flat] [--overhead O] [--rendezvous-sends]
                        [--plot-only]
 
 Platforms: fat-tree-H (H hosts of 16 ranks: 8, 16, 64 or 256) and torus-DIMS (a torus of hosts of 16,
@@ -61,13 +61,13 @@ def platform_args(name):
     raise SystemExit(f"--platforms: '{name}' is not fat-tree-H (H in {sorted(FAT_TREES)}) or torus-DIMS")
 
 
-def make_platform(tmp, name, dealt):
+def make_platform(tmp, name, dealt, overhead):
     topology, shape, hosts = platform_args(name)
     base = os.path.join(tmp, f"{name}-{dealt}")
     cmd = [sys.executable, os.path.join(common.TOP, "sim", "make-platform"), topology, shape,
            "--ranks-per-host", str(RANKS_PER_HOST), "--loopback-latency", str(LOOPBACK_LATENCY),
            "-o", base + ".xml", "--hostfile", base + ".hosts"]
-    for key, value in common.PLATFORM.items():
+    for key, value in dict(common.PLATFORM, overhead=overhead).items():
         cmd += ["--" + key, str(value)]
     if dealt == "round-robin":
         cmd.append("--round-robin")
@@ -87,14 +87,15 @@ def measure(a):
         raise SystemExit("--calls: allreduce and/or bcast; --runs: node and/or flat")
     bench = ["--collectives", ",".join(calls), "--sizes", sizes, "--reps", "1", "--iters", "1"]
     # the platform's LogGP parameters, as sim/run tells Tandem on the platforms it writes: a message's
-    # start-up is all latency (no overhead), shared by the messages a rank starts together
+    # start-up is the latency, shared by the messages a rank starts together, and the sender's and the
+    # receiver's CPU time (--overhead), paid per message
     pf = common.PLATFORM
-    loggp = f"TANDEM_LOGGP={pf['alpha'] + 2 * pf['overhead']:g},{pf['beta']:g},{pf['gamma']:g},{pf['alpha']:g}"
+    loggp = f"TANDEM_LOGGP={pf['alpha'] + 2 * a.overhead:g},{pf['beta']:g},{pf['gamma']:g},{pf['alpha']:g}"
     rows, failed = [], []
     with common.workdir() as tmp:
         for name in platforms:
             for dealt in dealts:
-                platform = make_platform(tmp, name, dealt)
+                platform = make_platform(tmp, name, dealt, a.overhead)
                 # one run: Tandem's node algorithms beside SMPI's ompi; the other: flat Tandem beside mpich
                 for variant, settings, selector in (("node", [loggp, "TANDEM_ALLREDUCE=node", "TANDEM_BCAST=node"],
                                                      "ompi"), ("flat", [loggp], "mpich")):
@@ -113,10 +114,16 @@ def measure(a):
                         r["platform_name"], r["dealt"] = name, dealt
                         r["variant"] = variant if r["mode"] == "tandem" else selector
                         r["loopback_latency_s"] = LOOPBACK_LATENCY
+                        r["message_overhead_s"] = str(float(a.overhead))  # sim/run knows only its own platforms'
                         r["sends"] = "rendezvous" if a.rendezvous_sends else "eager"
                     rows += got
     a.failed = failed
     return rows
+
+
+def overhead(row):
+    """The CPU time a message cost its sender and its receiver in the row's run (0: the main table's)."""
+    return float(row.get("message_overhead_s") or 0.0)
 
 
 def us(seconds):
@@ -125,9 +132,9 @@ def us(seconds):
 
 def report(rows):
     lines = []
-    cells = dict.fromkeys((r["platform_name"], int(r["ranks"]), r["dealt"]) for r in rows)
-    for name, p, dealt in sorted(cells, key=lambda c: (c[1], c[0], c[2])):
-        mine = [r for r in rows if (r["platform_name"], int(r["ranks"]), r["dealt"]) == (name, p, dealt)]
+    cells = dict.fromkeys((r["platform_name"], int(r["ranks"]), r["dealt"], overhead(r)) for r in rows)
+    for name, p, dealt, o in sorted(cells, key=lambda c: (c[3], c[1], c[0], c[2])):
+        mine = [r for r in rows if (r["platform_name"], int(r["ranks"]), r["dealt"], overhead(r)) == (name, p, dealt, o)]
         for call in CALLS:
             for n in sorted({int(r["bytes"]) for r in mine if r["collective"] == call}):
                 t = {r["variant"]: r for r in mine if r["collective"] == call and int(r["bytes"]) == n}
@@ -137,7 +144,8 @@ def report(rows):
                 # SMPI's reductions, put back (allreduce only): (p-1)/p n gamma
                 charge = (p - 1) / p * n * float(t["node"]["gamma_s_per_byte"]) if call == "allreduce" else 0.0
                 mark = "r" if t["node"].get("sends") == "rendezvous" else ""
-                cols = [name + (" (r)" if mark else ""), p, dealt, call, n, us(node)]
+                label = name + (" (r)" if mark else "") + (f", o {o * 1e6:g} us" if o else "")
+                cols = [label, p, dealt, call, n, us(node)]
                 others = []
                 for v in ("flat", "ompi", "mpich"):
                     if v not in t:
@@ -153,7 +161,8 @@ def report(rows):
     common.write_table(
         "nodes", "Node-aware allreduce and bcast at scale (SMPI, hosts of 16 ranks, alpha 1 us, beta 0.1 ns/B, "
         "gamma 0.15 ns/B; simulated us of one call; a host's ranks talk over its loopback, latency 0.25 us; (r): "
-        "rendezvous sends, --rendezvous-sends; SMPI's + reductions: "
+        "rendezvous sends, --rendezvous-sends; o: a message's CPU time for its sender and its receiver each, --overhead, "
+        "else none; SMPI's + reductions: "
         "(p-1)/p n gamma added to SMPI's allreduce, which charges its reductions nothing; node / best: the node "
         "form over the fastest other, SMPI's with its reductions)",
         ["platform", "ranks", "ranks dealt", "call", "bytes", "Tandem node", "Tandem flat (its algorithm)",
@@ -166,7 +175,7 @@ def plot(rows):
         return
     panels = [(call, n) for call in CALLS for n in sorted({int(r["bytes"]) for r in rows})]
     fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.8), squeeze=False)
-    fat = [r for r in rows if r["platform_name"].startswith("fat-tree") and r["dealt"] == "blocked"]
+    fat = [r for r in rows if r["platform_name"].startswith("fat-tree") and r["dealt"] == "blocked" and not overhead(r)]
     for ax, (call, n) in zip(axes[0], panels):
         for v in VARIANTS:
             pts = sorted((int(r["ranks"]), float(r["median_s"]) * 1e6) for r in fat
@@ -189,6 +198,9 @@ def arguments(ap):
     ap.add_argument("--sizes", default="8,1M", help="bytes per call, K/M suffixes")
     ap.add_argument("--rendezvous-sends", action="store_true",
                     help="no detached (eager) sends in SMPI: needed at 4096 ranks (see above)")
+    ap.add_argument("--overhead", type=float, default=0.0,
+                    help="CPU time a message costs its sender and its receiver each, s (smpi/os, smpi/ois, smpi/or; "
+                         "default 0: messages cost only latency and bandwidth)")
     ap.add_argument("--calls", default=",".join(CALLS), help="allreduce and/or bcast")
     ap.add_argument("--runs", default="node,flat",
                     help="node (Tandem's node forms beside SMPI's ompi) and/or flat (flat Tandem beside SMPI's "
@@ -197,7 +209,7 @@ def arguments(ap):
 
 
 def main():
-    common.run_study("nodes", __doc__, ("platform_name", "dealt", "variant", "collective", "bytes"), arguments, measure, report, plot)
+    common.run_study("nodes", __doc__, ("platform_name", "dealt", "message_overhead_s", "variant", "collective", "bytes"), arguments, measure, report, plot)
 
 
 if __name__ == "__main__":
