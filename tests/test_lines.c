@@ -138,6 +138,17 @@ static void reductions(MPI_Comm comm, const char *where)
             check(memcmp(m_out, m_want, sizeof m_want) == 0, "%s: reduce of a non-commutative op to %d differs", where,
                   root);
     }
+    /* a predefined op on a dense derived datatype: MPI_Reduce_local refuses it in both MPIs, Tandem
+     * applies it through the basic type (MPI's reference: the same words as MPI_UNSIGNED) */
+    REFERENCE(MPI_Iallreduce, m, m_want, 3 * 4, MPI_UNSIGNED, MPI_SUM, comm);
+    CHECK_TDM(TDM_Allreduce(m, m_out, 3, mat, MPI_SUM, comm));
+    check(memcmp(m_out, m_want, 3 * 4 * sizeof m[0]) == 0, "%s: allreduce MPI_SUM of contiguous(4, MPI_UNSIGNED) differs",
+          where);
+    REFERENCE(MPI_Ireduce, m, m_want, 3 * 4, MPI_UNSIGNED, MPI_MAX, n - 1, comm);
+    CHECK_TDM(TDM_Reduce(m, m_out, 3, mat, MPI_MAX, n - 1, comm));
+    if (me == n - 1)
+        check(memcmp(m_out, m_want, 3 * 4 * sizeof m[0]) == 0, "%s: reduce MPI_MAX of contiguous(4, MPI_UNSIGNED) differs",
+              where);
     MPI_Op_free(&mul);
     MPI_Type_free(&mat);
 }

@@ -255,7 +255,10 @@ static tdm_shadow *reduction_on_lines(const char *fn, line_call *call, MPI_Comm 
     if ((*rc = tdm_check_reduction(fn, &a, call->sendbuf, call->recvbuf, call->count, call->type, call->op,
                                    call->count, at_root)) != MPI_SUCCESS)
         return NULL;
-    if (!a.dtype.contiguous || (long long)call->count * a.dtype.size > TDM_SHM_LINES_MAX_BYTES)
+    /* a predefined op on a derived datatype goes through its basic type (schedule.h's reduce_basic),
+     * which the lines' MPI_Reduce_local does not: such rare calls take a schedule */
+    if (!a.dtype.contiguous || a.reduce_basic != MPI_DATATYPE_NULL ||
+        (long long)call->count * a.dtype.size > TDM_SHM_LINES_MAX_BYTES)
         return NULL;
     call->sh = sh;
     call->bytes = (size_t)call->count * (size_t)a.dtype.size;
