@@ -62,13 +62,15 @@ TDM_IP_HIDDEN void tdm_ip_complete_all(void);
 void tdm_ip_counts(unsigned long *served, unsigned long *native);
 
 /* The body of a collective: `start` is the TDM_Ixxx call (into treq_); `finish` what becomes of the
- * started call (a generalized request, or a wait for a blocking collective); `native` the PMPI call.
+ * started call (a generalized request, or a wait for a blocking collective); `native` the PMPI call,
+ * also for a call Tandem cannot hand back (`handable` 0: a non-blocking or persistent call given no
+ * request, which MPI refuses with its own error class, before anything starts).
  * `comm`, the function's parameter, becomes the application world first if it is MPI_COMM_WORLD. */
-#define TDM_IP_ROUTE(fn, comm, blocking, start, finish, native)                                            \
+#define TDM_IP_ROUTE(fn, comm, blocking, handable, start, finish, native)                                  \
     do {                                                                                                   \
         TDM_Request treq_;                                                                                 \
         (comm) = tdm_ip_comm(comm);                                                                        \
-        if (tdm_ip_takes(fn, comm, blocking)) {                                                            \
+        if ((handable) && tdm_ip_takes(fn, comm, blocking)) {                                              \
             int rc_ = (start);                                                                             \
             if (rc_ == MPI_SUCCESS)                                                                        \
                 return (finish);                                                                           \
@@ -77,14 +79,15 @@ void tdm_ip_counts(unsigned long *served, unsigned long *native);
         }                                                                                                  \
         return (native);                                                                                   \
     } while (0)
-#define TDM_IP_NONBLOCKING(fn, comm, start, native) TDM_IP_ROUTE(fn, comm, 0, start, tdm_ip_wrap(treq_, request), native)
-#define TDM_IP_BLOCKING(fn, comm, start, native) TDM_IP_ROUTE(fn, comm, 1, start, tdm_ip_wait_blocking(treq_), native)
+#define TDM_IP_NONBLOCKING(fn, comm, start, native)                                                        \
+    TDM_IP_ROUTE(fn, comm, 0, request != NULL, start, tdm_ip_wrap(treq_, request), native)
+#define TDM_IP_BLOCKING(fn, comm, start, native) TDM_IP_ROUTE(fn, comm, 1, 1, start, tdm_ip_wait_blocking(treq_), native)
 /* A blocking collective that Tandem's blocking call runs whole (its small calls on one node take the
  * node's lines, which a non-blocking start and a wait never do). */
 #define TDM_IP_BLOCKING_WHOLE(fn, comm, call, native)                                                      \
-    TDM_IP_ROUTE(fn, comm, 1, call, ((void)treq_, tdm_ip_blocking_done()), native)
+    TDM_IP_ROUTE(fn, comm, 1, 1, call, ((void)treq_, tdm_ip_blocking_done()), native)
 /* A persistent collective's _init: `start` the TDM_Xxx_init call; the program gets a proxy request. */
 #define TDM_IP_PERSISTENT(fn, comm, start, native)                                                         \
-    TDM_IP_ROUTE(fn, comm, 0, start, tdm_ip_persistent_hand_out(treq_, request), native)
+    TDM_IP_ROUTE(fn, comm, 0, request != NULL, start, tdm_ip_persistent_hand_out(treq_, request), native)
 
 #endif
