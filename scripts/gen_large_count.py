@@ -39,6 +39,19 @@ for _name, _root in [("gather", "root"), ("scatter", "root"), ("allgather", "0")
     CHUNKED[_name] = ("tdm_chunked_blocks", f"TDM_COLL_{_name.upper()}, sendbuf, sendcount, sendtype, recvbuf, "
                                             f"recvcount, recvtype, {_root}")
 
+# The blocking collectives whose small calls on one node take the node's lines (api_lines.c): where the
+# counts fit in int, their _c form tries the lines first, as the int form does, so that ranks calling
+# either form of one call take the same path. (condition, tdm_lines_ call's arguments after fn)
+LINES = {
+    "bcast": ("count >= 0 && count <= INT_MAX", "buffer, (int)count, datatype, root, comm"),
+    "reduce": ("count >= 0 && count <= INT_MAX", "sendbuf, recvbuf, (int)count, datatype, op, root, comm"),
+    "allreduce": ("count >= 0 && count <= INT_MAX", "sendbuf, recvbuf, (int)count, datatype, op, comm"),
+    "allgather": ("recvcount >= 0 && recvcount <= INT_MAX && (sendbuf == MPI_IN_PLACE || (sendcount >= 0 && "
+                  "sendcount <= INT_MAX))",
+                  "sendbuf, sendbuf == MPI_IN_PLACE ? 0 : (int)sendcount, sendtype, recvbuf, (int)recvcount, "
+                  "recvtype, comm"),
+}
+
 COLLECTIVES = [
     ("bcast", "Bcast", [("buf", "buffer"), ("count", "count"), ("type", "datatype"), ("root", "root"), ("comm", "comm")]),
     ("reduce", "Reduce", [("sbuf", "sendbuf"), ("rbuf", "recvbuf"), ("count", "count"), ("type", "datatype"),
@@ -178,14 +191,22 @@ def api_source():
            " * fit, on every rank: tdm_large_agree) and keep their MPI_Aint displacements. Either way the int functions' checks and schedules run,\n"
            " * under the large-count function's name.\n */\n"
            "#include \"api_internal.h\"\n#include \"chunked_calls.h\"\n#include \"large_count.h\"\n"
-           "#include \"persistent.h\"\n\n#include <stdlib.h>\n"]
+           "#include \"persistent.h\"\n\n#include <limits.h>\n#include <stdlib.h>\n"]
     for name, cap, plist in COLLECTIVES:
         for fname, extra, form in forms(name, cap, plist):
             fn = f"\"TDM_{fname}\""
             if name in CHUNKED:
                 function, lead = CHUNKED[name]
                 call = f"{function}({fn}, {lead}, comm, {{req}})"
-                if form == "blocking":
+                if form == "blocking" and name in LINES:
+                    cond, largs = LINES[name]
+                    body = (f"    int rc;\n    if ({cond}) {{ /* as TDM_{cap}: its small calls on one node take the lines */\n"
+                            f"        rc = tdm_lines_{name}({fn}, {largs});\n"
+                            f"        if (rc != TDM_LINES_NOT_TAKEN)\n            return rc;\n    }}\n"
+                            f"    TDM_Request request;\n    rc = {call.format(req='&request')};\n"
+                            f"    if (rc == MPI_SUCCESS)\n        rc = tdm_wait({fn}, &request, MPI_STATUS_IGNORE);\n"
+                            f"    return rc;\n")
+                elif form == "blocking":
                     body = (f"    TDM_Request request;\n    int rc = {call.format(req='&request')};\n"
                             f"    if (rc == MPI_SUCCESS)\n        rc = tdm_wait({fn}, &request, MPI_STATUS_IGNORE);\n"
                             f"    return rc;\n")
@@ -218,7 +239,10 @@ def interposer_source():
         for fname, extra, form in forms(name, cap, plist):
             mpi_extra = extra.replace("TDM_Request", "MPI_Request")
             call_args = names(plist)
-            if form == "blocking":
+            if form == "blocking" and name in LINES:  # run whole, as the int form: it may take the lines
+                body = (f"    TDM_IP_BLOCKING_WHOLE(\"MPI_{fname}\", comm, TDM_{fname}({call_args}),\n"
+                        f"                          PMPI_{fname}({call_args}));\n")
+            elif form == "blocking":
                 body = (f"    TDM_IP_BLOCKING(\"MPI_{fname}\", comm, TDM_I{name}_c({call_args}, &treq_),\n"
                         f"                    PMPI_{fname}({call_args}));\n")
             elif form == "nonblocking":

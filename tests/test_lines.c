@@ -379,6 +379,38 @@ static void bad_arguments(MPI_Comm comm)
     check(y == n, "an allreduce after the refused calls gives %d, not %d", y, n);
 }
 
+/* Ranks calling the int and the large-count (_c) form of one small call, half each: they take the same
+ * path (the _c forms try the lines too), or the ranks on the lines would wait for the others forever. */
+static void mixed_bindings(MPI_Comm comm, const char *where)
+{
+    int me, n;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &n);
+    int large = me % 2, in[8], out[8 * 16], want[8 * 16];
+    for (int i = 0; i < 8; i++)
+        in[i] = me * 100 + i;
+    for (int root = 0; root < n; root++) {
+        memcpy(out, in, sizeof in);
+        REFERENCE(MPI_Ibcast, out, 8, MPI_INT, root, comm);
+        memcpy(want, out, sizeof in);
+        memcpy(out, in, sizeof in);
+        CHECK_TDM(large ? TDM_Bcast_c(out, 8, MPI_INT, root, comm) : TDM_Bcast(out, 8, MPI_INT, root, comm));
+        check(memcmp(out, want, sizeof in) == 0, "%s: bcast from %d by int and _c forms differs", where, root);
+        REFERENCE(MPI_Ireduce, in, want, 8, MPI_INT, MPI_SUM, root, comm);
+        CHECK_TDM(large ? TDM_Reduce_c(in, out, 8, MPI_INT, MPI_SUM, root, comm)
+                        : TDM_Reduce(in, out, 8, MPI_INT, MPI_SUM, root, comm));
+        check(me != root || memcmp(out, want, sizeof in) == 0, "%s: reduce to %d by int and _c forms differs", where,
+              root);
+    }
+    REFERENCE(MPI_Iallreduce, in, want, 8, MPI_INT, MPI_MAX, comm);
+    CHECK_TDM(large ? TDM_Allreduce_c(in, out, 8, MPI_INT, MPI_MAX, comm) : TDM_Allreduce(in, out, 8, MPI_INT, MPI_MAX, comm));
+    check(memcmp(out, want, sizeof in) == 0, "%s: allreduce by int and _c forms differs", where);
+    REFERENCE(MPI_Iallgather, in, 8, MPI_INT, want, 8, MPI_INT, comm);
+    CHECK_TDM(large ? TDM_Allgather_c(in, 8, MPI_INT, out, 8, MPI_INT, comm)
+                    : TDM_Allgather(in, 8, MPI_INT, out, 8, MPI_INT, comm));
+    check(memcmp(out, want, sizeof in * (size_t)n) == 0, "%s: allgather by int and _c forms differs", where);
+}
+
 static void run(MPI_Comm comm, const char *where)
 {
     CHECK_TDM(TDM_Barrier(comm)); /* the communicator's first collective makes its shadow */
@@ -390,6 +422,7 @@ static void run(MPI_Comm comm, const char *where)
     barriers(comm, where);
     beside_nonblocking(comm, where);
     late_reader(comm, where);
+    mixed_bindings(comm, where);
     bad_arguments(comm);
     long taken = line_calls() - before;
     if (takes_lines(comm))

@@ -10,12 +10,19 @@
 #include "large_count.h"
 #include "persistent.h"
 
+#include <limits.h>
 #include <stdlib.h>
 
 int TDM_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
+    int rc;
+    if (count >= 0 && count <= INT_MAX) { /* as TDM_Bcast: its small calls on one node take the lines */
+        rc = tdm_lines_bcast("TDM_Bcast_c", buffer, (int)count, datatype, root, comm);
+        if (rc != TDM_LINES_NOT_TAKEN)
+            return rc;
+    }
     TDM_Request request;
-    int rc = tdm_chunked_elementwise("TDM_Bcast_c", TDM_COLL_BCAST, NULL, buffer, count, datatype, MPI_OP_NULL, root, comm, &request);
+    rc = tdm_chunked_elementwise("TDM_Bcast_c", TDM_COLL_BCAST, NULL, buffer, count, datatype, MPI_OP_NULL, root, comm, &request);
     if (rc == MPI_SUCCESS)
         rc = tdm_wait("TDM_Bcast_c", &request, MPI_STATUS_IGNORE);
     return rc;
@@ -33,8 +40,14 @@ int TDM_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int r
 
 int TDM_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
+    int rc;
+    if (count >= 0 && count <= INT_MAX) { /* as TDM_Reduce: its small calls on one node take the lines */
+        rc = tdm_lines_reduce("TDM_Reduce_c", sendbuf, recvbuf, (int)count, datatype, op, root, comm);
+        if (rc != TDM_LINES_NOT_TAKEN)
+            return rc;
+    }
     TDM_Request request;
-    int rc = tdm_chunked_elementwise("TDM_Reduce_c", TDM_COLL_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm, &request);
+    rc = tdm_chunked_elementwise("TDM_Reduce_c", TDM_COLL_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm, &request);
     if (rc == MPI_SUCCESS)
         rc = tdm_wait("TDM_Reduce_c", &request, MPI_STATUS_IGNORE);
     return rc;
@@ -52,8 +65,14 @@ int TDM_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_D
 
 int TDM_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    int rc;
+    if (count >= 0 && count <= INT_MAX) { /* as TDM_Allreduce: its small calls on one node take the lines */
+        rc = tdm_lines_allreduce("TDM_Allreduce_c", sendbuf, recvbuf, (int)count, datatype, op, comm);
+        if (rc != TDM_LINES_NOT_TAKEN)
+            return rc;
+    }
     TDM_Request request;
-    int rc = tdm_chunked_elementwise("TDM_Allreduce_c", TDM_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm, &request);
+    rc = tdm_chunked_elementwise("TDM_Allreduce_c", TDM_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm, &request);
     if (rc == MPI_SUCCESS)
         rc = tdm_wait("TDM_Allreduce_c", &request, MPI_STATUS_IGNORE);
     return rc;
@@ -231,8 +250,14 @@ int TDM_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const
 
 int TDM_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    int rc;
+    if (recvcount >= 0 && recvcount <= INT_MAX && (sendbuf == MPI_IN_PLACE || (sendcount >= 0 && sendcount <= INT_MAX))) { /* as TDM_Allgather: its small calls on one node take the lines */
+        rc = tdm_lines_allgather("TDM_Allgather_c", sendbuf, sendbuf == MPI_IN_PLACE ? 0 : (int)sendcount, sendtype, recvbuf, (int)recvcount, recvtype, comm);
+        if (rc != TDM_LINES_NOT_TAKEN)
+            return rc;
+    }
     TDM_Request request;
-    int rc = tdm_chunked_blocks("TDM_Allgather_c", TDM_COLL_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm, &request);
+    rc = tdm_chunked_blocks("TDM_Allgather_c", TDM_COLL_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm, &request);
     if (rc == MPI_SUCCESS)
         rc = tdm_wait("TDM_Allgather_c", &request, MPI_STATUS_IGNORE);
     return rc;

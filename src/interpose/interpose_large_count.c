@@ -9,8 +9,8 @@
 
 int MPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
-    TDM_IP_BLOCKING("MPI_Bcast_c", comm, TDM_Ibcast_c(buffer, count, datatype, root, comm, &treq_),
-                    PMPI_Bcast_c(buffer, count, datatype, root, comm));
+    TDM_IP_BLOCKING_WHOLE("MPI_Bcast_c", comm, TDM_Bcast_c(buffer, count, datatype, root, comm),
+                          PMPI_Bcast_c(buffer, count, datatype, root, comm));
 }
 
 int MPI_Ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
@@ -27,8 +27,8 @@ int MPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int r
 
 int MPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
-    TDM_IP_BLOCKING("MPI_Reduce_c", comm, TDM_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, &treq_),
-                    PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm));
+    TDM_IP_BLOCKING_WHOLE("MPI_Reduce_c", comm, TDM_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm),
+                          PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm));
 }
 
 int MPI_Ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
@@ -45,8 +45,8 @@ int MPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_D
 
 int MPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    TDM_IP_BLOCKING("MPI_Allreduce_c", comm, TDM_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, &treq_),
-                    PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm));
+    TDM_IP_BLOCKING_WHOLE("MPI_Allreduce_c", comm, TDM_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm),
+                          PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm));
 }
 
 int MPI_Iallreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
@@ -135,8 +135,8 @@ int MPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const
 
 int MPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    TDM_IP_BLOCKING("MPI_Allgather_c", comm, TDM_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &treq_),
-                    PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
+    TDM_IP_BLOCKING_WHOLE("MPI_Allgather_c", comm, TDM_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
+                          PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
 }
 
 int MPI_Iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)

@@ -375,6 +375,24 @@ static void large_count_functions(void)
     check(memcmp(got, ref, sizeof(int) * N) == 0, "MPI_Allreduce_init_c: MPI's result", 0);
     if (interposed)
         check(served_now() - before == 3, "the _c calls served by Tandem", served_now() - before);
+    /* half the ranks call the int form of a small blocking call, half its _c form: one call (on one node
+     * the int forms take Tandem's lines; the _c forms must too) */
+    for (int root = 0; root < size; root++) {
+        memcpy(got, in, sizeof(int) * N);
+        if (rank % 2)
+            MPI_Bcast_c(got, (MPI_Count)N, MPI_INT, root, MPI_COMM_WORLD);
+        else
+            MPI_Bcast(got, N, MPI_INT, root, MPI_COMM_WORLD);
+        memcpy(ref, in, sizeof(int) * N);
+        PMPI_Bcast(ref, N, MPI_INT, root, world);
+        check(memcmp(got, ref, sizeof(int) * N) == 0, "MPI_Bcast and MPI_Bcast_c in one call: MPI's result", root);
+    }
+    if (rank % 2)
+        MPI_Allreduce_c(in, got, (MPI_Count)N, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    else
+        MPI_Allreduce(in, got, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    PMPI_Allreduce(in, ref, N, MPI_INT, MPI_SUM, world);
+    check(memcmp(got, ref, sizeof(int) * N) == 0, "MPI_Allreduce and MPI_Allreduce_c in one call: MPI's result", 0);
 }
 #else
 static void large_count_functions(void) {} /* this MPI has none */
