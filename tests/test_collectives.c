@@ -995,6 +995,33 @@ static void run_matrix(MPI_Comm comm, const char *comm_name, int quick)
     }
 }
 
+/* A node-aware bcast whose root gives 16,384 MPI_INT and the other ranks 8,192 pairs of them (one type
+ * signature, other element sizes): the ranks must choose the same algorithm among the nodes (the choice
+ * once saw the bytes times the rank's own element size, and the root sent a binomial tree that the
+ * pairs' ranks received as a scatter and allgather: wrong data). */
+static void bcast_node_other_element_sizes(MPI_Comm comm)
+{
+    enum { N = 16384 };
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Datatype pair;
+    MPI_Type_contiguous(2, MPI_INT, &pair);
+    MPI_Type_commit(&pair);
+    int *got = malloc(sizeof(int) * N), *want = malloc(sizeof(int) * N);
+    for (int i = 0; i < N; i++)
+        got[i] = want[i] = rank == 0 ? i * 7 + 1 : -1;
+    MPI_Bcast(want, N, MPI_INT, 0, comm);
+    CHECK_TDM(TDM_Set_algorithm("bcast", "node"));
+    TDM_Request r;
+    CHECK_TDM(rank == 0 ? TDM_Ibcast(got, N, MPI_INT, 0, comm, &r) : TDM_Ibcast(got, N / 2, pair, 0, comm, &r));
+    CHECK_TDM(TDM_Wait(&r, MPI_STATUS_IGNORE));
+    CHECK_TDM(TDM_Set_algorithm("bcast", "auto"));
+    check(memcmp(got, want, sizeof(int) * N) == 0, "node bcast of 64 KiB as MPI_INT at the root, pairs elsewhere");
+    free(got);
+    free(want);
+    MPI_Type_free(&pair);
+}
+
 int main(int argc, char **argv)
 {
     /* Large buffers come and go with every case: malloc keeps them instead of mapping and unmapping
@@ -1032,6 +1059,8 @@ int main(int argc, char **argv)
         MPI_Comm_split(world, 0, (rank % 2) * size + rank / 2, &interleaved);
         run_matrix(interleaved, "interleaved", 1);
         MPI_Comm_free(&interleaved);
+        if (!dcp_mode)
+            bcast_node_other_element_sizes(world);
     }
 
     /* a subgroup (MPI_Group_incl + MPI_Comm_create): every rank but 0 (beyond 2 ranks), in reverse order */

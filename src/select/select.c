@@ -508,13 +508,17 @@ void tdm_select_across_nodes(tdm_coll_args *a)
     among.torus_ndims = 0;
     among.torus_network = 0;
     among.lanes = 0;
-    if (a->kind == TDM_COLL_BCAST) { /* it moves bytes */
+    /* bcast, gather, scatter and allgather move bytes among the nodes: chosen as bytes, so that ranks
+     * giving datatypes of one signature but other sizes choose alike (bcast_node.c builds it so) */
+    tdm_typeinfo byte = {.extent = 1, .true_lb = 0, .true_extent = 1, .size = 1, .contiguous = 1};
+    if (a->kind == TDM_COLL_BCAST) {
         among.count = a->count * a->dtype.size;
         among.datatype = MPI_BYTE;
+        among.dtype = byte;
+        among.root = a->nodes->node_of[a->root];
     }
     if (a->kind == TDM_COLL_GATHER || a->kind == TDM_COLL_SCATTER || a->kind == TDM_COLL_ALLGATHER) {
         /* a block of bytes per node (tdm_node_among_blocks), or the v form where nodes differ */
-        tdm_typeinfo byte = {.extent = 1, .true_lb = 0, .true_extent = 1, .size = 1, .contiguous = 1};
         among.sendcount = among.recvcount = (int)(tdm_node_block_bytes(a) * (size_t)a->nodes->largest);
         among.sendtype = among.recvtype = MPI_BYTE;
         among.stype = among.rtype = byte;
