@@ -687,6 +687,25 @@ static void sub_communicators(MPI_Comm app)
     MPI_Comm_free(&y);
 #endif
 
+    /* a communicator's first call, then rank 0 blocks in MPI until rank 1 has that call's result: rank 0's
+     * naming of the communicator must reach the others without another Tandem call of rank 0 */
+    MPI_Comm named;
+    MPI_Comm_dup(app, &named);
+    int mine = rank + 5, sum = 0, mpi_sum = 0, token = 0;
+    TDM_Request naming_call;
+    CHECK_TDM(TDM_Iallreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, named, &naming_call));
+    if (rank == 0) {
+        MPI_Recv(&token, 1, MPI_INT, 1, 77, app, MPI_STATUS_IGNORE);
+        CHECK_TDM(TDM_Wait(&naming_call, MPI_STATUS_IGNORE));
+    } else {
+        CHECK_TDM(TDM_Wait(&naming_call, MPI_STATUS_IGNORE));
+        if (rank == 1)
+            MPI_Send(&token, 1, MPI_INT, 0, 77, app);
+    }
+    MPI_Allreduce(&mine, &mpi_sum, 1, MPI_INT, MPI_SUM, named);
+    check(sum == mpi_sum, "first call with rank 0 blocked in MPI_Recv: %d, MPI %d", sum, mpi_sum);
+    MPI_Comm_free(&named);
+
     /* a communicator's first two calls, a short one then one long enough for segments (under
      * TANDEM_DCP_SEGMENT=64): waiting for the communicator's name, either may reach the DCP first, and
      * only the first tells it the members */

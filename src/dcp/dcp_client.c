@@ -2,8 +2,8 @@
  * The application's side of dedicated collective processes (see dcp.h, dcp_protocol.h). A call the DCP
  * serves is one schedule on the link's shadow: the header and the contribution out to the DCP, the
  * result back. A communicator other than the application world is named at its first such call: its
- * rank 0 sends the others a dcp_key on the communicator's shadow (a tag above its calls'), and the calls
- * wait for it (the request's prelude); each client's first call also carries the members, so that its
+ * rank 0 gives the others a dcp_key by an MPI_Ibcast on the communicator, and their calls wait for it
+ * (the request's prelude); each client's first call also carries the members, so that its
  * DCP learns who the communicator's ranks are. Freeing the communicator tells the DCP how many calls
  * there were.
  */
@@ -26,6 +26,19 @@ static int group_order(tdm_dcp_comm *cc);
 static int names_given;   /* by this rank, as some communicators' rank 0 */
 static int said_inline;   /* TANDEM_VERBOSE said once that some calls run inline */
 
+/* The broadcast of a communicator's name (start_naming): its request and the name it carries, apart from
+ * the communicator's state, which may go first (the communicator freed, or a persistent call of it freed
+ * unstarted, while it is in flight). MPI then completes it later, and may run the communicator's
+ * attribute callbacks from inside that completion: nothing here is freed by them. */
+typedef struct dcp_naming {
+    MPI_Request request;
+    dcp_key key;
+    tdm_dcp_comm *cc; /* a rank other than 0 whose calls wait for the name, while cc lives; else NULL */
+    struct dcp_naming *next;
+} dcp_naming;
+static dcp_naming *namings; /* in flight */
+static void settle_namings(int wait);
+
 void tdm_dcp_tell_server(dcp_header *h)
 {
     h->bytes = (int)sizeof *h;
@@ -40,6 +53,8 @@ static void drop(tdm_dcp_comm *cc)
         dcp_header h = {.kind = DCP_FREED, .key = cc->key, .call = cc->calls};
         tdm_dcp_tell_server(&h);
     }
+    if (cc->naming) /* its broadcast ends without it (settle_namings) */
+        cc->naming->cc = NULL;
     if (cc->shadow)
         tdm_shadow_put(cc->shadow);
     if (cc->prev)
@@ -48,7 +63,6 @@ static void drop(tdm_dcp_comm *cc)
         live = cc->next;
     if (cc->next)
         cc->next->prev = cc->prev;
-    free(cc->naming);
     free(cc->members);
     free(cc->order);
     free(cc);
@@ -195,6 +209,8 @@ int tdm_dcp_serves(const tdm_coll_args *a, MPI_Comm comm, tdm_shadow **link, voi
     }
     if (!cc || !cc->served || !tdm_dcp_kind_of(a, cc->contiguous))
         return 0;
+    if (namings)
+        settle_namings(0);
     *link = tdm_dcp.link_shadow;
     *via = cc;
     return 1;
@@ -202,46 +218,97 @@ int tdm_dcp_serves(const tdm_coll_args *a, MPI_Comm comm, tdm_shadow **link, voi
 
 /* ---- naming a communicator ---- */
 
-/* Advances the naming of cc; 1 once named. */
+
+/* cc is named for this rank: the shadow held until then goes. */
+static void named(tdm_dcp_comm *cc)
+{
+    cc->named = 1;
+    if (cc->shadow)
+        tdm_shadow_put(cc->shadow);
+    cc->shadow = NULL;
+}
+
+static void forget_naming(dcp_naming *n)
+{
+    dcp_naming **at = &namings;
+    while (*at != n)
+        at = &(*at)->next;
+    *at = n->next;
+    free(n);
+}
+
+/* Completes the broadcasts nobody waits for (rank 0's, and those of communicators gone); wait: until
+ * they are done (TDM_Finalize). */
+static void settle_namings(int wait)
+{
+    /* from the first again after each completion: MPI may run attribute callbacks inside it, and they may
+     * end other broadcasts (naming_progress); one nobody waits for is ended here only */
+    for (dcp_naming *n = namings; n;) {
+        int done = 0;
+        if (!n->cc) {
+            done = 1;
+            if (wait)
+                MPI_Wait(&n->request, MPI_STATUS_IGNORE);
+            else
+                MPI_Test(&n->request, &done, MPI_STATUS_IGNORE);
+        }
+        if (done) {
+            forget_naming(n);
+            n = namings;
+        } else {
+            n = n->next;
+        }
+    }
+}
+
+/* Starts naming cc, in the first call through the DCPs, a collective on it: rank 0 gives the others its
+ * name by an MPI_Ibcast on the communicator, started inside that call, so that it takes the same place
+ * among the communicator's collectives on every rank, and progressed by MPI alone (as the agreement on
+ * its slot, shadow_slots.h). Rank 0 may block in MPI (a receive from a rank that waits for this call)
+ * before it calls Tandem again: its call went to its DCP with the name, and MPI moves the broadcast on.
+ * Rank 0 is named at once, and completes the broadcast in a later call. */
+static int start_naming(tdm_dcp_comm *cc)
+{
+    if (cc->named || cc->naming_started)
+        return MPI_SUCCESS;
+    dcp_naming *n = calloc(1, sizeof *n);
+    if (!n)
+        return MPI_ERR_NO_MEM;
+    if (cc->rank == 0)
+        n->key = cc->key = (dcp_key){.leader = cc->members[0], .number = ++names_given};
+    int rc = MPI_Ibcast(&n->key, 2, MPI_INT, 0, cc->comm, &n->request);
+    if (rc != MPI_SUCCESS) {
+        free(n);
+        return rc;
+    }
+    n->next = namings;
+    namings = n;
+    cc->naming_started = 1;
+    if (cc->rank == 0) {
+        named(cc);
+    } else {
+        n->cc = cc;
+        cc->naming = n;
+    }
+    return MPI_SUCCESS;
+}
+
+/* Advances the naming of cc (started) on a rank other than 0; 1 once named. */
 static int naming_progress(tdm_dcp_comm *cc, int *error)
 {
     if (cc->named)
         return 1;
-    if (!cc->naming_started) {
-        if (!tdm_shadow_ready(cc->shadow, error))
-            return 0;
-        int others = cc->rank == 0 ? cc->size - 1 : 1, rc = MPI_SUCCESS;
-        if (!(cc->naming = malloc(sizeof(MPI_Request) * (size_t)others))) {
-            *error = MPI_ERR_NO_MEM;
-            return 0;
-        }
-        if (cc->rank == 0) {
-            cc->key = (dcp_key){.leader = cc->members[0], .number = ++names_given};
-            for (int r = 1; r < cc->size && rc == MPI_SUCCESS; r++)
-                rc = MPI_Isend(&cc->key, 2, MPI_INT, tdm_shadow_peer(cc->shadow, r), cc->shadow->own_tag,
-                               cc->shadow->comm, &cc->naming[r - 1]);
-        } else {
-            rc = MPI_Irecv(&cc->key, 2, MPI_INT, tdm_shadow_peer(cc->shadow, 0), cc->shadow->own_tag, cc->shadow->comm,
-                           &cc->naming[0]);
-        }
-        if (rc != MPI_SUCCESS) {
-            *error = rc;
-            return 0;
-        }
-        cc->naming_started = others;
-    }
-    int done = 1;
-    for (int i = 0; i < cc->naming_started && done; i++) {
-        int rc = MPI_Test(&cc->naming[i], &done, MPI_STATUS_IGNORE);
-        if (rc != MPI_SUCCESS) {
-            *error = rc;
-            return 0;
-        }
+    dcp_naming *n = cc->naming;
+    int done = 0, rc = MPI_Test(&n->request, &done, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) {
+        *error = rc;
+        return 0;
     }
     if (done) {
-        cc->named = 1;
-        tdm_shadow_put(cc->shadow);
-        cc->shadow = NULL;
+        cc->key = n->key;
+        cc->naming = NULL;
+        forget_naming(n);
+        named(cc);
     }
     return done;
 }
@@ -272,13 +339,19 @@ static void wait_in(struct tdm_request *req, naming_wait *w, tdm_dcp_comm *cc, d
     req->run.prelude_arg = w;
 }
 
-void tdm_dcp_wait_for_name(struct tdm_request *req, tdm_dcp_comm *cc, dcp_header *header)
+int tdm_dcp_wait_for_name(struct tdm_request *req, tdm_dcp_comm *cc, dcp_header *header)
 {
-    if (cc->named)
-        return;
+    int rc = start_naming(cc);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (cc->named) {
+        header->key = cc->key;
+        return MPI_SUCCESS;
+    }
     naming_wait *w = tdm_sched_tmp(&req->run.sched, sizeof *w);
     if (w) /* else out of memory: the schedule's build reports it */
         wait_in(req, w, cc, header);
+    return MPI_SUCCESS;
 }
 
 /* ---- persistent calls ---- */
@@ -313,17 +386,21 @@ static void persistent_release(struct tdm_request *req)
         drop(pc->cc);
 }
 
-void tdm_dcp_persistent_call(struct tdm_request *req, tdm_dcp_comm *cc, dcp_header *header)
+int tdm_dcp_persistent_call(struct tdm_request *req, tdm_dcp_comm *cc, dcp_header *header)
 {
+    int rc = start_naming(cc); /* at the _init, a collective: its starts need not come in one order */
+    if (rc != MPI_SUCCESS)
+        return rc;
     persistent_call *pc = tdm_sched_tmp(&req->run.sched, sizeof *pc);
     if (!pc)
-        return;
+        return MPI_SUCCESS; /* the schedule's build reports it */
     *pc = (persistent_call){.cc = cc, .header = header};
     if (cc != &app_world_state)
         cc->refs++; /* its DCP hears that the communicator is freed only once this request is too */
     req->persistent_arg = pc;
     req->restart = persistent_restart;
     req->release = persistent_release;
+    return MPI_SUCCESS;
 }
 
 void tdm_dcp_finalize(void)
@@ -339,6 +416,7 @@ void tdm_dcp_finalize(void)
             cc->prev = cc->next = NULL;
         }
     }
+    settle_namings(1);
     dcp_header h = {.kind = DCP_FINALIZED};
     tdm_dcp_tell_server(&h);
     if (tdm_global.verbose) {

@@ -24,8 +24,8 @@ typedef struct tdm_dcp_comm {
     int announced;            /* the members went to the DCP with a call */
     int calls;                /* calls through the DCP so far */
     int streams;              /* persistent calls through the DCP initialized so far */
-    tdm_shadow *shadow;       /* its shadow, where it is named (held until named) */
-    MPI_Request *naming;      /* rank 0: a send to each other rank; the others: one receive */
+    tdm_shadow *shadow;       /* its shadow (held until named) */
+    struct dcp_naming *naming; /* the broadcast of its name, while this rank waits for it */
     int naming_started;
     int refs;                 /* its attribute, and each call waiting for its name */
     struct tdm_dcp_comm *prev, *next; /* the live ones, freed at TDM_Finalize */
@@ -36,10 +36,12 @@ void tdm_dcp_tell_server(dcp_header *h);
 /* The DCPs' kind of a call (dcp_protocol.h), 0 if they do not serve it; contiguous: each DCP's ranks
  * in the communicator are consecutive. */
 int tdm_dcp_kind_of(const struct tdm_coll_args *a, int contiguous);
-/* The call waits for the communicator's name (a request prelude) if it has none yet. */
-void tdm_dcp_wait_for_name(struct tdm_request *req, tdm_dcp_comm *cc, dcp_header *header);
-/* A persistent call (the header's stream set): at each start, its count of starts and (the first times)
- * its wait for the name go into header; it holds cc until freed. */
-void tdm_dcp_persistent_call(struct tdm_request *req, tdm_dcp_comm *cc, dcp_header *header);
+/* The call, started now, names the communicator if none did before, and waits for the name (a request
+ * prelude) if this rank has none yet. An MPI error code if the naming could not start. */
+int tdm_dcp_wait_for_name(struct tdm_request *req, tdm_dcp_comm *cc, dcp_header *header);
+/* A persistent call (the header's stream set), initialized now: names the communicator as above; at each
+ * start, its count of starts and (the first times) its wait for the name go into header; it holds cc
+ * until freed. An MPI error code if the naming could not start. */
+int tdm_dcp_persistent_call(struct tdm_request *req, tdm_dcp_comm *cc, dcp_header *header);
 
 #endif

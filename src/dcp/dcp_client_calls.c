@@ -928,11 +928,13 @@ int tdm_dcp_build_client(struct tdm_request *req, const tdm_coll_args *a, void *
     if (slot >= 0 && cc->named && !announce) /* the same schedule may serve identical later calls */
         keep_for_reuse(req, cc, (dcp_header *)message, p.answer >= 0);
     if (persistent) {
-        tdm_dcp_persistent_call(req, cc, (dcp_header *)message);
+        rc = tdm_dcp_persistent_call(req, cc, (dcp_header *)message);
     } else {
         cc->announced = 1;
         cc->calls++;
-        tdm_dcp_wait_for_name(req, cc, (dcp_header *)message);
+        rc = tdm_dcp_wait_for_name(req, cc, (dcp_header *)message);
     }
-    return s->error;
+    if (rc != MPI_SUCCESS && slot >= 0)
+        tdm_mailbox_cancel(mailbox(), slot);
+    return rc != MPI_SUCCESS ? rc : s->error;
 }

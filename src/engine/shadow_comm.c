@@ -152,6 +152,17 @@ void tdm_shadow_module_finalize(void)
 {
     tdm_shadow_last = (tdm_shadow_memo){MPI_COMM_NULL, NULL, 0};
     __atomic_add_fetch(&tdm_global.shadow_generation, 1, __ATOMIC_SEQ_CST);
+    /* Creations still under way (a call handed to a DCP does not wait for its communicator's) end first,
+     * tested as calls test them: MPICH may run the attribute callback of a communicator the user freed
+     * inside that test, and the callback must not wait for the creation again. */
+    while (pending_list) {
+        tdm_shadow *sh = pending_list;
+        int error = MPI_SUCCESS;
+        while (!tdm_shadow_ready(sh, &error) && error == MPI_SUCCESS)
+            ;
+        if (error != MPI_SUCCESS && sh->pending)
+            tdm_shadow_failed(sh, error);
+    }
     while (registry) {
         tdm_shadow *sh = registry;
         if (!sh->user_freed)
