@@ -255,6 +255,28 @@ static void persistent_schedule_reused(void)
     }
 }
 
+/* A persistent barrier, freed, goes to the cache, and a later blocking barrier runs its schedule: on
+ * several nodes (test_sched_cache_np4_nodes2) that call takes its turn on the node's ring like any other.
+ * It did not: each such turn was lost, and after as many rounds as the cache keeps schedules every later
+ * call of the communicator waited for it. */
+static void persistent_barrier_reused(void)
+{
+    int send[8], recv[8], want[8];
+    for (int round = 0; round < 40; round++) {
+        TDM_Request req;
+        CHECK_TDM(TDM_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, &req));
+        for (int i = 0; i < 8; i++)
+            send[i] = value(round, rank, i);
+        CHECK_TDM(TDM_Allreduce(send, recv, 8, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+        CHECK_TDM(TDM_Barrier(MPI_COMM_WORLD));
+        CHECK_TDM(TDM_Start(&req));
+        CHECK_TDM(TDM_Wait(&req, MPI_STATUS_IGNORE));
+        CHECK_TDM(TDM_Request_free(&req));
+        REFERENCE(MPI_Iallreduce, send, want, 8, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        check_ints(recv, want, 8, "allreduce beside persistent barriers freed", round);
+    }
+}
+
 int main(int argc, char **argv)
 {
     harness_init("test_sched_cache", &argc, &argv);
@@ -268,5 +290,6 @@ int main(int argc, char **argv)
     communicators_freed();
     identical_calls_at_once();
     persistent_schedule_reused();
+    persistent_barrier_reused();
     return harness_finish();
 }

@@ -48,6 +48,10 @@ void tdm_request_free(struct tdm_request *req)
     req->magic = 0;
     if (sh) { /* a request completed by the progress thread gives its tag back here */
         tdm_shadow_release(sh, &req->run.tag_hold);
+        /* a persistent request's starts went as messages (tdm_persistent_keep): kept for later calls,
+         * it is bound to its communicator again, rings included, by the first of them */
+        if (req->run.tag_hold.fixed_tag)
+            req->run.exec.comm = MPI_COMM_NULL;
         tdm_shadow_unfix_tag(sh, &req->run.tag_hold);
     }
     tdm_shadow *home = req->cache_home;
