@@ -208,8 +208,9 @@ static int launch(const char *fn, struct tdm_request *req, TDM_Request *request)
         if (rc == MPI_ERR_NO_MEM)
             return abandon(req, tdm_error(fn, rc, "out of memory for the persistent request's tags"));
         if (rc != MPI_SUCCESS)
-            return abandon(req, tdm_error(fn, rc, "every tag kept for persistent requests on the communicator is "
-                                                  "taken: free some (TDM_Request_free)"));
+            return abandon(req, tdm_error(fn, rc, "the tag kept for persistent requests on the communicator whose "
+                                                  "turn it is (they go in turn) is still held: free the persistent "
+                                                  "requests made that many _init calls ago (TDM_Request_free)"));
     } else {
         tdm_agent_start(&req->run);
     }
