@@ -315,6 +315,25 @@ static void past_the_window(MPI_Comm app, int first, int calls)
 
 /* Every call the DCPs serve on comm against MPI's: allreduce (every type and op of the matrix, or two
  * of each), 40 outstanding completed in reverse order, reduce and bcast from every root, barrier. */
+/* Four calls in flight at a time, against MPI's: under TANDEM_DCP_FIRST_CALL near 2^32
+ * (test_dcp_np3_call_wrap) their call numbers wrap inside a batch, which a DCP must still run in order. */
+static void calls_four_at_once(MPI_Comm comm)
+{
+    for (int batch = 0; batch < 8; batch++) {
+        int in[4], out[4], want[4];
+        TDM_Request reqs[4];
+        for (int k = 0; k < 4; k++) {
+            in[k] = rank * 10 + batch * 4 + k;
+            CHECK_TDM(TDM_Iallreduce(&in[k], &out[k], 1, MPI_INT, k % 2 ? MPI_MAX : MPI_SUM, comm, &reqs[k]));
+        }
+        CHECK_TDM(TDM_Waitall(4, reqs, MPI_STATUSES_IGNORE));
+        for (int k = 0; k < 4; k++) {
+            MPI_Allreduce(&in[k], &want[k], 1, MPI_INT, k % 2 ? MPI_MAX : MPI_SUM, comm);
+            check(out[k] == want[k], "batch %d, call %d of 4 in flight: %d, MPI %d", batch, k, out[k], want[k]);
+        }
+    }
+}
+
 static void served_calls(MPI_Comm comm, int whole_matrix)
 {
     int me, n;
@@ -906,6 +925,7 @@ int main(int argc, char **argv)
         more_communicators_than_slots(app);
         return harness_finish();
     }
+    calls_four_at_once(app);
     served_calls(app, 1);
     repeated_calls(app);
     completion_forms(app);

@@ -22,7 +22,7 @@ typedef struct tdm_express {
     size_t head_bytes;
     const void *data;
     size_t data_bytes;
-    int *number, *counter;
+    unsigned *number, *counter;
     tdm_shadow *shadow;      /* its communicator's (not held: a call in flight settles when it is freed) */
 } __attribute__((aligned(64))) tdm_express;
 

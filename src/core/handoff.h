@@ -25,8 +25,8 @@ typedef struct tdm_express_call {
     void *answer_to;      /* answered: where the answer goes, and its bytes */
     size_t answer_bytes;
     int answered;
-    int *number;          /* where the message carries its call number, taken from *counter */
-    int *counter;
+    unsigned *number;     /* where the message carries its call number, taken from *counter */
+    unsigned *counter;
 } tdm_express_call;
 
 typedef struct tdm_handoff {

@@ -6,6 +6,7 @@
 #include "../engine/node.h"
 #include "dcp_protocol.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -223,6 +224,17 @@ int tdm_dcp_init(const char *fn)
     if ((rc = number_setting(fn, "TANDEM_DCP_FIRST_BYTES", (int)sizeof(dcp_header), &tdm_dcp.first_bytes)) !=
         MPI_SUCCESS)
         return rc;
+    /* testing: call numbers near their wrap, so that a short run passes it (2^32 calls take hours) */
+    const char *first_call = getenv("TANDEM_DCP_FIRST_CALL");
+    tdm_dcp.first_call = 0;
+    if (first_call && *first_call) {
+        char *end;
+        errno = 0;
+        unsigned long long n = strtoull(first_call, &end, 10);
+        if (*end || errno || n > UINT_MAX || first_call[0] == '-')
+            return tdm_error(fn, MPI_ERR_ARG, "TANDEM_DCP_FIRST_CALL=%s: expected a number below 2^32", first_call);
+        tdm_dcp.first_call = (unsigned)n;
+    }
     find_carried_types();
     /* the link's shadow on every rank now: its duplicate is collective over all of them */
     int error = MPI_SUCCESS;

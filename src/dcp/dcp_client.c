@@ -49,7 +49,7 @@ static void drop(tdm_dcp_comm *cc)
 {
     if (--cc->refs > 0)
         return;
-    if (cc->calls > 0 && cc->named) { /* its DCP may forget it after that many calls */
+    if (cc->calls != tdm_dcp.first_call && cc->named) { /* its DCP may forget it after that many calls */
         dcp_header h = {.kind = DCP_FREED, .key = cc->key, .call = cc->calls};
         tdm_dcp_tell_server(&h);
     }
@@ -87,7 +87,8 @@ int tdm_dcp_client_init(const char *fn)
     MPI_Comm_rank(tdm_dcp.app_world, &rank);
     /* its DCPs know its members from the mapping, and its name */
     app_world_state = (tdm_dcp_comm){.comm = tdm_dcp.app_world, .served = size > 1, .size = size, .rank = rank,
-                                     .key = DCP_APP_WORLD_KEY, .named = 1, .announced = 1};
+                                     .key = DCP_APP_WORLD_KEY, .named = 1, .announced = 1,
+                                     .calls = tdm_dcp.first_call};
     app_world_state.members = malloc(sizeof(int) * (size_t)size);
     if (app_world_state.members)
         memcpy(app_world_state.members, tdm_dcp.map.app_world, sizeof(int) * (size_t)size);
@@ -135,6 +136,7 @@ static tdm_dcp_comm *state_of(MPI_Comm comm)
     if (!cc)
         return NULL;
     cc->comm = comm;
+    cc->calls = tdm_dcp.first_call;
     cc->refs = 1;
     MPI_Comm_test_inter(comm, &inter);
     MPI_Comm_size(comm, &cc->size);
@@ -361,7 +363,7 @@ int tdm_dcp_wait_for_name(struct tdm_request *req, tdm_dcp_comm *cc, dcp_header 
 typedef struct persistent_call {
     tdm_dcp_comm *cc;
     dcp_header *header;
-    int starts;
+    unsigned starts;
     naming_wait wait;
 } persistent_call;
 

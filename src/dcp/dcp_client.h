@@ -22,7 +22,7 @@ typedef struct tdm_dcp_comm {
     dcp_key key;              /* its name among the DCPs, once named */
     int named;
     int announced;            /* the members went to the DCP with a call */
-    int calls;                /* calls through the DCP so far */
+    unsigned calls;           /* calls through the DCP so far (modulo 2^32) */
     int streams;              /* persistent calls through the DCP initialized so far */
     tdm_shadow *shadow;       /* its shadow (held until named) */
     struct dcp_naming *naming; /* the broadcast of its name, while this rank waits for it */

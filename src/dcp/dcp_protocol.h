@@ -40,6 +40,7 @@
 #include "../engine/shadow_comm.h"
 #include "../placement/dcp_mapping.h"
 
+#include <limits.h>
 #include <mpi.h>
 
 typedef struct dcp_key {
@@ -88,8 +89,9 @@ typedef struct dcp_header {
     dcp_key key;  /* the communicator */
     int stream;   /* 0: the communicator's calls, in order; p + 1: its persistent call p (p of them
                    * initialized before it), whose starts may come in any order among its others */
-    int call;     /* stream 0: the client's calls through the DCP on it before this one (FREED: all of
-                   * them); else the persistent call's starts before this one */
+    unsigned call; /* stream 0: the client's calls through the DCP on it before this one (FREED: all of
+                    * them); else the persistent call's starts before this one. Counted modulo 2^32:
+                    * compared with dcp_call_before */
     int members;  /* > 0: the communicator's size; its members' world ranks follow the header */
     int counts;   /* the counts that follow (after the members): 0, the size or twice the size */
     int segment;  /* a segmented call: units per segment (a reduction's elements, else bytes); 0: the
@@ -127,8 +129,13 @@ typedef struct dcp_control {
                  * DCP_STREAM_ ones: to it, and from it */
     dcp_key key;
     int slot;   /* DCP_STREAM_RUN: the turn */
-    int stream, call; /* DCP_STREAM_*: the persistent call and its start */
+    int stream;       /* DCP_STREAM_*: the persistent call */
+    unsigned call;    /* and its start */
 } dcp_control;
+
+/* Call numbers wrap (a communicator may see more than 2^32 calls): a comes before b if b is less than
+ * half the range ahead. */
+static inline int dcp_call_before(unsigned a, unsigned b) { return a - b > UINT_MAX / 2; }
 
 /* TANDEM_DCP_SEGMENT's default: 64 KiB, a few microseconds on a network link, long enough that a
  * segment's messages cost little beside its bytes, short enough that a 1 MiB vector is 16 segments in
@@ -162,6 +169,7 @@ typedef struct tdm_dcp_job {
     int segment_bytes;       /* TANDEM_DCP_SEGMENT (rank 0's): a call with a block above it goes in
                               * segments of about that many bytes; 0: whole */
     int first_bytes;         /* a message's first part: DCP_FIRST_BYTES (testing: TANDEM_DCP_FIRST_BYTES) */
+    unsigned first_call;     /* a communicator's first call number: 0 (testing: TANDEM_DCP_FIRST_CALL) */
 } tdm_dcp_job;
 
 extern tdm_dcp_job tdm_dcp;

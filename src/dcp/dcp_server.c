@@ -189,6 +189,7 @@ static served_comm *find_or_add(dcp_key key)
     sc = tdm_dcp_alloc(sizeof *sc);
     sc->key = key;
     sc->slot = -1;
+    sc->next_call = tdm_dcp.first_call;
     sc->next = srv.comms;
     srv.comms = sc;
     return sc;
@@ -211,6 +212,7 @@ static void queue_message(served_comm *sc, contribution *in)
         tdm_dcp_fail("a client's call on a communicator without it", MPI_ERR_COMM);
     if (in->h.kind == DCP_FREED) {
         sc->freed_after[i] = in->h.call;
+        sc->freed[i] = 1;
         tdm_dcp_free_contribution(in);
         return;
     }
@@ -220,7 +222,7 @@ static void queue_message(served_comm *sc, contribution *in)
         return;
     }
     contribution **p = &sc->queue[i];
-    while (*p && (*p)->h.call < in->h.call)
+    while (*p && dcp_call_before((*p)->h.call, in->h.call))
         p = &(*p)->next;
     in->next = *p;
     *p = in;
@@ -245,9 +247,10 @@ static void learn(served_comm *sc, const int *members, int size)
             sc->mine_ranks[sc->mine++] = r;
     sc->queue = tdm_dcp_alloc(sizeof *sc->queue * (size_t)sc->mine);
     sc->stream_queue = tdm_dcp_alloc(sizeof *sc->stream_queue * (size_t)sc->mine);
-    sc->freed_after = tdm_dcp_alloc(sizeof(int) * (size_t)sc->mine);
+    sc->freed_after = tdm_dcp_alloc(sizeof *sc->freed_after * (size_t)sc->mine);
+    sc->freed = tdm_dcp_alloc((size_t)sc->mine);
     for (int i = 0; i < sc->mine; i++)
-        sc->freed_after[i] = -1;
+        sc->freed[i] = 0;
     if (sc->group_size == 1) {
         sc->slot = 0;
     } else if (dcp_key_equal(sc->key, DCP_APP_WORLD_KEY)) {
@@ -274,7 +277,7 @@ static int done_with(const served_comm *sc)
         if (sc->queue[i] || sc->stream_queue[i])
             return 0;
         int client = tdm_dcp.map.app_index[sc->members[sc->mine_ranks[i]]] - srv.first;
-        if (!srv.finalized[client] && (sc->freed_after[i] < 0 || sc->next_call < sc->freed_after[i]))
+        if (!srv.finalized[client] && (!sc->freed[i] || dcp_call_before(sc->next_call, sc->freed_after[i])))
             return 0;
     }
     return 1;
@@ -302,6 +305,7 @@ static void forget(served_comm *sc)
     free(sc->queue);
     free(sc->stream_queue);
     free(sc->freed_after);
+    free(sc->freed);
     free(sc->group);
     free(sc->group_of_rank);
     free(sc->order);
@@ -550,7 +554,7 @@ static int start_ready_calls(served_comm *sc)
  * started it, in the turn its first DCP gives (the DCPs of a group shadow must start their calls on it
  * in one order). */
 
-static stream_start *find_start(served_comm *sc, int stream, int call)
+static stream_start *find_start(served_comm *sc, int stream, unsigned call)
 {
     stream_start **p = &sc->starts;
     while (*p && !((*p)->stream == stream && (*p)->call == call))
@@ -806,7 +810,7 @@ static void take_message(contribution *in)
                 "tandem: dedicated collective process: rank %d of MPI_COMM_WORLD called a %s whose data to or from its "
                 "DCP passes INT_MAX bytes in one message (MPI_ERR_COUNT); the other ranks of the call would wait "
                 "for it forever: aborting\n",
-                source, kind_name(in->h.call));
+                source, kind_name((int)in->h.call));
         tdm_dcp_abort();
     }
     if (in->h.kind == DCP_FINALIZED) { /* its last message */

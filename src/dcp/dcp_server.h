@@ -42,7 +42,8 @@ typedef struct contribution {
  * (ready once they all sent it) and, on the communicator's first DCP, from the others' READY. */
 typedef struct stream_start {
     struct stream_start *next;
-    int stream, call;  /* the persistent call (the header's stream) and its start */
+    int stream;        /* the persistent call (the header's stream) */
+    unsigned call;     /* and its start */
     int ready;         /* this DCP's clients all started it */
     int ready_dcps;    /* the first DCP: the DCPs whose clients all did, itself included */
     int turn;          /* its place among the communicator's persistent calls among the DCPs; -1 */
@@ -58,8 +59,9 @@ typedef struct served_comm {
     int *mine_ranks;            /* their ranks in it, ascending */
     contribution *unsorted;     /* messages that came before the members */
     contribution **queue;       /* per client in it: its calls, by call number */
-    int *freed_after;           /* per client in it: -1, or its calls on it when it freed it */
-    int next_call;              /* the call number to start next */
+    unsigned *freed_after;      /* per client in it that freed it: its calls on it */
+    char *freed;                /* per client in it: it freed it */
+    unsigned next_call;         /* the call number to start next */
     int group_size, group_rank;
     int *group;                 /* the world ranks of its DCPs, in order */
     int *group_of_rank;         /* per rank of it: the group index of its DCP */

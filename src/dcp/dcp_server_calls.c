@@ -343,9 +343,9 @@ static void check_agreement(const served_comm *sc, contribution **in)
         if (what) {
             char call[64];
             if (h->stream > 0)
-                snprintf(call, sizeof call, "start %d of its persistent call %d", h->call, h->stream - 1);
+                snprintf(call, sizeof call, "start %u of its persistent call %d", h->call, h->stream - 1);
             else
-                snprintf(call, sizeof call, "its call %d", h->call);
+                snprintf(call, sizeof call, "its call %u", h->call);
             fprintf(stderr, "tandem: dedicated collective process: ranks %d and %d of a communicator called %s "
                             "with a different %s (an erroneous program); aborting\n",
                     h->rank, o->rank, call, what);
