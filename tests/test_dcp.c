@@ -316,7 +316,7 @@ static void past_the_window(MPI_Comm app, int first, int calls)
 /* Every call the DCPs serve on comm against MPI's: allreduce (every type and op of the matrix, or two
  * of each), 40 outstanding completed in reverse order, reduce and bcast from every root, barrier. */
 /* Four calls in flight at a time, against MPI's: under TANDEM_DCP_FIRST_CALL near 2^32
- * (test_dcp_np3_call_wrap) their call numbers wrap inside a batch, which a DCP must still run in order. */
+ * (test_dcp_np5_call_wrap) their call numbers wrap inside a batch, which a DCP must still run in order. */
 static void calls_four_at_once(MPI_Comm comm)
 {
     for (int batch = 0; batch < 8; batch++) {
@@ -608,7 +608,7 @@ static int mailbox_serves_me(void)
     int k = cut ? atoi(cut) : 0;
 #ifdef TANDEM_SMPI
     (void)same, (void)off, (void)k, (void)world;
-    return 0; /* simulated processes share no segment */
+    return 0; /* in simulation the DCPs take their calls as messages (engine/node.c) */
 #else
     return same && !(off && strcmp(off, "off") == 0) && (k <= 0 || world / k == dcp / k);
 #endif

@@ -41,8 +41,10 @@ static void unlink_running(tdm_run *run)
     nrunning--;
 }
 
-/* Blocking waits in a row that polled shm cells (the core is yielded past SPIN_POLLS of them). */
+/* Blocking waits in a row that polled shm cells (the core is yielded past SPIN_POLLS of them); in
+ * simulation, when the first of them began. */
 static int shm_polls;
+static double shm_wait_began;
 
 static void complete(tdm_run *run)
 {
@@ -202,8 +204,13 @@ int tdm_inline_block(unsigned long mark, MPI_Request *const *extra, MPI_Status *
     }
     if (shm_waiting) { /* cells to fill or read: no MPI request completes for them, passes poll them */
         progress_pass(1);
-        if (++shm_polls > SPIN_POLLS)
+        if (TDM_SIMULATED) { /* the simulated ranks that fill the cells run only while this one takes time */
+            if (shm_polls++ == 0)
+                shm_wait_began = tdm_smpi_now();
+            tdm_smpi_shm_poll(tdm_smpi_now() - shm_wait_began);
+        } else if (++shm_polls > SPIN_POLLS) {
             sched_yield(); /* more ranks than cores: the one that fills the cell needs this core */
+        }
         return MPI_SUCCESS;
     }
     if (preludes) { /* their MPI requests are not the engine's: poll (only at a communicator's first use) */

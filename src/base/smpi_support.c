@@ -1,6 +1,8 @@
 /* The parts of Tandem's SMPI support that keep state (see smpi_support.h); empty in other builds. */
 #include "smpi_support.h"
 
+#include "state.h"
+
 #ifdef TANDEM_SMPI
 #include <simgrid/actor.h>
 #include <string.h>
@@ -33,6 +35,28 @@ int tdm_smpi_charge_copy(MPI_Aint bytes)
     if (ns_per_byte > 0 && bytes > 0)
         smpi_execute_benched((double)bytes * ns_per_byte * 1e-9);
     return tdm_smpi_timing_only() && bytes >= TDM_SMPI_EXACT_BELOW;
+}
+
+int tdm_smpi_charge_shm_copy(size_t bytes)
+{
+    if (bytes > 0)
+        smpi_execute_benched((double)bytes * tdm_loggp_shm_beta(&tdm_global.loggp));
+    return tdm_smpi_timing_only() && bytes >= TDM_SMPI_EXACT_BELOW;
+}
+
+double tdm_smpi_now(void) { return MPI_Wtime(); }
+
+void tdm_smpi_shm_seen(double published_at)
+{
+    double late = published_at + tdm_loggp_shm_flag(&tdm_global.loggp) - MPI_Wtime();
+    if (late > 0)
+        smpi_execute_benched(late);
+}
+
+void tdm_smpi_shm_poll(double waited)
+{
+    double slice = tdm_loggp_shm_flag(&tdm_global.loggp) / 4;
+    smpi_execute_benched(waited / 256 > slice ? waited / 256 : slice);
 }
 
 /* The shared temporaries this rank holds: few (a schedule's data buffers), so a plain list. */

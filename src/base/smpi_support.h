@@ -58,6 +58,22 @@ static inline void tdm_smpi_execute(double seconds)
         smpi_execute_benched(seconds);
 }
 
+/* The simulated segment (engine/node.h). SMPI's ranks share one address space, and its
+ * MPI_Win_allocate_shared gives a host's ranks real shared memory: the cells are filled and read for
+ * real, and what they would cost is charged from the model's shared-memory parameters (TANDEM_LOGGP's
+ * shm_flag and shm_beta), as tandem-model costs them:
+ * - a byte into or out of a cell, shm_beta (returns 1 if the copy is not to be done: timing-only runs
+ *   copy only short ones, as tdm_smpi_charge_copy);
+ * - a published cell, seen by a reader shm_flag after its publication (tdm_smpi_now at the writer);
+ * - a poll that finds nothing: a slice of simulated time, so that the ranks that fill the cells run
+ *   (simulated ranks run one at a time, and only until they take simulated time). The slice grows with
+ *   the wait (`waited` seconds so far): shm_flag / 4, or 1/256 of the wait if more, so that a long
+ *   wait costs a few thousand polls and is seen late by at most that share. */
+int tdm_smpi_charge_shm_copy(size_t bytes);
+double tdm_smpi_now(void);
+void tdm_smpi_shm_seen(double published_at);
+void tdm_smpi_shm_poll(double waited);
+
 /* Buffers whose content does not matter (a benchmark's): in simulation every rank's are one physical
  * block (SMPI's shared malloc), so thousands of ranks fit in memory. */
 /* A rank leaves the program with status 0 after MPI_Finalize (a dedicated collective process): in SMPI
@@ -77,6 +93,10 @@ static inline int tdm_smpi_charge_copy(MPI_Aint bytes) { return (void)bytes, 0; 
 static inline void *tdm_smpi_shared_temp_alloc(size_t bytes) { return (void)bytes, NULL; }
 static inline int tdm_smpi_shared_temp_free(void *p) { return (void)p, 0; }
 static inline void tdm_smpi_execute(double seconds) { (void)seconds; }
+static inline int tdm_smpi_charge_shm_copy(size_t bytes) { return (void)bytes, 0; }
+static inline double tdm_smpi_now(void) { return 0; }
+static inline void tdm_smpi_shm_seen(double published_at) { (void)published_at; }
+static inline void tdm_smpi_shm_poll(double waited) { (void)waited; }
 static inline __attribute__((noreturn)) void tdm_smpi_leave(void) { exit(0); }
 static inline void *tdm_smpi_scratch_alloc(size_t bytes) { return calloc(bytes ? bytes : 1, 1); }
 static inline void tdm_smpi_scratch_free(void *p) { free(p); }

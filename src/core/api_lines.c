@@ -79,6 +79,8 @@ static tdm_shadow *on_lines(MPI_Comm comm, tdm_coll_kind kind)
     /* dcp progress: the application's calls go to its dedicated collective processes */
     if (!tdm_select_automatic(kind) || tdm_coll_group() || tdm_progress_dcp_chosen())
         return NULL;
+    if (TDM_SIMULATED) /* the lines' waits poll outside the engine, taking no simulated time */
+        return NULL;
     tdm_shadow *sh = tdm_shadow_lookup_memo(comm);
     if (!sh) {
         if (!tdm_global.initialized || comm == MPI_COMM_NULL)

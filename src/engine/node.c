@@ -118,7 +118,20 @@ static const char *make_segment(MPI_Comm node, size_t part_bytes)
     tdm_shm_part_clear(mine, rings_per_part, cell_bytes);
     if (mailbox_at)
         tdm_mailbox_clear((char *)mine + mailbox_at);
-    for (int i = 0; i < node_size; i++) {
+    if (TDM_SIMULATED) {
+        /* SMPI 3.32's MPI_Win_shared_query gives the first part for every rank; its ranks share one
+         * address space, so each tells the others where its part is */
+        MPI_Aint at = (MPI_Aint)(uintptr_t)mine;
+        MPI_Aint *all = malloc(sizeof *all * (size_t)node_size);
+        if (!all || MPI_Allgather(&at, 1, MPI_AINT, all, 1, MPI_AINT, node) != MPI_SUCCESS) {
+            free(all);
+            return "the simulated processes could not tell each other their parts";
+        }
+        for (int i = 0; i < node_size; i++)
+            parts[i] = (void *)(uintptr_t)all[i];
+        free(all);
+    }
+    for (int i = 0; i < node_size && !TDM_SIMULATED; i++) {
         MPI_Aint size;
         int disp;
         if (MPI_Win_shared_query(window, i, &size, &disp, &parts[i]) != MPI_SUCCESS || (size_t)size < part_bytes + 64)
@@ -189,15 +202,16 @@ int tdm_node_init(const char *fn, int mailboxes)
     }
     size_t part_bytes = segment_bytes / (size_t)node_size / PAGE_BYTES * PAGE_BYTES;
     cell_bytes = forced_cell ? (forced_cell + 15) / 16 * 16 : tdm_shm_cell_bytes(segment_bytes, largest);
+    /* in simulation the DCPs take their calls as messages: a mailbox's waits poll outside the engine, and
+     * a simulated rank that polls without taking simulated time would never let its client run */
+    mailboxes = mailboxes && !TDM_SIMULATED;
     size_t box_bytes = mailboxes ? (tdm_mailbox_bytes() + 63) / 64 * 64 : 0;
     rings_per_part = part_bytes > box_bytes ? (int)((part_bytes - box_bytes) / tdm_shm_ring_bytes(cell_bytes)) : 0;
     mailbox_at = mailboxes ? (size_t)rings_per_part * tdm_shm_ring_bytes(cell_bytes) : 0;
     const char *none = NULL;
     char why[200];
     shm_wanted = !TDM_SIMULATED && !(shm && strcmp(shm, "off") == 0);
-    if (TDM_SIMULATED)
-        none = "SimGrid's simulated processes share no segment here";
-    else if (shm && strcmp(shm, "off") == 0)
+    if (shm && strcmp(shm, "off") == 0)
         none = "TANDEM_SHM=off";
     else if (node_size == 1)
         none = "alone on its node";

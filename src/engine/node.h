@@ -7,9 +7,10 @@
  * window per process, not one per communicator.
  *
  * Made once, at TDM_Init, on every process of MPI_COMM_WORLD (dedicated collective processes too).
- * Where the segment cannot be made (TANDEM_SHM=off, too few bytes, MPI refuses the window, SimGrid's
- * simulated ranks), the nodes are still known and node-aware algorithms move their intra-node data over
- * point-to-point; TANDEM_VERBOSE says why once per node.
+ * Where the segment cannot be made (TANDEM_SHM=off, too few bytes, MPI refuses the window), the nodes
+ * are still known and node-aware algorithms move their intra-node data over point-to-point;
+ * TANDEM_VERBOSE says why once per node. SimGrid's simulated ranks share one address space: they have
+ * a segment too, whose costs are charged as simulated time (smpi_support.h), but no mailboxes.
  */
 #ifndef TANDEM_NODE_H
 #define TANDEM_NODE_H

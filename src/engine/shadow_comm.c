@@ -97,6 +97,7 @@ void tdm_shadow_destroy(tdm_shadow *sh)
     } else if (sh->comm != MPI_COMM_NULL && sh->error == MPI_SUCCESS) {
         /* A duplication that failed left no communicator to free (MPICH hands back a handle that its
          * MPI_Comm_free crashes on). */
+        tdm_slots_release_ring(sh);
         MPI_Comm_free(&sh->comm);
     }
     pending_remove(sh);
@@ -211,6 +212,8 @@ static int start_duplication(MPI_Comm comm, tdm_shadow *sh)
 {
 #ifdef TANDEM_SMPI
     int rc = MPI_Comm_dup(comm, &sh->comm);
+    if (rc == MPI_SUCCESS)
+        rc = tdm_slots_ring_of_duplicate(sh);
     if (rc == MPI_SUCCESS)
         mark_ready(sh);
     return rc;

@@ -83,6 +83,7 @@ typedef struct tdm_shadow {
      * in the node's segment (NULL: its node-aware schedules move data over point-to-point). */
     struct tdm_comm_nodes *layout;
     struct tdm_shm_comm *shm;
+    int *ring_world; /* a duplicate's ring (simulation only): its ranks' world ranks */
     unsigned long shm_tickets; /* calls with shm actions started on it (their places, shm_ring.h) */
     /* Finished schedules kept for reuse: the schedule cache's (src/core/sched_cache.c), opaque here and
      * freed through the hooks when the shadow goes. */

@@ -277,6 +277,38 @@ void tdm_slots_abandon(tdm_shadow *sh)
     pthread_mutex_unlock(&lock);
 }
 
+int tdm_slots_ring_of_duplicate(tdm_shadow *sh)
+{
+    if (!sh->layout) /* the same on every rank: NULL where no two share a node */
+        return MPI_SUCCESS;
+    uint64_t mine[2] = {0, 0}, all[2];
+    if (tdm_node_ranks(sh->layout, sh->layout->node_of[sh->rank]) > 1 && tdm_node_has_segment()) {
+        sh->ring_world = tdm_world_ranks(sh->user, sh->size);
+        sh->shm = sh->ring_world ? tdm_shm_comm_reserve(sh->size, sh->ring_world) : NULL;
+        mine[1] = sh->shm == NULL;
+    }
+    pthread_mutex_lock(&lock);
+    if (sh->rank == 0)
+        mine[0] = (uint64_t)world_rank << 32 | ++ids_given;
+    pthread_mutex_unlock(&lock);
+    int rc = MPI_Allreduce(mine, all, 2, MPI_UINT64_T, MPI_BOR, sh->comm);
+    if (rc != MPI_SUCCESS || all[1]) {
+        tdm_slots_release_ring(sh);
+        return rc;
+    }
+    if (sh->shm)
+        tdm_shm_comm_publish(sh->shm, all[0]);
+    return MPI_SUCCESS;
+}
+
+void tdm_slots_release_ring(tdm_shadow *sh)
+{
+    tdm_shm_comm_release(sh->shm);
+    sh->shm = NULL;
+    free(sh->ring_world);
+    sh->ring_world = NULL;
+}
+
 void tdm_slots_release(tdm_shadow *sh)
 {
     tdm_slots_abandon(sh);

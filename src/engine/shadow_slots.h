@@ -54,4 +54,12 @@ void tdm_slots_abandon(tdm_shadow *sh);
  * told). */
 void tdm_slots_release(tdm_shadow *sh);
 
+/* In simulation, where a communicator has a duplicate of its own, made blocking (SMPI has no
+ * MPI_Comm_idup): its ring in the node's segment, agreed as a slot's is (a ring on every rank that
+ * needs one, or none on any; the leader names it) by one blocking MPI_Allreduce on the duplicate.
+ * sh->ring_world holds the world ranks the ring finds its peers by; tdm_slots_release_ring, when sh
+ * goes, lets both go. */
+int tdm_slots_ring_of_duplicate(tdm_shadow *sh);
+void tdm_slots_release_ring(tdm_shadow *sh);
+
 #endif

@@ -16,7 +16,8 @@
  * between cores once per publication, the readers' while nobody waits for it. */
 typedef struct cell {
     _Atomic uint64_t reads;
-    char readers_line[56];
+    double published_at; /* in simulation only: the writer's time of publication (smpi_support.h) */
+    char readers_line[48];
     _Atomic uint64_t state;  /* odd while the writer fills it; even once published (0: never used) */
     _Atomic uint64_t call;
     _Atomic uint32_t step;
@@ -258,6 +259,8 @@ void *tdm_shm_comm_lines_of(tdm_shm_comm *c, int r)
  * is a memcpy; any other goes through MPI_Pack, element by element as MPI lays them out. */
 static int copy_image(const void *src, void *dst, const tdm_action *a, MPI_Comm comm)
 {
+    if (TDM_SIMULATED && tdm_smpi_charge_shm_copy((size_t)a->image_bytes))
+        return MPI_SUCCESS;
     if (a->plain_bytes >= 0) {
         if (a->plain_bytes > 0) /* a barrier's flag carries nothing, from NULL */
             memcpy(dst, src, (size_t)a->plain_bytes);
@@ -310,6 +313,8 @@ int tdm_shm_put(tdm_shm_comm *c, uint64_t call, const tdm_action *a, MPI_Comm co
     atomic_store_explicit(&mine->readers, (uint32_t)a->nreaders, memory_order_relaxed);
     atomic_store_explicit(&mine->all_read, all_read, memory_order_relaxed);
     *error = copy_image((const char *)a->src, payload(mine) - a->image_lb, a, comm);
+    if (TDM_SIMULATED)
+        mine->published_at = tdm_smpi_now();
     atomic_store_explicit(&mine->state, state + 2, memory_order_release);
     if (holds->n < TDM_SHM_CALL_CELLS) {
         holds->cells[holds->n] = mine;
@@ -348,6 +353,8 @@ int tdm_shm_get(tdm_shm_comm *c, uint64_t call, const tdm_action *a, MPI_Comm co
     cell *x = r ? find_cell(r, &c->look[a->peer], call, a->step) : NULL;
     if (!x)
         return 0;
+    if (TDM_SIMULATED)
+        tdm_smpi_shm_seen(x->published_at);
     const char *data = payload(x) - a->image_lb;
     if (a->op == MPI_OP_NULL) {
         *error = copy_image(data, a->dst, a, comm);

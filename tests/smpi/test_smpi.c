@@ -3,12 +3,15 @@
  * algorithm of every collective, compared bit for bit with SMPI's own blocking collectives, on integer
  * data, at counts that do and do not divide evenly, in place and not; several collectives outstanding
  * on two communicators; thread progress refused with a clear message; and the reductions charged as
- * simulated computation (the time of a reduction-bound allreduce is at least its computation bound).
+ * simulated computation (the time of a reduction-bound allreduce is at least its computation bound);
+ * on hosts of several ranks, the node algorithms' steps inside a host go through the simulated segment.
  * The simulation build differs from the real one where SMPI does (src/base/smpi_support.h): this test
  * is what shows those paths give correct results. The full matrix of datatypes and ops runs on real
  * MPIs (tests/test_collectives.c).
  */
 #include "harness.h"
+
+#include "../../src/engine/node.h"
 
 #include <simgrid/host.h>
 #include <string.h>
@@ -223,6 +226,17 @@ static void reductions_charged(void)
 /* With TANDEM_SMPI_COPY_NS_PER_BYTE=c the torus bucket allgather on a torus of two or more dimensions,
  * which copies the whole gathered vector out of its temporary, takes at least that many bytes times c
  * (its messages alone take a fraction of it). Runs only where the variable is set. */
+/* The simulated segment (smpi_support.h): every host of more than one rank has one (unless
+ * TANDEM_SHM=off), so that the node algorithms' steps inside it, checked below against SMPI's
+ * collectives, run through its cells. */
+static void segment_made(void)
+{
+    const char *shm = getenv("TANDEM_SHM");
+    int wanted = tdm_node_size() > 1 && !(shm && strcmp(shm, "off") == 0);
+    check(tdm_node_has_segment() == wanted, "a node of %d ranks %s a segment", tdm_node_size(),
+          tdm_node_has_segment() ? "has" : "has no");
+}
+
 static void copies_charged(void)
 {
     const char *env = getenv("TANDEM_SMPI_COPY_NS_PER_BYTE");
@@ -261,6 +275,7 @@ int main(int argc, char **argv)
     const int counts[] = {0, 1, 37, 2000};
     const int nc = sizeof counts / sizeof counts[0];
     const int small[] = {0, 1, 19};
+    segment_made();
     each_algorithm("allreduce", allreduce_case, counts, nc);
     each_algorithm("reduce_scatter_block", reduce_scatter_case, small, 3);
     each_algorithm("allgather", allgather_case, small, 3);
