@@ -128,7 +128,8 @@ typedef struct dcp_control {
     int what;   /* DCP_GRANT (the slot of key, from the DCP of its rank 0) or DCP_RELEASE (to it); the
                  * DCP_STREAM_ ones: to it, and from it */
     dcp_key key;
-    int slot;   /* DCP_STREAM_RUN: the turn */
+    int slot;
+    unsigned turn;    /* DCP_STREAM_RUN: the turn */
     int stream;       /* DCP_STREAM_*: the persistent call */
     unsigned call;    /* and its start */
 } dcp_control;

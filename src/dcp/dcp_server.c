@@ -190,6 +190,7 @@ static served_comm *find_or_add(dcp_key key)
     sc->key = key;
     sc->slot = -1;
     sc->next_call = tdm_dcp.first_call;
+    sc->next_turn = sc->turns_given = tdm_dcp.first_call; /* testing: near the wrap too */
     sc->next = srv.comms;
     srv.comms = sc;
     return sc;
@@ -561,7 +562,7 @@ static stream_start *find_start(served_comm *sc, int stream, unsigned call)
         p = &(*p)->next;
     if (!*p) {
         *p = tdm_dcp_alloc(sizeof **p);
-        **p = (stream_start){.stream = stream, .call = call, .turn = -1};
+        **p = (stream_start){.stream = stream, .call = call};
     }
     return *p;
 }
@@ -582,7 +583,7 @@ static contribution *start_of(served_comm *sc, int i, const stream_start *st, in
 
 static void stream_control(int what, const served_comm *sc, const stream_start *st, int to)
 {
-    send_control((dcp_control){.what = what, .key = sc->key, .slot = st->turn, .stream = st->stream, .call = st->call},
+    send_control((dcp_control){.what = what, .key = sc->key, .turn = st->turn, .stream = st->stream, .call = st->call},
                  to);
 }
 
@@ -590,7 +591,7 @@ static void stream_control(int what, const served_comm *sc, const stream_start *
 static stream_start **next_stream_start(served_comm *sc)
 {
     stream_start **p = &sc->starts;
-    while (*p && !((*p)->turn == sc->next_turn && (*p)->ready))
+    while (*p && !((*p)->has_turn && (*p)->turn == sc->next_turn && (*p)->ready))
         p = &(*p)->next;
     return p;
 }
@@ -598,9 +599,10 @@ static stream_start **next_stream_start(served_comm *sc)
 /* The first DCP: a start every DCP is ready for gets its turn, told to the others. */
 static void give_turn(served_comm *sc, stream_start *st)
 {
-    if (st->turn >= 0 || st->ready_dcps < sc->group_size)
+    if (st->has_turn || st->ready_dcps < sc->group_size)
         return;
     st->turn = sc->turns_given++;
+    st->has_turn = 1;
     for (int g = 1; g < sc->group_size; g++)
         stream_control(DCP_STREAM_RUN, sc, st, sc->group[g]);
 }
@@ -861,7 +863,9 @@ static void control_message(void)
             give_turn(sc, st);
     } else if (c.what == DCP_STREAM_RUN) { /* from the first DCP: its turn */
         served_comm *sc = find_or_add(c.key);
-        find_start(sc, c.stream, c.call)->turn = c.slot;
+        stream_start *st = find_start(sc, c.stream, c.call);
+        st->turn = c.turn;
+        st->has_turn = 1;
     } else {
         served_comm *sc = find(c.key);
         if (!sc)

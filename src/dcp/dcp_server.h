@@ -46,7 +46,8 @@ typedef struct stream_start {
     unsigned call;     /* and its start */
     int ready;         /* this DCP's clients all started it */
     int ready_dcps;    /* the first DCP: the DCPs whose clients all did, itself included */
-    int turn;          /* its place among the communicator's persistent calls among the DCPs; -1 */
+    int has_turn;      /* the first DCP gave it its turn: */
+    unsigned turn;     /* its place among the communicator's persistent calls among the DCPs (wraps) */
 } stream_start;
 
 /* A communicator some clients of this DCP call collectives on. */
@@ -72,8 +73,8 @@ typedef struct served_comm {
     contribution **stream_queue; /* per client in it: starts of its persistent calls, as they came */
     stream_start *starts;       /* those not run yet */
     tdm_shadow *among_streams;  /* its DCPs' group shadow for them, in the turns the first DCP gives */
-    int next_turn;              /* the turn of the next one to run */
-    int turns_given;            /* the first DCP: turns handed out */
+    unsigned next_turn;         /* the turn of the next one to run (turns wrap at 2^32, as call numbers) */
+    unsigned turns_given;       /* the first DCP: turns handed out */
     int running;                /* calls started and not yet answered */
     int running_on[2];          /* ... of them, on among (0) and on among_streams (1) */
     long long bytes_on[2];      /* ... and their clients' data (dcp_server.c: room_for) */
