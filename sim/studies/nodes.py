@@ -7,10 +7,13 @@ TANDEM_ALLREDUCE=node, TANDEM_BCAST=node; `auto` does not take them in simulatio
 recursive-doubling barrier (sim/run). Ranks are numbered host by host (blocked), or dealt to the hosts
 in turn (round-robin, as `mpirun --map-by node` does).
 
-SMPI shares no window between ranks, so the node algorithms' steps inside a host run as messages over
-its loopback (4 times a link's bandwidth; latency 0.25 us, about Open MPI's 8-byte osu_latency between
-this machine's two cores, 0.22-0.60 us; MPICH's 0.67-0.72): the study shows the composition across
-hosts, not the shared-memory transport, and every algorithm pays the same for a message inside a host.
+The node algorithms' steps inside a host run as messages over its loopback (4 times a link's
+bandwidth; latency 0.25 us, about Open MPI's 8-byte osu_latency between this machine's two cores,
+0.22-0.60 us; MPICH's 0.67-0.72; TANDEM_SHM=off): every algorithm pays the same for a message inside a
+host. With --segment they go through the simulated segment instead (src/base/smpi_support.h): a cell's
+hand-off costs shm_flag = the loopback's latency, and a byte into or out of a cell shm_beta = the
+loopback's time per byte, CPU time of the rank that copies (SMPI charges its messages' bytes to the
+network, not to the CPUs). Rows of such runs say "segment" (column intra).
 
 --rendezvous-sends runs with no detached (eager) sends in SMPI (smpi/send-is-detached-thresh:0): SimGrid
 3.32 walks every detached send in flight at each completion, so thousands of ranks exchanging small
@@ -23,6 +26,7 @@ reduction work a rank of any allreduce does (as sim/studies/bucket_bound.py does
 
   sim/studies/nodes.py [--platforms fat-tree-8,fat-tree-16,torus-4x4] [--dealt blocked,round-robin]
                        [--sizes 8,1M] [--calls allreduce,bcast] [--runs node,flat] [--overhead O] [--rendezvous-sends]
+                       [--segment]
                        [--plot-only]
 
 Platforms: fat-tree-H (H hosts of 16 ranks: 8, 16, 64 or 256) and torus-DIMS (a torus of hosts of 16,
@@ -88,17 +92,26 @@ def measure(a):
     bench = ["--collectives", ",".join(calls), "--sizes", sizes, "--reps", "1", "--iters", "1"]
     # the platform's LogGP parameters, as sim/run tells Tandem on the platforms it writes: a message's
     # start-up is the latency, shared by the messages a rank starts together, and the sender's and the
-    # receiver's CPU time (--overhead), paid per message
+    # receiver's CPU time (--overhead), paid per message; and the simulated segment's (the loopback's
+    # latency and time per byte)
     pf = common.PLATFORM
-    loggp = f"TANDEM_LOGGP={pf['alpha'] + 2 * a.overhead:g},{pf['beta']:g},{pf['gamma']:g},{pf['alpha']:g}"
     rows, failed = [], []
     with common.workdir() as tmp:
+        loggp_file = os.path.join(tmp, "loggp.txt")
+        params = (f"alpha {pf['alpha'] + 2 * a.overhead:g}\nbeta {pf['beta']:g}\ngamma {pf['gamma']:g}\n"
+                  f"latency {pf['alpha']:g}\nshm_flag {LOOPBACK_LATENCY:g}\nshm_beta {pf['beta'] / 4:g}\n")
+        with open(loggp_file, "w") as f:
+            f.write(params)
+        loggp = f"TANDEM_LOGGP={loggp_file}"
+        in_rows = "TANDEM_LOGGP=(" + ",".join(params.split()[1::2]) + ")"  # its values, not a temporary file"
+        intra = "TANDEM_SHM=on" if a.segment else "TANDEM_SHM=off"
         for name in platforms:
             for dealt in dealts:
                 platform = make_platform(tmp, name, dealt, a.overhead)
                 # one run: Tandem's node algorithms beside SMPI's ompi; the other: flat Tandem beside mpich
-                for variant, settings, selector in (("node", [loggp, "TANDEM_ALLREDUCE=node", "TANDEM_BCAST=node"],
-                                                     "ompi"), ("flat", [loggp], "mpich")):
+                for variant, settings, selector in (("node", [loggp, intra, "TANDEM_ALLREDUCE=node",
+                                                              "TANDEM_BCAST=node"], "ompi"),
+                                                    ("flat", [loggp, intra], "mpich")):
                     if variant not in runs:
                         continue
                     common.say(f"{name} ({platform[2]} ranks, {dealt}): Tandem {variant}, SMPI {selector}")
@@ -116,6 +129,8 @@ def measure(a):
                         r["loopback_latency_s"] = LOOPBACK_LATENCY
                         r["message_overhead_s"] = str(float(a.overhead))  # sim/run knows only its own platforms'
                         r["sends"] = "rendezvous" if a.rendezvous_sends else "eager"
+                        r["intra"] = "segment" if a.segment else ""  # empty: messages (rows from before too)
+                        r["settings"] = r["settings"].replace(loggp, in_rows)
                     rows += got
     a.failed = failed
     return rows
@@ -133,18 +148,22 @@ def us(seconds):
 def report(rows):
     lines = []
     cells = dict.fromkeys((r["platform_name"], int(r["ranks"]), r["dealt"], overhead(r)) for r in rows)
-    for name, p, dealt, o in sorted(cells, key=lambda c: (c[3], c[1], c[0], c[2])):
+    for name, p, dealt, o, segment in sorted(((*c, s) for c in cells for s in (False, True)),
+                                             key=lambda c: (c[3], c[4], c[1], c[0], c[2])):
         mine = [r for r in rows if (r["platform_name"], int(r["ranks"]), r["dealt"], overhead(r)) == (name, p, dealt, o)]
         for call in CALLS:
             for n in sorted({int(r["bytes"]) for r in mine if r["collective"] == call}):
-                t = {r["variant"]: r for r in mine if r["collective"] == call and int(r["bytes"]) == n}
-                if "node" not in t:
+                here = [r for r in mine if r["collective"] == call and int(r["bytes"]) == n]
+                # the others from the runs over messages where there are some (they use no cells)
+                t = {r["variant"]: r for r in sorted(here, key=lambda r: r.get("intra") != "segment")}
+                t.update({r["variant"]: r for r in here if r["variant"] == "node" and bool(r.get("intra")) == segment})
+                if "node" not in t or bool(t["node"].get("intra")) != segment:
                     continue
                 node = float(t["node"]["median_s"])
                 # SMPI's reductions, put back (allreduce only): (p-1)/p n gamma
                 charge = (p - 1) / p * n * float(t["node"]["gamma_s_per_byte"]) if call == "allreduce" else 0.0
                 mark = "r" if t["node"].get("sends") == "rendezvous" else ""
-                label = name + (" (r)" if mark else "") + (f", o {o * 1e6:g} us" if o else "")
+                label = name + (" (r)" if mark else "") + (f", o {o * 1e6:g} us" if o else "") + (", segment" if segment else "")
                 cols = [label, p, dealt, call, n, us(node)]
                 others = []
                 for v in ("flat", "ompi", "mpich"):
@@ -160,7 +179,7 @@ def report(rows):
                 lines.append(cols)
     common.write_table(
         "nodes", "Node-aware allreduce and bcast at scale (SMPI, hosts of 16 ranks, alpha 1 us, beta 0.1 ns/B, "
-        "gamma 0.15 ns/B; simulated us of one call; a host's ranks talk over its loopback, latency 0.25 us; (r): "
+        "gamma 0.15 ns/B; simulated us of one call; a host's ranks talk over its loopback, latency 0.25 us, or with segment through the simulated segment (shm_flag 0.25 us, shm_beta 0.025 ns/B of CPU time); (r): "
         "rendezvous sends, --rendezvous-sends; o: a message's CPU time for its sender and its receiver each, --overhead, "
         "else none; SMPI's + reductions: "
         "(p-1)/p n gamma added to SMPI's allreduce, which charges its reductions nothing; node / best: the node "
@@ -175,7 +194,8 @@ def plot(rows):
         return
     panels = [(call, n) for call in CALLS for n in sorted({int(r["bytes"]) for r in rows})]
     fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.8), squeeze=False)
-    fat = [r for r in rows if r["platform_name"].startswith("fat-tree") and r["dealt"] == "blocked" and not overhead(r)]
+    fat = [r for r in rows if r["platform_name"].startswith("fat-tree") and r["dealt"] == "blocked" and not overhead(r)
+           and not r.get("intra")]
     for ax, (call, n) in zip(axes[0], panels):
         for v in VARIANTS:
             pts = sorted((int(r["ranks"]), float(r["median_s"]) * 1e6) for r in fat
@@ -201,6 +221,9 @@ def arguments(ap):
     ap.add_argument("--overhead", type=float, default=0.0,
                     help="CPU time a message costs its sender and its receiver each, s (smpi/os, smpi/ois, smpi/or; "
                          "default 0: messages cost only latency and bandwidth)")
+    ap.add_argument("--segment", action="store_true",
+                    help="the node algorithms' steps inside a host through the simulated segment (see above), "
+                         "not as messages")
     ap.add_argument("--calls", default=",".join(CALLS), help="allreduce and/or bcast")
     ap.add_argument("--runs", default="node,flat",
                     help="node (Tandem's node forms beside SMPI's ompi) and/or flat (flat Tandem beside SMPI's "
@@ -209,7 +232,7 @@ def arguments(ap):
 
 
 def main():
-    common.run_study("nodes", __doc__, ("platform_name", "dealt", "message_overhead_s", "variant", "collective", "bytes"), arguments, measure, report, plot)
+    common.run_study("nodes", __doc__, ("platform_name", "dealt", "message_overhead_s", "variant", "collective", "bytes", "intra"), arguments, measure, report, plot)
 
 
 if __name__ == "__main__":
