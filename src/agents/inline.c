@@ -42,7 +42,7 @@ static void unlink_running(tdm_run *run)
 }
 
 /* Blocking waits in a row that polled shm cells (the core is yielded past SPIN_POLLS of them); in
- * simulation, when the first of them began. */
+ * simulation, when the first of them began since a schedule last moved. */
 static int shm_polls;
 static double shm_wait_began;
 
@@ -203,8 +203,11 @@ int tdm_inline_block(unsigned long mark, MPI_Request *const *extra, MPI_Status *
         return MPI_SUCCESS;
     }
     if (shm_waiting) { /* cells to fill or read: no MPI request completes for them, passes poll them */
+        unsigned long moves = tdm_exec_moves();
         progress_pass(1);
         if (TDM_SIMULATED) { /* the simulated ranks that fill the cells run only while this one takes time */
+            if (tdm_exec_moves() != moves) /* a step was done: the wait for the next begins */
+                shm_polls = 0;
             if (shm_polls++ == 0)
                 shm_wait_began = tdm_smpi_now();
             tdm_smpi_shm_poll(tdm_smpi_now() - shm_wait_began);
@@ -321,6 +324,17 @@ int tdm_inline_wait(tdm_run *run)
 }
 
 int tdm_inline_running(void) { return nrunning; }
+
+void tdm_inline_test_missed(void)
+{
+    if (!TDM_SIMULATED)
+        return;
+    for (tdm_run *run = running; run; run = run->active_next)
+        if (tdm_exec_shm_waiting(&run->exec)) {
+            tdm_smpi_shm_poll(0);
+            return;
+        }
+}
 
 void tdm_inline_finalize(void)
 {

@@ -147,6 +147,8 @@ int TDM_Test(TDM_Request *request, int *flag, MPI_Status *status)
     }
     tdm_agent_progress();
     *flag = tdm_agent_check(&(*request)->run);
+    if (!*flag)
+        tdm_inline_test_missed();
     return *flag ? finish(fn, request, status) : MPI_SUCCESS;
 }
 
@@ -203,6 +205,8 @@ int TDM_Testall(int count, TDM_Request requests[], int *flag, MPI_Status *status
     for (int i = 0; i < count; i++)
         if (!idle(requests[i]) && !tdm_agent_check(&requests[i]->run))
             *flag = 0;
+    if (!*flag)
+        tdm_inline_test_missed();
     return *flag ? finish_all(fn, count, requests, statuses) : MPI_SUCCESS;
 }
 

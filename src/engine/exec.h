@@ -106,6 +106,10 @@ static inline void tdm_exec_resume_answers(tdm_exec *e, int next)
 /* Whether such a state has answers left to take. */
 static inline int tdm_exec_answers_due(const tdm_exec *e) { return e->shm_next < e->sched->round_end[0]; }
 
+/* In simulation, a count of the rounds and shm actions this rank's schedules have done: a wait for
+ * cells that sees it move starts its polls afresh (0 in other builds). */
+unsigned long tdm_exec_moves(void);
+
 /* Records a failure reported for one of the round's requests by a wait outside the engine. */
 void tdm_exec_fail(tdm_exec *e, int error);
 
