@@ -67,8 +67,8 @@ static inline void tdm_smpi_execute(double seconds)
  * - a published cell, seen by a reader shm_flag after its publication (tdm_smpi_now at the writer);
  * - a poll that finds nothing: a slice of simulated time, so that the ranks that fill the cells run
  *   (simulated ranks run one at a time, and only until they take simulated time). The slice grows with
- *   the wait (`waited` seconds so far): shm_flag / 4, or 1/256 of the wait if more, so that a long
- *   wait costs a few thousand polls and is seen late by at most that share. */
+ *   the wait (`waited` seconds since the rank's calls last moved): shm_flag / 4, or 1/256 of the wait
+ *   if more, so that a long wait costs a few thousand polls and is seen late by at most that share. */
 int tdm_smpi_charge_shm_copy(size_t bytes);
 double tdm_smpi_now(void);
 void tdm_smpi_shm_seen(double published_at);
