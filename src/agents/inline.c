@@ -237,8 +237,10 @@ int tdm_inline_block(unsigned long mark, MPI_Request *const *extra, MPI_Status *
         wait_shadow[n] = NULL;
         live_extras += *extra[n] != MPI_REQUEST_NULL;
     }
-    for (tdm_shadow *sh = tdm_shadow_first_pending(); sh; sh = sh->pending_next)
+    for (tdm_shadow *sh = tdm_shadow_first_pending(); sh; sh = sh->pending_next) {
         gather(&sh->creating, NULL, sh, &n);
+        gather(&sh->agreeing_ring, NULL, sh, &n);
+    }
     for (tdm_run *run = running; run; run = run->active_next)
         for (int i = 0; i < run->exec.posted; i++)
             gather(&run->exec.reqs[i], &run->exec, NULL, &n);

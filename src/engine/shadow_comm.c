@@ -68,15 +68,20 @@ static void mark_ready(tdm_shadow *sh)
 
 static int creation_done(tdm_shadow *sh, int *error);
 
-/* Waits for the shadow's creation (its duplication, or its slot's agreement) to end. */
+/* Waits for the shadow's creation (its duplication and its ring's agreement, or its slot's agreement)
+ * to end. */
 static void wait_creation(tdm_shadow *sh)
 {
     int error = MPI_SUCCESS;
-    int rc = MPI_Wait(&sh->creating, MPI_STATUS_IGNORE);
-    if (rc != MPI_SUCCESS)
-        tdm_shadow_failed(sh, rc);
-    else
-        creation_done(sh, &error);
+    MPI_Request *requests[2] = {&sh->creating, &sh->agreeing_ring};
+    for (int i = 0; i < 2; i++) {
+        int rc = *requests[i] == MPI_REQUEST_NULL ? MPI_SUCCESS : MPI_Wait(requests[i], MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS) {
+            tdm_shadow_failed(sh, rc);
+            return;
+        }
+    }
+    creation_done(sh, &error);
 }
 
 void tdm_shadow_destroy(tdm_shadow *sh)
@@ -91,6 +96,8 @@ void tdm_shadow_destroy(tdm_shadow *sh)
     }
     if (!sh->ready && sh->error == MPI_SUCCESS) /* finalizing: the creation ends first */
         wait_creation(sh);
+    if (sh->agreeing_ring != MPI_REQUEST_NULL) /* the duplication failed: the reduction into sh ends first */
+        MPI_Wait(&sh->agreeing_ring, MPI_STATUS_IGNORE);
     if (sh->peers) { /* in a slot of the shared communicator: the slot is free again */
         tdm_slots_release(sh);
         free(sh->peers);
@@ -205,21 +212,29 @@ static unsigned long sequence_tags(unsigned long total)
 }
 
 /* The duplication does not block (MPI_Comm_idup): the first collective on a communicator must not wait
- * for the other ranks to reach it. SMPI has no MPI_Comm_idup: there the first collective on a
- * communicator duplicates it blocking (so a program whose ranks start it around a point-to-point
- * exchange between them would deadlock in simulation only). */
-static int start_duplication(MPI_Comm comm, tdm_shadow *sh)
+ * for the other ranks to reach it. The agreement on its ring starts right after it, on the user's
+ * communicator too, so that both take the same place among its collectives on every rank and MPI alone
+ * moves them on (a second step started once the duplicate is made would wait for Tandem to look: ranks
+ * waiting for two communicators' creations in opposite orders would wait for each other). SMPI has no
+ * MPI_Comm_idup: there the first collective on a communicator duplicates it blocking (so a program
+ * whose ranks start it around a point-to-point exchange between them would deadlock in simulation
+ * only). */
+static int start_duplication(MPI_Comm comm, tdm_shadow *sh, int with_ring)
 {
+    if (with_ring)
+        tdm_slots_duplicate_ring_reserve(sh);
 #ifdef TANDEM_SMPI
     int rc = MPI_Comm_dup(comm, &sh->comm);
-    if (rc == MPI_SUCCESS)
-        rc = tdm_slots_ring_of_duplicate(sh);
-    if (rc == MPI_SUCCESS)
-        mark_ready(sh);
-    return rc;
 #else
-    return MPI_Comm_idup(comm, &sh->comm, &sh->creating);
+    int rc = MPI_Comm_idup(comm, &sh->comm, &sh->creating);
 #endif
+    if (rc == MPI_SUCCESS && with_ring)
+        rc = tdm_slots_duplicate_ring_agree(sh, &sh->agreeing_ring);
+    if (rc == MPI_SUCCESS && TDM_SIMULATED) {
+        wait_creation(sh);
+        rc = sh->error;
+    }
+    return rc;
 }
 
 /* A shadow's memory, with its window of tag holders, for calls' tags 0 .. tags-1, and persistent tags
@@ -230,6 +245,7 @@ static tdm_shadow *new_shadow(unsigned long tags, unsigned long total)
     if (!sh)
         return NULL;
     sh->bulk = MPI_COMM_NULL;
+    sh->creating = sh->agreeing_ring = MPI_REQUEST_NULL;
     sh->tags = tags;
     sh->persistent_tags = total > tags ? persistent_share(total) : 0;
     sh->persistent_base = total - sh->persistent_tags;
@@ -251,7 +267,6 @@ int tdm_shadow_create_group(MPI_Comm comm, int rank, int size, int *peers, int t
         return MPI_ERR_NO_MEM;
     sh->user = MPI_COMM_NULL;
     sh->comm = comm;
-    sh->creating = MPI_REQUEST_NULL;
     sh->slot = -1;
     sh->rank = rank;
     sh->size = size;
@@ -300,7 +315,6 @@ static int create_shadow(MPI_Comm comm, int own, tdm_shadow **out)
     sh->user = comm;
     sh->rank = rank;
     sh->size = size;
-    sh->creating = MPI_REQUEST_NULL;
     sh->slot = -1;
     sh->layout = layout_of(comm, size, peers);
     if (in_slot) {
@@ -310,16 +324,21 @@ static int create_shadow(MPI_Comm comm, int own, tdm_shadow **out)
     } else {
         sh->comm = MPI_COMM_NULL;
         sh->own_tag = (int)tag_ub; /* above the calls' tags */
-        rc = start_duplication(comm, sh);
+        rc = start_duplication(comm, sh, !own); /* a ring for a user's communicator (a DCP's link carries
+                                                    no collective) */
     }
     if (rc == MPI_SUCCESS)
         rc = MPI_Comm_set_attr(comm, keyval, sh);
     if (rc != MPI_SUCCESS) {
         if (sh->creating != MPI_REQUEST_NULL)
             MPI_Wait(&sh->creating, MPI_STATUS_IGNORE);
+        if (sh->agreeing_ring != MPI_REQUEST_NULL)
+            MPI_Wait(&sh->agreeing_ring, MPI_STATUS_IGNORE);
         if (in_slot)
             tdm_slots_release(sh);
-        else if (sh->comm != MPI_COMM_NULL)
+        else
+            tdm_slots_release_ring(sh);
+        if (!in_slot && sh->comm != MPI_COMM_NULL)
             MPI_Comm_free(&sh->comm);
         free(sh->layout);
         free(sh->peers);
@@ -404,6 +423,8 @@ void tdm_shadow_failed(tdm_shadow *sh, int error)
     sh->creating = MPI_REQUEST_NULL;
     if (sh->peers)
         tdm_slots_abandon(sh);
+    else
+        tdm_slots_release_ring(sh);
 }
 
 const char *tdm_shadow_error_what(const tdm_shadow *sh)
@@ -415,7 +436,8 @@ const char *tdm_shadow_error_what(const tdm_shadow *sh)
                        "of communicators?)";
 }
 
-/* The creation request completed: a slot's agreement settles (every rank alike). */
+/* The creation requests completed: a slot's agreement settles, or a duplicate's ring's (every rank
+ * alike). */
 static int creation_done(tdm_shadow *sh, int *error)
 {
     if (sh->peers) {
@@ -424,6 +446,8 @@ static int creation_done(tdm_shadow *sh, int *error)
             sh->error = *error = rc;
             return 0;
         }
+    } else {
+        tdm_slots_duplicate_ring_settle(sh);
     }
     mark_ready(sh);
     return 1;
@@ -440,6 +464,8 @@ int tdm_shadow_ready(tdm_shadow *sh, int *error)
     int done = 0;
     testing_dups = 1;
     int rc = MPI_Test(&sh->creating, &done, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS && done)
+        rc = MPI_Test(&sh->agreeing_ring, &done, MPI_STATUS_IGNORE);
     testing_dups = 0;
     if (rc != MPI_SUCCESS) {
         tdm_shadow_failed(sh, rc);

@@ -49,6 +49,7 @@ typedef struct tdm_shadow {
     MPI_Comm bulk;             /* MPI_COMM_NULL, or a communicator of the same ranks for sends the
                                   schedules mark bulk (tdm_action.bulk; a DCP client's data): not owned */
     MPI_Request creating;      /* in flight: the duplicate's MPI_Comm_idup, or the slot's agreement */
+    MPI_Request agreeing_ring; /* in flight: the agreement on a duplicate's ring (shadow_slots.h) */
     struct tdm_agreement *agreement; /* the agreement on its slot, while it runs */
     int slot;                  /* its slot of the shared communicator's tags; -1: none */
     int own_slot;              /* the slot is one of its rank 0's own (shadow_slots.h) */
@@ -83,7 +84,8 @@ typedef struct tdm_shadow {
      * in the node's segment (NULL: its node-aware schedules move data over point-to-point). */
     struct tdm_comm_nodes *layout;
     struct tdm_shm_comm *shm;
-    int *ring_world; /* a duplicate's ring (simulation only): its ranks' world ranks */
+    int *ring_world; /* a duplicate's ring: its ranks' world ranks */
+    uint64_t ring_words[4]; /* the agreement on a duplicate's ring: this rank's words, then everyone's */
     unsigned long shm_tickets; /* calls with shm actions started on it (their places, shm_ring.h) */
     /* Finished schedules kept for reuse: the schedule cache's (src/core/sched_cache.c), opaque here and
      * freed through the hooks when the shadow goes. */

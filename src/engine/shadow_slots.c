@@ -277,11 +277,12 @@ void tdm_slots_abandon(tdm_shadow *sh)
     pthread_mutex_unlock(&lock);
 }
 
-int tdm_slots_ring_of_duplicate(tdm_shadow *sh)
+void tdm_slots_duplicate_ring_reserve(tdm_shadow *sh)
 {
     if (!sh->layout) /* the same on every rank: NULL where no two share a node */
-        return MPI_SUCCESS;
-    uint64_t mine[2] = {0, 0}, all[2];
+        return;
+    uint64_t *mine = sh->ring_words;
+    mine[0] = mine[1] = 0;
     if (tdm_node_ranks(sh->layout, sh->layout->node_of[sh->rank]) > 1 && tdm_node_has_segment()) {
         sh->ring_world = tdm_world_ranks(sh->user, sh->size);
         sh->shm = sh->ring_world ? tdm_shm_comm_reserve(sh->size, sh->ring_world) : NULL;
@@ -291,14 +292,25 @@ int tdm_slots_ring_of_duplicate(tdm_shadow *sh)
     if (sh->rank == 0)
         mine[0] = (uint64_t)world_rank << 32 | ++ids_given;
     pthread_mutex_unlock(&lock);
-    int rc = MPI_Allreduce(mine, all, 2, MPI_UINT64_T, MPI_BOR, sh->comm);
-    if (rc != MPI_SUCCESS || all[1]) {
+}
+
+int tdm_slots_duplicate_ring_agree(tdm_shadow *sh, MPI_Request *request)
+{
+    *request = MPI_REQUEST_NULL;
+    if (!sh->layout)
+        return MPI_SUCCESS;
+    return MPI_Iallreduce(sh->ring_words, sh->ring_words + 2, 2, MPI_UINT64_T, MPI_BOR, sh->user, request);
+}
+
+void tdm_slots_duplicate_ring_settle(tdm_shadow *sh)
+{
+    const uint64_t *all = sh->ring_words + 2;
+    if (!sh->layout)
+        return;
+    if (all[1]) /* a rank without a ring: the node-aware schedules run over point-to-point on every rank */
         tdm_slots_release_ring(sh);
-        return rc;
-    }
-    if (sh->shm)
+    else if (sh->shm)
         tdm_shm_comm_publish(sh->shm, all[0]);
-    return MPI_SUCCESS;
 }
 
 void tdm_slots_release_ring(tdm_shadow *sh)

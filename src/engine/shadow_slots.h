@@ -54,12 +54,17 @@ void tdm_slots_abandon(tdm_shadow *sh);
  * told). */
 void tdm_slots_release(tdm_shadow *sh);
 
-/* In simulation, where a communicator has a duplicate of its own, made blocking (SMPI has no
- * MPI_Comm_idup): its ring in the node's segment, agreed as a slot's is (a ring on every rank that
- * needs one, or none on any; the leader names it) by one blocking MPI_Allreduce on the duplicate.
- * sh->ring_world holds the world ranks the ring finds its peers by; tdm_slots_release_ring, when sh
- * goes, lets both go. */
-int tdm_slots_ring_of_duplicate(tdm_shadow *sh);
+/* A communicator with a duplicate of its own (MPI has too few tags for slots, or TANDEM_OWN_DUPLICATES)
+ * has its ring in the node's segment agreed as a slot's is: a ring on every rank that needs one, or
+ * none on any; the leader names it. tdm_slots_duplicate_ring_reserve, in its first collective (sh->user,
+ * sh->rank, sh->size, sh->layout set), reserves this rank's ring and writes its words; right after
+ * the duplication starts, tdm_slots_duplicate_ring_agree starts one MPI_Iallreduce on the user's
+ * communicator (*request stays MPI_REQUEST_NULL where no two ranks share a node, the same on every
+ * rank); once both completed, tdm_slots_duplicate_ring_settle keeps or lets go the ring. sh->ring_world holds the world ranks the ring finds its peers by;
+ * tdm_slots_release_ring, when sh goes, lets both go. */
+void tdm_slots_duplicate_ring_reserve(tdm_shadow *sh);
+int tdm_slots_duplicate_ring_agree(tdm_shadow *sh, MPI_Request *request);
+void tdm_slots_duplicate_ring_settle(tdm_shadow *sh);
 void tdm_slots_release_ring(tdm_shadow *sh);
 
 #endif
