@@ -9,6 +9,7 @@
  * First, communicators of overlapping groups (duplicates of the world, halves, odd and even ranks)
  * whose first collectives each rank starts in an order of its own: their slots are agreed while
  * other agreements cross them, and every result must still be MPI's.
+ * Then batches of 3 to 24 new communicators whose first calls are pending together, one wait for all.
  * With TANDEM_OWN_SLOTS=n (fewer own slots than the rounds need) they must come back when freed.
  *   test_comm_limits [communicators (default 2100)] [rounds of crossing first calls (default 3)]
  */
@@ -57,6 +58,28 @@ static void crossing_first_calls(int rank, int size, int rounds)
     }
 }
 
+/* Batches of new communicators, each batch larger than the last, whose first calls are all pending
+ * when one wait gathers their creations (a duplicate each: its idup and its ring's agreement). */
+static void growing_batches_of_first_calls(int rank, int size)
+{
+    for (int n = 3; n <= 24; n *= 2) {
+        MPI_Comm comms[24];
+        TDM_Request requests[24];
+        int mine[24], sums[24];
+        for (int i = 0; i < n; i++) /* first: MPI_Comm_dup would move the creations on */
+            MPI_Comm_dup(MPI_COMM_WORLD, &comms[i]);
+        for (int i = 0; i < n; i++) {
+            mine[i] = rank + i;
+            CHECK_TDM(TDM_Iallreduce(&mine[i], &sums[i], 1, MPI_INT, MPI_SUM, comms[i], &requests[i]));
+        }
+        CHECK_TDM(TDM_Waitall(n, requests, MPI_STATUSES_IGNORE));
+        for (int i = 0; i < n; i++) {
+            check(sums[i] == size * (size - 1) / 2 + size * i, "batch of %d, communicator %d: %d", n, i, sums[i]);
+            MPI_Comm_free(&comms[i]);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     harness_init("test_comm_limits", &argc, &argv);
@@ -69,6 +92,7 @@ int main(int argc, char **argv)
      * orders on different ranks, loops allocating memory until the job is killed) */
     if (!own_duplicates)
         crossing_first_calls(rank, size, rounds);
+    growing_batches_of_first_calls(rank, size);
     MPI_Comm *comms = malloc(sizeof *comms * (size_t)wanted);
     int made = 0;
     while (made < wanted && all(MPI_Comm_dup(MPI_COMM_WORLD, &comms[made]) == MPI_SUCCESS))

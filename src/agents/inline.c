@@ -222,7 +222,7 @@ int tdm_inline_block(unsigned long mark, MPI_Request *const *extra, MPI_Status *
         return MPI_SUCCESS;
     }
     for (tdm_shadow *sh = tdm_shadow_first_pending(); sh; sh = sh->pending_next)
-        total++;
+        total += 2; /* its creation, and its ring's agreement (gathered below) */
     total += n_extra;
     if (total == 0)
         return MPI_SUCCESS;
